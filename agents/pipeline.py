@@ -1,0 +1,219 @@
+"""The interaction pipeline: one batch of raw topic records -> projected state + derived events.
+
+This is the shell around the functional core (agents/core/). The Faust agent (agents/app_agents.py)
+only hands it batches; tests drive it directly. For each batch it:
+  1. decodes every record (a record that does not decode or validate becomes a dead letter with its
+     reason; the rest of the batch goes on),
+  2. drops records already applied: below the partition's watermark for the same broker epoch, or
+     whose event id has a tracking record (a redelivery, or a ledger re-publish after a restart),
+  3. loads the contacts' state (an in-process cache, else PostgreSQL),
+  4. plans candidate memories and embeds them all in one call, off the event loop,
+  5. folds each event through the core in log order,
+  6. commits everything through the projector in one transaction, then refreshes Redis.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import psycopg
+from psycopg.rows import dict_row
+
+from agents.core import contact as core
+from agents.embedder import Embedder
+from projections.projector import Applied, Batch, project_batch
+from schemas import events as ev
+from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, partition_key
+
+log = logging.getLogger("rapport.pipeline")
+
+
+@dataclass(frozen=True)
+class Record:
+    value: bytes
+    topic: str = ""
+    partition: int | None = None
+    offset: int | None = None
+    key: bytes | None = None
+
+
+@dataclass
+class DeadLetter:
+    record: Record
+    reason: str
+
+    def to_bytes(self) -> bytes:
+        return orjson.dumps({"reason": self.reason, "topic": self.record.topic, "partition": self.record.partition,
+                             "offset": self.record.offset, "failedAt": now_utc().isoformat(),
+                             "value": self.record.value.decode("utf-8", "replace")})
+
+
+@dataclass
+class Outcome:
+    derived: list[Envelope] = field(default_factory=list)
+    dead_letters: list[DeadLetter] = field(default_factory=list)
+    applied: int = 0
+    skipped: int = 0
+
+
+def window_key(tenant_id: str, contact_id: str) -> str:
+    return f"rapport:window:{tenant_id}:{contact_id}"
+
+
+class InteractionPipeline:
+    def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
+                 redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
+                 cache_size: int = 50_000):
+        self.conn = conn  # search_path = the projection version's schema
+        self.embedder = embedder
+        self.redis = redis
+        self.config = config
+        self.broker_epoch = broker_epoch
+        self.window_ttl_s = window_ttl_s
+        self.cache: OrderedDict[tuple[str, str], dict] = OrderedDict()
+        self.cache_size = cache_size
+        self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
+
+    def forget_cache(self) -> None:
+        """Partitions moved to another worker: its writes make our cached states stale."""
+        self.cache.clear()
+        self.watermarks = None
+
+    async def process(self, records: list[Record]) -> Outcome:
+        out = Outcome()
+        if self.watermarks is None:
+            await self._load_watermarks()
+        envs: list[tuple[Envelope, Record]] = []
+        seen: set[tuple[str, str]] = set()
+        marks: dict[tuple[str, int], tuple[str, int]] = {}
+        for r in records:
+            if r.partition is not None and r.offset is not None:
+                tp = (r.topic, r.partition)
+                marks[tp] = (self.broker_epoch, max(r.offset + 1, marks.get(tp, ("", 0))[1]))
+                wm = self.watermarks.get(tp)  # type: ignore[union-attr]
+                if wm and wm[0] == self.broker_epoch and r.offset < wm[1]:
+                    out.skipped += 1
+                    continue
+            try:
+                e = decode(r.value)
+            except InvalidEvent as err:
+                out.dead_letters.append(DeadLetter(r, err.reason))
+                continue
+            if e.event_type not in ev.SOURCE_TYPES:
+                out.dead_letters.append(DeadLetter(r, f"{e.event_type} is not a source event"))
+                continue
+            if (e.tenant_id, e.event_id) in seen:
+                out.skipped += 1
+                continue
+            seen.add((e.tenant_id, e.event_id))
+            envs.append((e, r))
+
+        done = await self._already_applied([e for e, _ in envs])
+        fresh = [(e, r) for e, r in envs if (e.tenant_id, e.event_id) not in done]
+        out.skipped += len(envs) - len(fresh)
+
+        states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
+        plans = [core.plan_memories(e) if e.event_type == ev.INTERACTION_RECORDED else [] for e, _ in fresh]
+        await self._embed([m for ms in plans for m in ms])
+
+        batch = Batch(watermarks=marks)
+        for (e, r), candidates in zip(fresh, plans):
+            key = (e.tenant_id, e.contact_id)
+            try:
+                if e.event_type == ev.INTERACTION_RECORDED:
+                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config)
+                else:  # ContactErased: handled by the erasure issue's projector; recorded here
+                    new_state, derived = states[key], []
+            except Exception as err:  # a bug must not stop the stream: park the event with the reason
+                log.exception("processing failed for %s", e.event_id)
+                out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
+                continue
+            states[key] = new_state
+            batch.states[key] = new_state
+            batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
+            batch.derived.extend(derived)
+
+        await project_batch(self.conn, batch)
+        self.watermarks.update(marks)  # type: ignore[union-attr]
+        for key, s in batch.states.items():
+            self._remember(key, s)
+        await self._refresh_redis(batch)
+        out.derived, out.applied = batch.derived, len(batch.applied)
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    async def _load_watermarks(self) -> None:
+        cur = await self.conn.execute("SELECT topic, partition, broker_epoch, next_offset FROM watermarks")
+        self.watermarks = {(t, p): (e, o) for t, p, e, o in await cur.fetchall()}
+        await self.conn.commit()
+
+    async def _already_applied(self, envs: list[Envelope]) -> set[tuple[str, str]]:
+        if not envs:
+            return set()
+        cur = await self.conn.execute(
+            "SELECT p.tenant_id, p.event_id FROM processed_events p "
+            "JOIN unnest(%s::text[], %s::text[]) AS b(t, e) ON p.tenant_id = b.t AND p.event_id = b.e",
+            ([e.tenant_id for e in envs], [e.event_id for e in envs]))
+        rows = await cur.fetchall()
+        await self.conn.commit()
+        return {(t, e) for t, e in rows}
+
+    async def _load_states(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], dict]:
+        states = {k: self.cache[k] for k in keys if k in self.cache}
+        missing = [k for k in keys if k not in states]
+        if missing:
+            async with self.conn.cursor(row_factory=dict_row) as cur:
+                await cur.execute(
+                    "SELECT c.tenant_id, c.contact_id, c.state FROM contacts c "
+                    "JOIN unnest(%s::text[], %s::text[]) AS b(t, c) ON c.tenant_id = b.t AND c.contact_id = b.c",
+                    ([k[0] for k in missing], [k[1] for k in missing]))
+                for row in await cur.fetchall():
+                    states[(row["tenant_id"], row["contact_id"])] = row["state"]
+            await self.conn.commit()
+        for k in missing:
+            states.setdefault(k, core.new_state(*k))
+        return states
+
+    def _remember(self, key: tuple[str, str], state: dict) -> None:
+        self.cache[key] = state
+        self.cache.move_to_end(key)
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+
+    async def _embed(self, memories: list[dict]) -> None:
+        if not memories:
+            return
+        texts = [m["content"] for m in memories]
+        try:
+            vecs = await asyncio.get_running_loop().run_in_executor(self._pool, self.embedder.embed, texts)
+        except Exception:  # an unreachable remote embedder must not stop memory extraction
+            log.exception("embedding failed; memories are stored without vectors")
+            return
+        for m, v in zip(memories, vecs):
+            m["embedding"] = [float(x) for x in v]
+            m["embeddingModel"] = self.embedder.model_name
+
+    async def _refresh_redis(self, batch: Batch) -> None:
+        if self.redis is None or not batch.states:
+            return
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for (t, c), s in batch.states.items():
+                    session = s.get("session") or {}
+                    pipe.set(window_key(t, c), orjson.dumps({"sessionId": session.get("sessionId"),
+                                                             "personaId": session.get("personaId"),
+                                                             "turns": s["window"]}), ex=self.window_ttl_s)
+                await pipe.execute()
+        except Exception:  # Redis is a cache: /context falls back to PostgreSQL
+            log.warning("redis refresh failed", exc_info=True)
+
+
+def derived_record(e: Envelope) -> tuple[bytes, bytes]:
+    """(key, value) for publishing a derived event."""
+    return partition_key(e.tenant_id, e.contact_id), encode(e)

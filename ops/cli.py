@@ -1,0 +1,105 @@
+"""`rapport`: the single CLI (CONTRACT.md). Commands stay thin; the work is in ops/embedded.py,
+agents/, projections/ and streams/."""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def main() -> None:
+    """rapport: per-contact memory and emotional intelligence for AI chat agents."""
+
+
+@main.command()
+@click.option("--data-dir", default="./.rapport", show_default=True, type=click.Path(file_okay=False))
+@click.option("--http-host", default="127.0.0.1", show_default=True)
+@click.option("--http-port", default=8080, show_default=True, type=int)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--ready-timeout", default=120.0, show_default=True, help="seconds to wait for /healthz")
+def up(data_dir: str, http_host: str, http_port: int, workers: int, ready_timeout: float) -> None:
+    """Run the whole pipeline in the foreground on the embedded default."""
+    from ops.embedded import Stack
+
+    stack = Stack(Path(data_dir).resolve(), http_host, http_port, workers)
+    stopping = {"flag": False}
+
+    def on_signal(signum, frame):  # noqa: ANN001
+        stopping["flag"] = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    code = 0
+    try:
+        click.echo(f"rapport: starting (data dir {stack.data_dir}, {workers} worker(s))", err=True)
+        stack.start_services()
+        stack.start_app()
+        if not stack.wait_ready(ready_timeout):
+            raise RuntimeError(f"not healthy after {ready_timeout:.0f} s; see {stack.data_dir / 'logs'}")
+        click.echo(f"rapport ready at {stack.url}", nl=True)
+        sys.stdout.flush()
+        while not stopping["flag"]:
+            dead = [c for c in stack.children if not c.alive()]
+            if dead:
+                raise RuntimeError(f"{dead[0].name} exited (code {dead[0].proc.returncode}); see {dead[0].log}")
+            time.sleep(0.2)
+    except RuntimeError as e:
+        if not stopping["flag"]:
+            click.echo(f"rapport: {e}", err=True)
+            code = 1
+    finally:
+        click.echo("rapport: stopping", err=True)
+        stack.stop()
+    sys.exit(code)
+
+
+@main.command()
+def worker() -> None:
+    """One Faust worker process, configured from the environment (RAPPORT_*)."""
+    from streams.config import settings
+
+    import agents.app_agents  # noqa: F401  (registers the agents)
+    from streams.app import app
+
+    s = settings()
+    args = ["rapport", "worker", "--loglevel", os.environ.get("RAPPORT_LOG_LEVEL", "warn")]
+    if not s.web_port:
+        args.append("--without-web")
+    sys.argv = args
+    app.main()
+
+
+@main.command()
+@click.option("--host", default=None, help="default: $RAPPORT_HTTP_HOST or 127.0.0.1")
+@click.option("--port", default=None, type=int, help="default: $RAPPORT_HTTP_PORT or 8080")
+def api(host: str | None, port: int | None) -> None:
+    """The context API alone, configured from the environment."""
+    import uvicorn
+
+    from streams.config import settings
+
+    s = settings()
+    logging.basicConfig(level=os.environ.get("RAPPORT_LOG_LEVEL", "WARNING").upper())
+    uvicorn.run("projections.api:app", host=host or s.http_host, port=port or s.http_port,
+                log_level=os.environ.get("RAPPORT_LOG_LEVEL", "warning").lower(), access_log=False,
+                timeout_graceful_shutdown=5)
+
+
+@main.command()
+@click.option("--url", default="http://127.0.0.1:8080", show_default=True)
+@click.option("--contact", default="arjun-demo", show_default=True)
+def demo(url: str, contact: str) -> None:
+    """Publish a small sample conversation to a running instance and print the resulting context."""
+    from ops.demo import run_demo
+
+    run_demo(url, contact)
+
+
+if __name__ == "__main__":
+    main()

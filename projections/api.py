@@ -1,0 +1,242 @@
+"""The context API (FastAPI): thin handlers over streams/ingest.py, projections/store.py and
+projections/context.py. Routes and JSON fields are fixed by CONTRACT.md."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import asynccontextmanager
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import orjson
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import ORJSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from psycopg_pool import AsyncConnectionPool
+
+from agents.embedder import default_embedder
+from agents.pipeline import window_key
+from ops import metrics
+from projections import db
+from projections.context import assemble, memory_detail_json
+from projections.retrieval import keyword_query
+from projections.store import Store
+from schemas.envelope import now_utc, parse_time
+from streams import ingest as ingest_mod
+from streams.config import settings
+
+log = logging.getLogger("rapport.api")
+AFTER_TIMEOUT_S = 5.0
+WORKER_KEY = "rapport:workers:"
+
+
+class Service:
+    """What the handlers share: the pool, the store, the publisher, Redis and the embedder."""
+
+    def __init__(self) -> None:
+        self.s = settings()
+        self.pool: AsyncConnectionPool | None = None
+        self.store: Store | None = None
+        self.publisher: ingest_mod.Publisher | None = None
+        self.redis: Any = None
+        self.embedder = None
+        self.broker_ok = False
+        self.relay_task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        import redis.asyncio as aioredis
+
+        s = self.s
+        await asyncio.to_thread(db.prepare, s.database_url, s.projection_version)
+        self.pool = AsyncConnectionPool(s.database_url, min_size=2, max_size=8, open=False,
+                                        configure=db.configure_pool_conn, kwargs={"autocommit": True})
+        await self.pool.open(wait=True)
+        self.store = Store(self.pool)
+        self.redis = aioredis.from_url(s.redis_url)
+        self.embedder = await asyncio.to_thread(default_embedder)
+        self.publisher = ingest_mod.Publisher(s.kafka_bootstrap, s.interactions_topic)
+        self.relay_task = asyncio.create_task(self._start_publisher_and_relay())
+
+    async def _start_publisher_and_relay(self) -> None:
+        """Connect to the broker (retrying), then re-publish unapplied ledger events: after a restart of
+        the memory-only broker that is everything accepted but not yet projected."""
+        while True:
+            try:
+                await self.publisher.start()
+                self.broker_ok = True
+                break
+            except Exception as e:  # broker still starting
+                log.info("broker not reachable yet: %s", e)
+                await asyncio.sleep(1.0)
+        cursor, relayed_at = 0, 0.0
+        while True:
+            try:
+                schema = await self.store.schema()
+                # first pass: everything; later passes: only events stuck for a while (a failed publish)
+                n, cursor = await ingest_mod.relay_once(self.pool, self.publisher, schema, after_seq=cursor,
+                                                        older_than_s=0 if relayed_at == 0 else 120)
+                if n:
+                    log.info("relayed %d ledger events to the broker", n)
+                relayed_at = time.monotonic()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("relay pass failed")
+            await asyncio.sleep(0.2 if relayed_at == 0 else 30.0)
+
+    async def stop(self) -> None:
+        if self.relay_task:
+            self.relay_task.cancel()
+        if self.publisher:
+            await self.publisher.stop()
+        if self.pool:
+            await self.pool.close()
+        if self.redis:
+            await self.redis.aclose()
+
+    async def health(self) -> dict[str, Any]:
+        checks: dict[str, Any] = {"broker": self.broker_ok}
+        try:
+            async with self.pool.connection() as conn:
+                await conn.execute("SELECT 1")
+            checks["database"] = True
+        except Exception:
+            checks["database"] = False
+        try:
+            await self.redis.ping()
+            workers = [k async for k in self.redis.scan_iter(WORKER_KEY + "*")]
+            checks["cache"], checks["workers"] = True, len(workers)
+        except Exception:
+            checks["cache"], checks["workers"] = False, 0
+        checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
+        return checks
+
+    @lru_cache(maxsize=4096)
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embedder.embed([text])[0]
+
+
+svc = Service()
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    await svc.start()
+    yield
+    await svc.stop()
+
+
+app = FastAPI(title="rapport", default_response_class=ORJSONResponse, lifespan=lifespan)
+
+
+def error(status: int, message: str, **extra: Any) -> ORJSONResponse:
+    return ORJSONResponse({"error": message, **extra}, status_code=status)
+
+
+def bad_param(field: str, problem: str) -> ORJSONResponse:
+    return error(400, f"invalid {field}", errors=[{"field": field, "problem": problem}])
+
+
+def parse_as_of(value: str | None) -> datetime | ORJSONResponse:
+    if value is None:
+        return now_utc()
+    try:
+        return parse_time(value)
+    except ValueError:
+        return bad_param("as_of", "must be an RFC 3339 timestamp")
+
+
+def check_contact(contact_id: str) -> ORJSONResponse | None:
+    if not 1 <= len(contact_id) <= 128:
+        return bad_param("contact_id", "must be 1-128 characters")
+    return None
+
+
+@app.middleware("http")
+async def timing(request: Request, call_next):
+    t0 = time.perf_counter()
+    response = await call_next(request)
+    route = request.scope.get("route")
+    metrics.REQUEST_SECONDS.labels(getattr(route, "path", "unmatched")).observe(time.perf_counter() - t0)
+    return response
+
+
+@app.get("/healthz")
+async def healthz() -> ORJSONResponse:
+    h = await svc.health()
+    return ORJSONResponse({"status": "ok" if h["ok"] else "starting", **h}, status_code=200 if h["ok"] else 503)
+
+
+@app.post("/ingest")
+async def post_ingest(request: Request) -> ORJSONResponse:
+    raw = await request.body()
+    if len(raw) > ingest_mod.MAX_BATCH * 20 * 1024:
+        return error(413, "request body too large")
+    try:
+        envs = ingest_mod.parse_ingest_body(raw)
+    except ingest_mod.BadRequest as e:
+        return ORJSONResponse(e.body, status_code=e.status)
+    fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs)
+    return ORJSONResponse({"accepted": len(envs), "eventIds": [e.event_id for e in envs], "duplicates": dups},
+                          status_code=202)
+
+
+@app.get("/context/{contact_id}")
+async def get_context(contact_id: str, query: str | None = None, tenant_id: str = "default",
+                      persona_id: str | None = None, budget: int | None = Query(None, ge=0, le=1_000_000),
+                      as_of: str | None = None, after: str | None = None) -> Response:
+    if (bad := check_contact(contact_id)) is not None:
+        return bad
+    at = parse_as_of(as_of)
+    if isinstance(at, ORJSONResponse):
+        return at
+    if after:
+        deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
+        while not await svc.store.is_processed(tenant_id, after):
+            if time.monotonic() >= deadline:
+                return error(504, "event not reflected in the projections yet", event_id=after)
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 0.1)
+    state = await svc.store.contact(tenant_id, contact_id)
+    candidates: list[dict] = []
+    if state is not None:
+        qvec = await asyncio.to_thread(svc.embed_query, query) if query else None
+        candidates = await svc.store.candidates(
+            tenant_id, contact_id, query_vec=qvec, model=svc.embedder.model_name,
+            tsquery=keyword_query(query) if query else None, as_of=at, persona_id=persona_id)
+    history = await load_history(tenant_id, contact_id, state)
+    count = getattr(svc.embedder, "count_tokens", None)
+    body = assemble(contact_id=contact_id, state=state, candidates=candidates, as_of=at, budget=budget,
+                    history=history, count_tokens=count)
+    return Response(orjson.dumps(body), media_type="application/json")
+
+
+async def load_history(tenant_id: str, contact_id: str, state: dict | None) -> list[dict]:
+    """The session window: Redis first, the projected contact state when the cache is cold."""
+    try:
+        raw = await svc.redis.get(window_key(tenant_id, contact_id))
+        if raw:
+            return orjson.loads(raw)["turns"]
+    except Exception:
+        log.warning("redis unavailable; history from PostgreSQL", exc_info=True)
+    return list((state or {}).get("window") or [])
+
+
+@app.get("/contacts/{contact_id}/memories")
+async def get_memories(contact_id: str, tenant_id: str = "default", status: str | None = None) -> Response:
+    if (bad := check_contact(contact_id)) is not None:
+        return bad
+    if status is not None and status not in ("active", "archived", "superseded", "expired"):
+        return bad_param("status", "one of active, archived, superseded, expired")
+    rows = await svc.store.memories(tenant_id, contact_id, status)
+    return Response(orjson.dumps({"contactId": contact_id, "tenantId": tenant_id,
+                                  "memories": [memory_detail_json(r) for r in rows]}),
+                    media_type="application/json")
+
+
+@app.get("/metrics")
+async def get_metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

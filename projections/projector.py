@@ -1,0 +1,160 @@
+"""The projector: applies one batch of processed events to a projection version in ONE transaction.
+
+A batch commits together: the ledger rows of its source events, the rows its derived events
+produce, the contacts' folded state, the tracking records (processed event ids, per-contact order)
+and the per-partition offset watermarks with the broker epoch. So a crash either loses the whole
+batch (it is redelivered and applied once) or none of it; a redelivered event is recognised by its
+tracking record and skipped (see agents/pipeline.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any, Awaitable, Callable
+
+import numpy as np
+import orjson
+import psycopg
+from pgvector import Vector
+
+from schemas import events as ev
+from schemas.envelope import Envelope
+
+State = dict[str, Any]
+
+
+@dataclass
+class Applied:
+    """A source event this batch applied, and where it came from."""
+    env: Envelope
+    contact_seq: int
+    partition: int | None = None
+    offset: int | None = None
+
+
+@dataclass
+class Batch:
+    applied: list[Applied] = field(default_factory=list)
+    derived: list[Envelope] = field(default_factory=list)
+    states: dict[tuple[str, str], State] = field(default_factory=dict)
+    # (topic, partition) -> (broker epoch, next offset to read)
+    watermarks: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.applied or self.watermarks)
+
+
+def ledger_row(env: Envelope) -> tuple:
+    return (env.tenant_id, env.contact_id, env.event_id, env.event_type, env.schema_version,
+            env.occurred_at, env.recorded_at, orjson.dumps(env.to_dict()).decode())
+
+
+LEDGER_INSERT = ("INSERT INTO rapport.ledger (tenant_id, contact_id, event_id, event_type, schema_version, "
+                 "occurred_at, recorded_at, envelope) VALUES (%s,%s,%s,%s,%s,%s,%s,%s::jsonb) "
+                 "ON CONFLICT (tenant_id, event_id) DO NOTHING")
+
+
+def _memory_row(m: dict[str, Any]) -> tuple:
+    emb = m.get("embedding")
+    vec = Vector(np.asarray(emb, dtype=np.float32)) if emb is not None else None
+    return (m["id"], m["tenantId"], m["contactId"], m["scope"], m["memoryType"], m["content"], m["importance"],
+            m["decayRate"], m["confidence"], m["source"], m["status"], m["pinned"], m["entityRefs"],
+            m["memoryKey"], m["topics"], m["validFrom"], m["validTo"], m["expiresAt"], m["supersededBy"],
+            m["accessCount"], m["accessedAt"], m["sourceEventIds"], m["createdAt"], m["updatedAt"],
+            m["personaId"], m["contentHash"], vec, m.get("embeddingModel"), len(emb) if emb is not None else None)
+
+
+MEMORY_INSERT = (
+    "INSERT INTO memories (id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, "
+    "confidence, source, status, pinned, entity_refs, memory_key, topics, valid_from, valid_to, expires_at, "
+    "superseded_by, access_count, accessed_at, source_event_ids, created_at, updated_at, persona_id, "
+    "content_hash, embedding, embedding_model, embedding_dim) VALUES "
+    "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
+    "ON CONFLICT (id) DO NOTHING")
+
+
+def _session_row(e: Envelope) -> tuple:
+    s = e.payload["session"]
+    return (e.tenant_id, e.contact_id, s["sessionId"], s["index"], s.get("personaId"), s["startedAt"],
+            s["lastActivityAt"], s.get("endedAt"), s["turnCount"])
+
+
+SESSION_UPSERT = (
+    "INSERT INTO sessions (tenant_id, contact_id, session_id, idx, persona_id, started_at, last_activity_at, "
+    "ended_at, turn_count) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (tenant_id, contact_id, session_id) "
+    "DO UPDATE SET last_activity_at=EXCLUDED.last_activity_at, ended_at=EXCLUDED.ended_at, "
+    "turn_count=EXCLUDED.turn_count")
+
+# event type -> (SQL, row builder); one executemany per run of consecutive events of one type.
+HANDLERS: dict[str, tuple[str, Callable[[Envelope], tuple]]] = {
+    ev.SESSION_STARTED: (SESSION_UPSERT, _session_row),
+    ev.SESSION_CLOSED: (SESSION_UPSERT, _session_row),
+    ev.MEMORY_EXTRACTED: (MEMORY_INSERT, lambda e: _memory_row(e.payload["memory"])),
+    ev.MEMORY_EMBEDDED: (
+        "UPDATE memories SET embedding=%s, embedding_model=%s, embedding_dim=%s WHERE id=%s",
+        lambda e: (Vector(np.asarray(e.payload["embedding"], dtype=np.float32)), e.payload["model"],
+                   len(e.payload["embedding"]), e.payload["memoryId"])),
+}
+
+
+def stored_payload(e: Envelope) -> str:
+    """The derived event as kept in `events`: vectors are large and live in `memories` already."""
+    p = e.payload
+    if e.event_type == ev.MEMORY_EXTRACTED and "embedding" in p["memory"]:
+        p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
+    elif e.event_type == ev.MEMORY_EMBEDDED:
+        p = {k: v for k, v in p.items() if k != "embedding"}
+    return orjson.dumps(p).decode()
+
+
+def _contact_row(s: State) -> tuple:
+    return (s["tenantId"], s["contactId"], s["displayName"], s["channel"], s["personaId"], s["firstSeen"],
+            s["lastSeen"], s["messageCount"], s["sessionCount"], s["activeStreak"],
+            orjson.dumps(s).decode(), s["seq"])
+
+
+CONTACT_UPSERT = (
+    "INSERT INTO contacts (tenant_id, contact_id, display_name, channel, persona_id, first_seen, last_seen, "
+    "message_count, session_count, active_streak, state, seq) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb,%s) "
+    "ON CONFLICT (tenant_id, contact_id) DO UPDATE SET display_name=EXCLUDED.display_name, "
+    "channel=EXCLUDED.channel, persona_id=EXCLUDED.persona_id, first_seen=EXCLUDED.first_seen, "
+    "last_seen=EXCLUDED.last_seen, message_count=EXCLUDED.message_count, session_count=EXCLUDED.session_count, "
+    "active_streak=EXCLUDED.active_streak, state=EXCLUDED.state, seq=EXCLUDED.seq "
+    "WHERE contacts.seq < EXCLUDED.seq")
+
+
+async def project_batch(conn: psycopg.AsyncConnection, batch: Batch,
+                        before_commit: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Apply `batch` atomically on `conn` (whose search_path is the version's schema)."""
+    async with conn.transaction():
+        async with conn.cursor() as cur:
+            if batch.applied:
+                await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
+                                                      if a.env.event_type in ev.SOURCE_TYPES])
+                await cur.executemany(
+                    "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
+                    "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                    [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
+                     for a in batch.applied])
+            for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
+                run = list(run)
+                handler = HANDLERS.get(etype)
+                if handler is not None:
+                    await cur.executemany(handler[0], [handler[1](e) for e in run])
+            if batch.derived:
+                await cur.executemany(
+                    "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "
+                    "payload) VALUES (%s,%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT DO NOTHING",
+                    [(e.event_id, e.tenant_id, e.contact_id, e.event_type, e.occurred_at, e.causation_id,
+                      stored_payload(e)) for e in batch.derived])
+            if batch.states:
+                await cur.executemany(CONTACT_UPSERT, [_contact_row(s) for s in batch.states.values()])
+            if batch.watermarks:
+                await cur.executemany(
+                    "INSERT INTO watermarks (topic, partition, broker_epoch, next_offset) VALUES (%s,%s,%s,%s) "
+                    "ON CONFLICT (topic, partition) DO UPDATE SET broker_epoch=EXCLUDED.broker_epoch, "
+                    "next_offset=CASE WHEN watermarks.broker_epoch=EXCLUDED.broker_epoch "
+                    "THEN GREATEST(watermarks.next_offset, EXCLUDED.next_offset) ELSE EXCLUDED.next_offset END",
+                    [(t, p, epoch, off) for (t, p), (epoch, off) in batch.watermarks.items()])
+            if before_commit is not None:
+                await before_commit()

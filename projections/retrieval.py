@@ -1,0 +1,75 @@
+"""Multi-signal retrieval scoring and budget packing: pure functions over candidate rows.
+
+score = similarity x w_sim + recency x w_rec + importance x w_imp + access_frequency x w_acc
+        + entity_match x w_ent
+recency = 1 - days_since_access / 365 (clamped to [0, 1]), access_frequency = min(access_count / 20, 1),
+both evaluated at `as_of`. Weights per scope: contact 0.35/0.25/0.20/0.10/0.10 (seed 000 §2.3),
+tenant 0.40/0.25/0.20/0.10/0.05 (seed 002 §3.2).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Iterable
+
+
+@dataclass(frozen=True)
+class Weights:
+    similarity: float
+    recency: float
+    importance: float
+    access_frequency: float
+    entity_match: float
+
+
+CONTACT_WEIGHTS = Weights(0.35, 0.25, 0.20, 0.10, 0.10)
+TENANT_WEIGHTS = Weights(0.40, 0.25, 0.20, 0.10, 0.05)
+WEIGHTS = {"contact": CONTACT_WEIGHTS, "tenant": TENANT_WEIGHTS}
+
+
+def recency(accessed_at: datetime | None, as_of: datetime) -> float:
+    if accessed_at is None:
+        return 0.0
+    days = (as_of - accessed_at).total_seconds() / 86400
+    return min(1.0, max(0.0, 1.0 - days / 365))
+
+
+def access_frequency(access_count: int) -> float:
+    return min(max(access_count, 0) / 20, 1.0)
+
+
+def score(*, similarity: float, accessed_at: datetime | None, importance: float, access_count: int,
+          entity_match: float, as_of: datetime, weights: Weights = CONTACT_WEIGHTS) -> float:
+    return (max(similarity, 0.0) * weights.similarity + recency(accessed_at, as_of) * weights.recency
+            + importance * weights.importance + access_frequency(access_count) * weights.access_frequency
+            + entity_match * weights.entity_match)
+
+
+def estimate_tokens(text: str, count: Callable[[str], int] | None = None) -> int:
+    """Tokens a text costs in a prompt: the local tokenizer's count, never less than ceil(chars / 4)
+    (the usual rule for LLM tokenizers), so a budget is not overrun with either kind of model."""
+    rough = math.ceil(len(text) / 4)
+    return max(rough, count(text)) if count else rough
+
+
+def pack(items: Iterable[dict[str, Any]], budget: int, cost: Callable[[dict[str, Any]], int]) -> tuple[list, int]:
+    """Best-first greedy packing: take items in order while they fit; skip ones that don't."""
+    used, out = 0, []
+    for it in items:
+        c = cost(it)
+        if used + c <= budget:
+            out.append(it)
+            used += c
+    return out, used
+
+
+_TERM = re.compile(r"[a-z0-9]+")
+
+
+def keyword_query(text: str, max_terms: int = 24) -> str | None:
+    """A PostgreSQL tsquery that matches any of the text's words (to_tsquery drops stop words)."""
+    terms = list(dict.fromkeys(_TERM.findall(text.lower())))[:max_terms]
+    terms = [t for t in terms if len(t) > 1]
+    return " | ".join(terms) if terms else None

@@ -1,0 +1,92 @@
+"""Read queries against the live projection version (the API's only access to PostgreSQL rows).
+
+Table names are schema-qualified with the version readers are switched to (rapport.active_version),
+which the store re-reads at most once a second, so a `rapport replay` switch takes effect at once.
+"""
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from pgvector import Vector
+from psycopg_pool import AsyncConnectionPool
+
+from projections import db
+
+MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, confidence, source, status, pinned, entity_refs, "
+                  "memory_key, topics, valid_from, valid_to, expires_at, superseded_by, access_count, accessed_at, "
+                  "source_event_ids, created_at, updated_at, persona_id")
+
+
+class Store:
+    def __init__(self, pool: AsyncConnectionPool):
+        self.pool = pool
+        self._version: str | None = None
+        self._version_at = 0.0
+
+    async def schema(self) -> str:
+        if self._version is None or time.monotonic() - self._version_at > 1.0:
+            async with self.pool.connection() as conn:
+                self._version = await db.active_version_async(conn) or db.DEFAULT_VERSION
+            self._version_at = time.monotonic()
+        return db.schema_of(self._version)
+
+    async def is_processed(self, tenant_id: str, event_id: str) -> bool:
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(f"SELECT 1 FROM {s}.processed_events WHERE tenant_id=%s AND event_id=%s",
+                                     (tenant_id, event_id))
+            return await cur.fetchone() is not None
+
+    async def contact(self, tenant_id: str, contact_id: str) -> dict[str, Any] | None:
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(f"SELECT state FROM {s}.contacts WHERE tenant_id=%s AND contact_id=%s",
+                                     (tenant_id, contact_id))
+            row = await cur.fetchone()
+            return row["state"] if row else None
+
+    async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
+                         model: str | None, tsquery: str | None, as_of: datetime, persona_id: str | None,
+                         k: int = 30) -> list[dict[str, Any]]:
+        """Active, unexpired memories with importance >= 0.1: top-k by cosine UNION top-k by keywords,
+        each with its cosine similarity to the query (0 without an embedding) and keyword rank."""
+        s = await self.schema()
+        where = ("tenant_id=%(t)s AND contact_id=%(c)s AND status='active' AND importance >= 0.1 "
+                 "AND (expires_at IS NULL OR expires_at > %(as_of)s) "
+                 "AND (persona_id IS NULL OR persona_id = %(persona)s)")
+        params: dict[str, Any] = {"t": tenant_id, "c": contact_id, "as_of": as_of, "persona": persona_id,
+                                  "k": k, "model": model, "tsq": tsquery,
+                                  "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
+        parts = []
+        if query_vec is not None:
+            parts.append(f"(SELECT id FROM {s}.memories WHERE {where} AND embedding_model=%(model)s "
+                         f"ORDER BY embedding <=> %(q)s LIMIT %(k)s)")
+        if tsquery:
+            parts.append(f"(SELECT id FROM {s}.memories WHERE {where} AND tsv @@ to_tsquery('english', %(tsq)s) "
+                         f"ORDER BY ts_rank_cd(tsv, to_tsquery('english', %(tsq)s)) DESC LIMIT %(k)s)")
+        if not parts:  # no query: the most important, most recent memories
+            parts.append(f"(SELECT id FROM {s}.memories WHERE {where} "
+                         f"ORDER BY importance DESC, created_at DESC LIMIT %(k)s)")
+        sim = ("CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
+               if query_vec is not None else "0.0")
+        kw = "ts_rank_cd(m.tsv, to_tsquery('english', %(tsq)s))" if tsquery else "0.0"
+        sql = (f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))}, "
+               f"{sim} AS similarity, {kw} AS keyword_rank FROM {s}.memories m "
+               f"WHERE m.id IN ({' UNION '.join(parts)})")
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+    async def memories(self, tenant_id: str, contact_id: str, status: str | None) -> list[dict[str, Any]]:
+        s = await self.schema()
+        sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"
+        args: list[Any] = [tenant_id, contact_id]
+        if status:
+            sql += " AND status=%s"
+            args.append(status)
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql + " ORDER BY created_at, id", args)
+            return await cur.fetchall()

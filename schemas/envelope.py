@@ -1,0 +1,146 @@
+"""The event envelope: one versioned shape for every event on every topic, encoded with orjson.
+
+Wire format (a JSON object, UTF-8; the message key is `partition_key(tenant_id, contact_id)`):
+
+    {"event_id": "...", "event_type": "InteractionRecorded", "schema_version": 2,
+     "tenant_id": "default", "contact_id": "arjun", "occurred_at": "2026-04-03T22:15:00+05:30",
+     "recorded_at": "2026-04-03T16:45:00.123456+00:00", "causation_id": null,
+     "correlation_id": "...", "payload": {...}}
+
+`occurred_at` keeps the producer's UTC offset (the contact's local time matters for check-ins);
+`recorded_at` is when rapport accepted it. Decoding runs the upcaster chain (schemas/upcasters.py),
+so code past `decode()` only ever sees the current version of each event type.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+
+ENVELOPE_FIELDS = ("event_id", "event_type", "schema_version", "tenant_id", "contact_id", "occurred_at",
+                   "recorded_at", "causation_id", "correlation_id", "payload")
+
+# Derived-event ids are UUIDv5 in this namespace over (source event id, step): replaying the same
+# source event yields the same derived ids, so every projection can drop a redelivered one.
+DERIVED_NAMESPACE = uuid.UUID("6f1c4c5e-8a0e-4d53-9a47-3b0c1f2f9a10")
+
+
+class InvalidEvent(ValueError):
+    """An event that cannot be decoded or fails its schema; `reason` goes to the dead-letter topic."""
+
+    def __init__(self, reason: str, raw: bytes | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+@dataclass(frozen=True)
+class Envelope:
+    event_id: str
+    event_type: str
+    schema_version: int
+    tenant_id: str
+    contact_id: str
+    occurred_at: str
+    recorded_at: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    causation_id: str | None = None
+    correlation_id: str | None = None
+
+    @property
+    def occurred(self) -> datetime:
+        return parse_time(self.occurred_at)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in ENVELOPE_FIELDS}
+
+    def with_payload(self, **changes: Any) -> "Envelope":
+        return replace(self, payload={**self.payload, **changes})
+
+
+def partition_key(tenant_id: str, contact_id: str) -> bytes:
+    """Every event of one tenant/contact carries this key, so it lands in one partition, in order."""
+    return f"{tenant_id}/{contact_id}".encode()
+
+
+def derived_id(source_event_id: str, step: str) -> str:
+    return str(uuid.uuid5(DERIVED_NAMESPACE, f"{source_event_id}\x1f{step}"))
+
+
+def new_event_id() -> str:
+    return str(uuid.uuid4())
+
+
+def now_utc() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def format_time(dt: datetime) -> str:
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.isoformat()
+
+
+def parse_time(s: str) -> datetime:
+    """RFC 3339 -> aware datetime (a missing offset means UTC)."""
+    if not isinstance(s, str) or not s:
+        raise ValueError("not an RFC 3339 timestamp")
+    t = s.strip()
+    if t[-1:] in ("Z", "z"):
+        t = t[:-1] + "+00:00"
+    dt = datetime.fromisoformat(t)
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def encode(env: Envelope) -> bytes:
+    return orjson.dumps(env.to_dict())
+
+
+def decode(raw: bytes | str | dict) -> Envelope:
+    """Bytes (or an already parsed dict) -> current-version Envelope; InvalidEvent with a reason."""
+    from schemas.upcasters import upcast
+    from schemas.events import validate_payload
+
+    if isinstance(raw, dict):
+        d = raw
+    else:
+        try:
+            d = orjson.loads(raw)
+        except orjson.JSONDecodeError as e:
+            raise InvalidEvent(f"not JSON: {e}", raw if isinstance(raw, bytes) else None) from None
+    if not isinstance(d, dict):
+        raise InvalidEvent("event is not a JSON object")
+    missing = [f for f in ("event_id", "event_type", "schema_version", "tenant_id", "contact_id",
+                           "occurred_at", "payload") if d.get(f) in (None, "")]
+    if missing:
+        raise InvalidEvent(f"missing envelope field(s): {', '.join(missing)}")
+    for f in ("event_id", "event_type", "tenant_id", "contact_id"):
+        if not isinstance(d[f], str):
+            raise InvalidEvent(f"envelope field {f} must be a string")
+    if not isinstance(d["payload"], dict):
+        raise InvalidEvent("envelope field payload must be an object")
+    if not isinstance(d["schema_version"], int) or isinstance(d["schema_version"], bool):
+        raise InvalidEvent("envelope field schema_version must be an integer")
+    try:
+        parse_time(d["occurred_at"])
+    except (ValueError, TypeError):
+        raise InvalidEvent("envelope field occurred_at is not RFC 3339") from None
+    d = upcast(d)
+    env = Envelope(
+        event_id=d["event_id"], event_type=d["event_type"], schema_version=d["schema_version"],
+        tenant_id=d["tenant_id"], contact_id=d["contact_id"], occurred_at=d["occurred_at"],
+        recorded_at=d.get("recorded_at") or d["occurred_at"], payload=d["payload"],
+        causation_id=d.get("causation_id"), correlation_id=d.get("correlation_id"))
+    validate_payload(env)
+    return env
+
+
+def digest_bytes(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p)
+    return h.hexdigest()

@@ -1,0 +1,98 @@
+"""Event types, their current schema versions and payload checks.
+
+Source event (producers -> topic `interactions`):
+  InteractionRecorded v2  {role, message, conversation_id, session_id, channel, display_name, persona_id}
+  (v1 is upcast: see schemas/upcasters.py)
+
+Control event (same topic, same key, so it is ordered with the contact's messages):
+  ContactErased v1        {}  -- right to erasure
+
+Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
+  SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.envelope import Envelope, InvalidEvent
+
+INTERACTION_RECORDED = "InteractionRecorded"
+CONTACT_ERASED = "ContactErased"
+
+SESSION_STARTED = "SessionStarted"
+SESSION_CLOSED = "SessionClosed"
+CONTACT_PROFILE_UPDATED = "ContactProfileUpdated"
+MEMORY_EXTRACTED = "MemoryExtracted"
+MEMORY_EMBEDDED = "MemoryEmbedded"
+
+CURRENT_VERSIONS: dict[str, int] = {
+    INTERACTION_RECORDED: 2,
+    CONTACT_ERASED: 1,
+    SESSION_STARTED: 1,
+    SESSION_CLOSED: 1,
+    CONTACT_PROFILE_UPDATED: 1,
+    MEMORY_EXTRACTED: 1,
+    MEMORY_EMBEDDED: 1,
+}
+
+SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED})
+
+# Contract limits (CONTRACT.md, POST /ingest); the worker enforces them too, for producers that
+# publish straight to the topic.
+MAX_MESSAGE_BYTES = 16 * 1024
+MAX_ID_CHARS = 128
+ROLES = ("user", "assistant")
+OPTIONAL_STRINGS = ("conversation_id", "session_id", "channel", "display_name", "persona_id")
+
+
+def interaction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, problem) pairs for an InteractionRecorded v2 payload; empty when valid."""
+    errs: list[tuple[str, str]] = []
+    if p.get("role") not in ROLES:
+        errs.append(("role", "must be 'user' or 'assistant'"))
+    m = p.get("message")
+    if not isinstance(m, str):
+        errs.append(("message", "required string"))
+    elif len(m.encode("utf-8")) > MAX_MESSAGE_BYTES:
+        errs.append(("message", f"longer than {MAX_MESSAGE_BYTES} bytes of UTF-8"))
+    for f in OPTIONAL_STRINGS:
+        v = p.get(f)
+        if v is not None and (not isinstance(v, str) or len(v) > MAX_ID_CHARS * 2):
+            errs.append((f, "must be a string of at most 256 characters"))
+    return errs
+
+
+def validate_payload(env: Envelope) -> None:
+    """Raise InvalidEvent for a source event that the agents cannot process."""
+    if not (1 <= len(env.contact_id) <= MAX_ID_CHARS):
+        raise InvalidEvent(f"contact_id must be 1-{MAX_ID_CHARS} characters")
+    if not (1 <= len(env.tenant_id) <= MAX_ID_CHARS):
+        raise InvalidEvent(f"tenant_id must be 1-{MAX_ID_CHARS} characters")
+    if env.event_type == INTERACTION_RECORDED:
+        errs = interaction_errors(env.payload)
+        if errs:
+            raise InvalidEvent("; ".join(f"payload.{f}: {why}" for f, why in errs))
+    elif env.event_type not in CURRENT_VERSIONS:
+        raise InvalidEvent(f"unknown event_type {env.event_type!r}")
+
+
+def interaction(*, event_id: str, tenant_id: str, contact_id: str, occurred_at: str, recorded_at: str,
+                role: str, message: str, correlation_id: str | None = None, **optional: Any) -> Envelope:
+    payload = {"role": role, "message": message}
+    payload.update({k: optional.get(k) for k in OPTIONAL_STRINGS})
+    return Envelope(event_id=event_id, event_type=INTERACTION_RECORDED,
+                    schema_version=CURRENT_VERSIONS[INTERACTION_RECORDED], tenant_id=tenant_id,
+                    contact_id=contact_id, occurred_at=occurred_at, recorded_at=recorded_at, payload=payload,
+                    causation_id=None, correlation_id=correlation_id or event_id)
+
+
+def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],
+            occurred_at: str | None = None) -> Envelope:
+    """A derived event: deterministic id from (source, step), caused by and correlated with source."""
+    from schemas.envelope import derived_id
+
+    return Envelope(event_id=derived_id(source.event_id, step), event_type=event_type,
+                    schema_version=CURRENT_VERSIONS[event_type], tenant_id=source.tenant_id,
+                    contact_id=source.contact_id, occurred_at=occurred_at or source.occurred_at,
+                    recorded_at=source.recorded_at, payload=payload, causation_id=source.event_id,
+                    correlation_id=source.correlation_id or source.event_id)

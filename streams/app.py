@@ -1,0 +1,40 @@
+"""The one Faust app and its topics.
+
+Every topic carries raw bytes (our own orjson envelope, schemas/envelope.py), never Faust records, so
+no Python class path leaks into the log and any producer can publish. Partition counts are explicit;
+keys are `tenant/contact`, so one contact's events stay in one partition, in order.
+"""
+from __future__ import annotations
+
+import faust
+
+from streams.config import settings
+
+s = settings()
+
+app = faust.App(
+    s.app_id,
+    broker=s.kafka_url,
+    processing_guarantee="at_least_once",   # exactly_once is not supported by the embedded broker
+    topic_partitions=s.partitions,
+    topic_replication_factor=1,
+    key_serializer="raw",
+    value_serializer="raw",
+    web_enabled=s.web_port > 0,
+    web_port=s.web_port or 6066,
+    web_host="127.0.0.1",
+    producer_acks=-1,
+    consumer_auto_offset_reset="earliest",
+    broker_commit_every=100,
+    broker_commit_interval=1.0,
+    stream_wait_empty=False,
+    # the pipeline keeps its own state in PostgreSQL; no Faust tables, so no changelog topics
+    store="memory://",
+    datadir=s.faust_datadir,
+)
+
+interactions_topic = app.topic(s.interactions_topic, partitions=s.partitions, key_type=bytes, value_type=bytes,
+                               retention=None)
+memory_events_topic = app.topic(s.memory_events_topic, partitions=s.partitions, key_type=bytes, value_type=bytes)
+triggers_topic = app.topic(s.triggers_topic, partitions=s.partitions, key_type=bytes, value_type=bytes)
+dead_letter_topic = app.topic(s.dead_letter_topic, partitions=1, key_type=bytes, value_type=bytes)

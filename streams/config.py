@@ -1,0 +1,86 @@
+"""Settings, read once from the environment. Every difference between the embedded default and a
+real cluster (docker-compose.kafka.yml) is one of these variables; the code paths are the same."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    v = os.environ.get(name)
+    return v if v not in (None, "") else default
+
+
+@dataclass(frozen=True)
+class Settings:
+    kafka_url: str = "kafka://127.0.0.1:9092"
+    database_url: str = "postgresql:///rapport"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    app_id: str = "rapport"
+    partitions: int = 12
+    # topic names
+    interactions_topic: str = "rapport.interactions"
+    memory_events_topic: str = "rapport.memory-events"
+    triggers_topic: str = "rapport.triggers"
+    dead_letter_topic: str = "rapport.dead-letter"
+    # the projection version readers and live workers use unless told otherwise
+    projection_version: str | None = None
+    # broker identity: the embedded broker is started with a fresh cluster id each time, so offsets
+    # recorded under another id are known to be from a different log
+    broker_epoch: str | None = None
+    # processing
+    batch_size: int = 256
+    batch_window_s: float = 0.05
+    session_gap_s: int = 30 * 60
+    window_messages: int = 20
+    window_ttl_s: int = 24 * 3600
+    # embeddings / LLM (OpenAI-compatible, optional)
+    embeddings_model: str | None = None
+    embeddings_base_url: str | None = None
+    embeddings_dim: int | None = None
+    openai_api_key: str | None = None
+    # API
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
+    worker_id: str = field(default_factory=lambda: f"w{os.getpid()}")
+    web_port: int = 0  # Faust web (metrics) port for a worker; 0 = disabled
+    faust_datadir: str = "./.rapport/faust"
+
+    @staticmethod
+    def from_env() -> "Settings":
+        d = Settings()
+        return Settings(
+            kafka_url=_env("RAPPORT_KAFKA_URL", d.kafka_url),
+            database_url=_env("RAPPORT_DATABASE_URL", d.database_url),
+            redis_url=_env("RAPPORT_REDIS_URL", d.redis_url),
+            app_id=_env("RAPPORT_APP_ID", d.app_id),
+            partitions=int(_env("RAPPORT_PARTITIONS", str(d.partitions))),
+            interactions_topic=_env("RAPPORT_INTERACTIONS_TOPIC", d.interactions_topic),
+            memory_events_topic=_env("RAPPORT_MEMORY_EVENTS_TOPIC", d.memory_events_topic),
+            triggers_topic=_env("RAPPORT_TRIGGERS_TOPIC", d.triggers_topic),
+            dead_letter_topic=_env("RAPPORT_DEAD_LETTER_TOPIC", d.dead_letter_topic),
+            projection_version=_env("RAPPORT_PROJECTION_VERSION"),
+            broker_epoch=_env("RAPPORT_BROKER_EPOCH"),
+            batch_size=int(_env("RAPPORT_BATCH_SIZE", str(d.batch_size))),
+            batch_window_s=float(_env("RAPPORT_BATCH_WINDOW_S", str(d.batch_window_s))),
+            embeddings_model=_env("RAPPORT_EMBEDDINGS_MODEL"),
+            embeddings_base_url=_env("RAPPORT_EMBEDDINGS_BASE_URL"),
+            embeddings_dim=int(_env("RAPPORT_EMBEDDINGS_DIM", "0")) or None,
+            openai_api_key=_env("OPENAI_API_KEY"),
+            http_host=_env("RAPPORT_HTTP_HOST", d.http_host),
+            http_port=int(_env("RAPPORT_HTTP_PORT", str(d.http_port))),
+            worker_id=_env("RAPPORT_WORKER_ID", f"w{os.getpid()}"),
+            web_port=int(_env("RAPPORT_WORKER_WEB_PORT", "0")),
+            faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
+        )
+
+    @property
+    def kafka_bootstrap(self) -> str:
+        """host:port list for aiokafka (Faust takes the kafka:// form)."""
+        return ",".join(u.split("://", 1)[-1] for u in self.kafka_url.split(";"))
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,200 @@
+"""Ingest: validate events, record them in the ledger, publish them to the interactions topic.
+
+The ledger is written first (an outbox): an event the API answered 202 for is durable even when the
+broker is down or, in the embedded default, restarted empty (its storage is memory-only). The relay
+re-publishes ledger events that the live projection has not applied yet; the pipeline drops any
+event it already applied, so a re-publish never doubles anything. Idempotency on event_id comes
+from the ledger's unique (tenant_id, event_id): a re-sent event is not published again.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ops import metrics
+from schemas import events as ev
+from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
+
+log = logging.getLogger("rapport.ingest")
+
+MAX_BATCH = 1000
+Opt = Field(default=None, max_length=256)
+
+
+class IngestEvent(BaseModel):
+    """One event of POST /ingest (CONTRACT.md)."""
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=False)
+
+    contact_id: str = Field(min_length=1, max_length=ev.MAX_ID_CHARS)
+    role: Literal["user", "assistant"]
+    message: str
+    tenant_id: str = Field(default="default", min_length=1, max_length=ev.MAX_ID_CHARS)
+    event_id: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)
+    conversation_id: str | None = Opt
+    session_id: str | None = Opt
+    channel: str | None = Opt
+    display_name: str | None = Opt
+    persona_id: str | None = Opt
+    occurred_at: str | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _message_size(cls, v: str) -> str:
+        if len(v.encode("utf-8")) > ev.MAX_MESSAGE_BYTES:
+            raise ValueError(f"at most {ev.MAX_MESSAGE_BYTES} bytes of UTF-8")
+        return v
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _rfc3339(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            parse_time(v)
+        except (ValueError, TypeError):
+            raise ValueError("must be an RFC 3339 timestamp, e.g. 2026-04-03T22:15:00+05:30") from None
+        return v
+
+
+class BadRequest(Exception):
+    def __init__(self, status: int, body: dict[str, Any]):
+        self.status, self.body = status, body
+
+
+def parse_ingest_body(raw: bytes) -> list[Envelope]:
+    """Request body -> envelopes, or BadRequest (400/413/422) naming every bad field."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise BadRequest(400, {"error": "body is not valid JSON", "detail": str(e)}) from None
+    items = data if isinstance(data, list) else [data]
+    if not items:
+        raise BadRequest(422, {"error": "empty batch", "errors": [{"field": "body", "problem": "no events"}]})
+    if len(items) > MAX_BATCH:
+        raise BadRequest(413, {"error": f"at most {MAX_BATCH} events per request",
+                               "errors": [{"field": "body", "problem": f"{len(items)} events"}]})
+    errors, models = [], []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            errors.append({"index": i, "field": "body", "problem": "event must be a JSON object"})
+            continue
+        try:
+            models.append(IngestEvent.model_validate(item))
+        except ValidationError as e:
+            for err in e.errors():
+                errors.append({"index": i, "field": ".".join(str(x) for x in err["loc"]) or "body",
+                               "problem": err["msg"]})
+    if errors:
+        raise BadRequest(422, {"error": "invalid events; nothing was accepted", "errors": errors})
+    now = format_time(now_utc())
+    return [ev.interaction(event_id=m.event_id or new_event_id(), tenant_id=m.tenant_id, contact_id=m.contact_id,
+                           occurred_at=m.occurred_at or now, recorded_at=now, role=m.role, message=m.message,
+                           conversation_id=m.conversation_id, session_id=m.session_id, channel=m.channel,
+                           display_name=m.display_name, persona_id=m.persona_id)
+            for m in models]
+
+
+class Publisher:
+    """An aiokafka producer that keys every event by tenant/contact."""
+
+    def __init__(self, bootstrap: str, topic: str):
+        self.bootstrap, self.topic = bootstrap, topic
+        self._producer = None
+
+    async def start(self) -> None:
+        from aiokafka import AIOKafkaProducer
+
+        self._producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all", linger_ms=2,
+                                          enable_idempotence=False, request_timeout_ms=10000)
+        await self._producer.start()
+
+    async def stop(self) -> None:
+        if self._producer is not None:
+            await self._producer.stop()
+
+    async def publish(self, envs: list[Envelope]) -> None:
+        assert self._producer is not None
+        futs = [await self._producer.send(self.topic, key=partition_key(e.tenant_id, e.contact_id), value=encode(e))
+                for e in envs]
+        await asyncio.gather(*futs)
+
+    async def publish_raw(self, rows: list[tuple[bytes, bytes]]) -> None:
+        assert self._producer is not None
+        futs = [await self._producer.send(self.topic, key=k, value=v) for k, v in rows]
+        await asyncio.gather(*futs)
+
+
+LEDGER_INSERT_MANY = (
+    "INSERT INTO rapport.ledger (tenant_id, contact_id, event_id, event_type, schema_version, occurred_at, "
+    "recorded_at, envelope) SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[], "
+    "%s::timestamptz[], %s::timestamptz[], %s::jsonb[]) ON CONFLICT (tenant_id, event_id) DO NOTHING "
+    "RETURNING tenant_id, event_id")
+
+
+async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
+    """Insert into the ledger; return the (tenant, event id)s that were new."""
+    cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
+                       e.recorded_at, orjson.dumps(e.to_dict()).decode()) for e in envs]))
+    async with pool.connection() as conn:
+        cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
+        rows = await cur.fetchall()
+    return {(r["tenant_id"], r["event_id"]) if isinstance(r, dict) else (r[0], r[1]) for r in rows}
+
+
+async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -> tuple[list[Envelope], int]:
+    """Record, then publish the new events. Returns (new events, duplicates). A publish failure is
+    logged, not raised: the events are durable in the ledger and the relay will publish them."""
+    new = await record(pool, envs)
+    seen: set[tuple[str, str]] = set()
+    fresh = []
+    for e in envs:
+        k = (e.tenant_id, e.event_id)
+        if k in new and k not in seen:
+            fresh.append(e)
+            seen.add(k)
+    metrics.INGESTED.labels("new").inc(len(fresh))
+    metrics.INGESTED.labels("duplicate").inc(len(envs) - len(fresh))
+    if fresh and publisher is not None:
+        try:
+            await publisher.publish(fresh)
+        except Exception:
+            log.exception("publish failed for %d events; the relay will re-publish them from the ledger", len(fresh))
+    return fresh, len(envs) - len(fresh)
+
+
+async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq: int = 0,
+                     older_than_s: float = 0.0, limit: int = 5000) -> tuple[int, int]:
+    """Re-publish ledger events (seq > after_seq) that the projection in `schema` has not applied.
+
+    Returns (events re-published, new cursor). The cursor only moves past a ledger position when
+    everything up to it has been applied, so a later pass never skips an event."""
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            f"SELECT l.seq, l.envelope, (p.event_id IS NOT NULL) AS applied, l.recorded_at "
+            f"FROM rapport.ledger l LEFT JOIN {schema}.processed_events p "
+            f"ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
+            f"WHERE l.seq > %s ORDER BY l.seq LIMIT %s", (after_seq, limit))
+        rows = await cur.fetchall()
+    cursor, blocked, todo = after_seq, False, []
+    cutoff = now_utc().timestamp() - older_than_s
+    for r in rows:
+        seq, envelope, applied, recorded_at = (r["seq"], r["envelope"], r["applied"], r["recorded_at"]) \
+            if isinstance(r, dict) else r
+        if applied:
+            if not blocked:
+                cursor = seq
+            continue
+        blocked = True
+        if recorded_at.timestamp() <= cutoff:
+            e = decode(envelope)
+            todo.append((partition_key(e.tenant_id, e.contact_id), orjson.dumps(envelope)))
+    if todo:
+        await publisher.publish_raw(todo)
+        metrics.RELAYED.inc(len(todo))
+    metrics.LEDGER_BACKLOG.set(sum(1 for r in rows if not (r["applied"] if isinstance(r, dict) else r[2])))
+    return len(todo), cursor
