@@ -81,6 +81,9 @@ if settings().web_port:
 @app.timer(interval=5.0)
 async def heartbeat() -> None:
     """Tell /healthz this worker is up (a key that expires if the worker dies)."""
+    import orjson
+
     p = await pipeline()
     if p.redis is not None:
-        await p.redis.set(f"rapport:workers:{settings().worker_id}", "1", ex=15)
+        assigned = sorted(tp.partition for tp in app.consumer.assignment() if tp.topic == interactions_topic.get_topic_name())
+        await p.redis.set(f"rapport:workers:{settings().worker_id}", orjson.dumps({"partitions": assigned}), ex=15)

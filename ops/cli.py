@@ -12,6 +12,12 @@ from pathlib import Path
 import click
 
 
+def log_level() -> str:
+    """RAPPORT_LOG_LEVEL as the standard names (uvicorn/logging); Faust spells warning `warn`."""
+    level = os.environ.get("RAPPORT_LOG_LEVEL", "warning").lower()
+    return {"warn": "warning", "crit": "critical"}.get(level, level)
+
+
 @click.group()
 def main() -> None:
     """rapport: per-contact memory and emotional intelligence for AI chat agents."""
@@ -68,7 +74,7 @@ def worker() -> None:
     from streams.app import app
 
     s = settings()
-    args = ["rapport", "worker", "--loglevel", os.environ.get("RAPPORT_LOG_LEVEL", "warn")]
+    args = ["rapport", "worker", "--loglevel", {"warning": "warn", "critical": "crit"}.get(log_level(), log_level())]
     if not s.web_port:
         args.append("--without-web")
     sys.argv = args
@@ -85,9 +91,9 @@ def api(host: str | None, port: int | None) -> None:
     from streams.config import settings
 
     s = settings()
-    logging.basicConfig(level=os.environ.get("RAPPORT_LOG_LEVEL", "WARNING").upper())
+    logging.basicConfig(level=log_level().upper())
     uvicorn.run("projections.api:app", host=host or s.http_host, port=port or s.http_port,
-                log_level=os.environ.get("RAPPORT_LOG_LEVEL", "warning").lower(), access_log=False,
+                log_level=log_level(), access_log=False,
                 timeout_graceful_shutdown=5)
 
 

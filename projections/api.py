@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import orjson
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import ORJSONResponse, Response
+from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
@@ -29,6 +29,14 @@ from streams import ingest as ingest_mod
 from streams.config import settings
 
 log = logging.getLogger("rapport.api")
+
+
+class JSONBody(Response):
+    """orjson-encoded JSON (FastAPI's JSONBody is deprecated)."""
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
 AFTER_TIMEOUT_S = 5.0
 WORKER_KEY = "rapport:workers:"
 
@@ -63,8 +71,11 @@ class Service:
     async def _start_publisher_and_relay(self) -> None:
         """Connect to the broker (retrying), then re-publish unapplied ledger events: after a restart of
         the memory-only broker that is everything accepted but not yet projected."""
+        from streams.topics import ensure_topics
+
         while True:
             try:
+                await ensure_topics(self.s)
                 await self.publisher.start()
                 self.broker_ok = True
                 break
@@ -129,18 +140,18 @@ async def lifespan(app: FastAPI):
     await svc.stop()
 
 
-app = FastAPI(title="rapport", default_response_class=ORJSONResponse, lifespan=lifespan)
+app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan)
 
 
-def error(status: int, message: str, **extra: Any) -> ORJSONResponse:
-    return ORJSONResponse({"error": message, **extra}, status_code=status)
+def error(status: int, message: str, **extra: Any) -> JSONBody:
+    return JSONBody({"error": message, **extra}, status_code=status)
 
 
-def bad_param(field: str, problem: str) -> ORJSONResponse:
+def bad_param(field: str, problem: str) -> JSONBody:
     return error(400, f"invalid {field}", errors=[{"field": field, "problem": problem}])
 
 
-def parse_as_of(value: str | None) -> datetime | ORJSONResponse:
+def parse_as_of(value: str | None) -> datetime | JSONBody:
     if value is None:
         return now_utc()
     try:
@@ -149,7 +160,7 @@ def parse_as_of(value: str | None) -> datetime | ORJSONResponse:
         return bad_param("as_of", "must be an RFC 3339 timestamp")
 
 
-def check_contact(contact_id: str) -> ORJSONResponse | None:
+def check_contact(contact_id: str) -> JSONBody | None:
     if not 1 <= len(contact_id) <= 128:
         return bad_param("contact_id", "must be 1-128 characters")
     return None
@@ -165,22 +176,22 @@ async def timing(request: Request, call_next):
 
 
 @app.get("/healthz")
-async def healthz() -> ORJSONResponse:
+async def healthz() -> JSONBody:
     h = await svc.health()
-    return ORJSONResponse({"status": "ok" if h["ok"] else "starting", **h}, status_code=200 if h["ok"] else 503)
+    return JSONBody({"status": "ok" if h["ok"] else "starting", **h}, status_code=200 if h["ok"] else 503)
 
 
 @app.post("/ingest")
-async def post_ingest(request: Request) -> ORJSONResponse:
+async def post_ingest(request: Request) -> JSONBody:
     raw = await request.body()
     if len(raw) > ingest_mod.MAX_BATCH * 20 * 1024:
         return error(413, "request body too large")
     try:
         envs = ingest_mod.parse_ingest_body(raw)
     except ingest_mod.BadRequest as e:
-        return ORJSONResponse(e.body, status_code=e.status)
+        return JSONBody(e.body, status_code=e.status)
     fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs)
-    return ORJSONResponse({"accepted": len(envs), "eventIds": [e.event_id for e in envs], "duplicates": dups},
+    return JSONBody({"accepted": len(envs), "eventIds": [e.event_id for e in envs], "duplicates": dups},
                           status_code=202)
 
 
@@ -191,7 +202,7 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
     if (bad := check_contact(contact_id)) is not None:
         return bad
     at = parse_as_of(as_of)
-    if isinstance(at, ORJSONResponse):
+    if isinstance(at, JSONBody):
         return at
     if after:
         deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
@@ -211,7 +222,7 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
     count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, candidates=candidates, as_of=at, budget=budget,
                     history=history, count_tokens=count)
-    return Response(orjson.dumps(body), media_type="application/json")
+    return JSONBody(body)
 
 
 async def load_history(tenant_id: str, contact_id: str, state: dict | None) -> list[dict]:
@@ -232,9 +243,8 @@ async def get_memories(contact_id: str, tenant_id: str = "default", status: str 
     if status is not None and status not in ("active", "archived", "superseded", "expired"):
         return bad_param("status", "one of active, archived, superseded, expired")
     rows = await svc.store.memories(tenant_id, contact_id, status)
-    return Response(orjson.dumps({"contactId": contact_id, "tenantId": tenant_id,
-                                  "memories": [memory_detail_json(r) for r in rows]}),
-                    media_type="application/json")
+    return JSONBody({"contactId": contact_id, "tenantId": tenant_id,
+                     "memories": [memory_detail_json(r) for r in rows]})
 
 
 @app.get("/metrics")

@@ -65,7 +65,7 @@ def pack(items: Iterable[dict[str, Any]], budget: int, cost: Callable[[dict[str,
     return out, used
 
 
-_TERM = re.compile(r"[a-z0-9]+")
+_TERM = re.compile(r"[^\W_]+")
 
 
 def keyword_query(text: str, max_terms: int = 24) -> str | None:

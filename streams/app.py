@@ -22,12 +22,17 @@ app = faust.App(
     value_serializer="raw",
     web_enabled=s.web_port > 0,
     web_port=s.web_port or 6066,
-    web_host="127.0.0.1",
+    web_host=s.web_host,
     producer_acks=-1,
     consumer_auto_offset_reset="earliest",
     broker_commit_every=100,
     broker_commit_interval=1.0,
     stream_wait_empty=False,
+    # A group (re)join waits up to the rebalance timeout for members; on the embedded broker the
+    # default (60 s) made every start and scale-out stall ~30 s. Worker batches take < 1 s.
+    broker_rebalance_timeout=s.rebalance_timeout_s,
+    broker_session_timeout=s.rebalance_timeout_s,
+    broker_heartbeat_interval=min(3.0, s.rebalance_timeout_s / 3),
     # the pipeline keeps its own state in PostgreSQL; no Faust tables, so no changelog topics
     store="memory://",
     datadir=s.faust_datadir,

@@ -3,6 +3,7 @@ real cluster (docker-compose.kafka.yml) is one of these variables; the code path
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -43,9 +44,11 @@ class Settings:
     # API
     http_host: str = "127.0.0.1"
     http_port: int = 8080
-    worker_id: str = field(default_factory=lambda: f"w{os.getpid()}")
+    worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     web_port: int = 0  # Faust web (metrics) port for a worker; 0 = disabled
+    web_host: str = "127.0.0.1"
     faust_datadir: str = "./.rapport/faust"
+    rebalance_timeout_s: float = 10.0
 
     @staticmethod
     def from_env() -> "Settings":
@@ -70,9 +73,11 @@ class Settings:
             openai_api_key=_env("OPENAI_API_KEY"),
             http_host=_env("RAPPORT_HTTP_HOST", d.http_host),
             http_port=int(_env("RAPPORT_HTTP_PORT", str(d.http_port))),
-            worker_id=_env("RAPPORT_WORKER_ID", f"w{os.getpid()}"),
+            worker_id=_env("RAPPORT_WORKER_ID", f"{socket.gethostname()}-{os.getpid()}"),
+            web_host=_env("RAPPORT_WORKER_WEB_HOST", d.web_host),
             web_port=int(_env("RAPPORT_WORKER_WEB_PORT", "0")),
             faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
+            rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
         )
 
     @property

@@ -60,16 +60,20 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
                                   {"session": {**s["session"], "endedAt": s["session"]["lastActivityAt"]}},
                                   occurred_at=s["session"]["lastActivityAt"]))
         s["sessionCount"] += 1
-        sid = p.get("session_id") or derived_id(env.event_id, "session")
+        # our own id: a producer may reuse its session id after the gap (it is kept as producerSessionId)
+        sid = derived_id(env.event_id, "session")
         s["session"] = sessions.open_session(s["sessionCount"], sid, at, p.get("session_id"), p.get("persona_id"))
         s["window"] = []
         out.append(ev.derived(env, ev.SESSION_STARTED, "session:started", {"session": dict(s["session"])}))
     s["session"] = sessions.touch_session(s["session"], at, p["role"])
+    if p.get("session_id") and not s["session"].get("producerSessionId"):
+        s["session"]["producerSessionId"] = p["session_id"]  # named later: a later switch is detected
 
     # counters and the active-day streak
     s["messageCount"] += 1
     s["userMessageCount"] += p["role"] == "user"
-    s["firstSeen"] = s["firstSeen"] or env.occurred_at
+    if s["firstSeen"] is None or at < parse_time(s["firstSeen"]):
+        s["firstSeen"] = env.occurred_at
     if s["lastSeen"] is None or at >= parse_time(s["lastSeen"]):
         s["lastSeen"] = env.occurred_at
     s["lastActiveDay"], s["activeStreak"] = sessions.next_streak(

@@ -30,7 +30,8 @@ _REPEATS = re.compile(r"(.)\1{2,}")
 
 def normalize_text(text: str) -> str:
     """Case-, accent- and whitespace-folded text, for hashing and matching."""
-    t = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    # drop combining accents only: non-Latin letters (Cyrillic, CJK, ...) must survive
+    t = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
     return " ".join(_WORD.findall(t))
 
 
@@ -42,6 +43,10 @@ def _fold_word(w: str) -> str:
     w = _REPEATS.sub(r"\1\1", w)  # stretched words: "sooo" -> "soo", "okkk" -> "okk"
     if re.fullmatch(r"(ha)+h?|(he)+h?|(lo)+l", w):
         return "haha" if w.startswith("ha") else ("hehe" if w.startswith("he") else "lol")
+    if w not in FILLER_WORDS:  # "yesss" -> "yess" is no filler word, but "yes" is
+        single = re.sub(r"(.)\1+", r"\1", w)
+        if single in FILLER_WORDS:
+            return single
     return w
 
 

@@ -1,0 +1,50 @@
+"""Shared fixtures: a real (embedded) PostgreSQL for projection tests, one fresh projection version
+per test, and the local embedder loaded once."""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("RAPPORT_LOG_LEVEL", "warn")
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An embedded PostgreSQL 18 + pgvector for the whole run (or $RAPPORT_TEST_DATABASE_URL)."""
+    external = os.environ.get("RAPPORT_TEST_DATABASE_URL")
+    if external:
+        yield external
+        return
+    from ops.embedded import start_postgres
+
+    base = tmp_path_factory.mktemp("pg")
+    (base / "logs").mkdir()
+    child, url = start_postgres(base / "pgdata", base / "logs")
+    try:
+        yield url
+    finally:
+        child.stop(timeout=20)
+
+
+@pytest.fixture
+def version(pg_url: str) -> str:
+    """A fresh projection version (its own schema) for one test."""
+    import psycopg
+
+    from projections import db
+
+    v = "t" + uuid.uuid4().hex[:10]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        db.migrate_meta(conn)
+        db.ensure_version(conn, v, activate_if_none=False, status="building")
+    return v
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from agents.embedder import MiniLMEmbedder
+
+    return MiniLMEmbedder()

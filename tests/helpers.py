@@ -1,0 +1,39 @@
+"""Builders shared by tests."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from agents.pipeline import Record
+from schemas import events as ev
+from schemas.envelope import encode, format_time
+
+T0 = datetime(2026, 4, 3, 21, 0, tzinfo=timezone(timedelta(hours=5, minutes=30)))
+
+
+def interaction(event_id: str, message: str, *, contact: str = "arjun", tenant: str = "default", role: str = "user",
+                at: datetime | None = None, minutes: float = 0, **optional):
+    t = format_time((at or T0) + timedelta(minutes=minutes))
+    return ev.interaction(event_id=event_id, tenant_id=tenant, contact_id=contact, occurred_at=t, recorded_at=t,
+                          role=role, message=message, **optional)
+
+
+def records(envs, topic: str = "rapport.interactions", partition: int = 0, start_offset: int = 0) -> list[Record]:
+    return [Record(encode(e), topic, partition, start_offset + i) for i, e in enumerate(envs)]
+
+
+class FakeEmbedder:
+    """Deterministic 8-d vectors from the text's hash: for tests that do not judge similarity."""
+    model_name = "fake-8"
+    dim = 8
+
+    def embed(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        out = np.zeros((len(texts), 8), dtype=np.float32)
+        for i, t in enumerate(texts):
+            h = hashlib.sha256(t.encode()).digest()
+            v = np.frombuffer(h[:32], dtype=np.uint8)[:8].astype(np.float32) + 1
+            out[i] = v / np.linalg.norm(v)
+        return out

@@ -1,0 +1,87 @@
+"""Run `rapport up` as a user would, for end-to-end tests."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+
+from ops.embedded import free_port
+
+
+class RunningStack:
+    def __init__(self, data_dir: Path, workers: int = 1, port: int | None = None):
+        self.data_dir, self.workers = data_dir, workers
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+        self.output: list[str] = []
+
+    def start(self, timeout: float = 180) -> float:
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ops.cli", "up", "--data-dir", str(self.data_dir), "--http-port", str(self.port),
+             "--workers", str(self.workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            cwd=Path(__file__).resolve().parents[1])
+        ready = threading.Event()
+
+        def read():
+            for line in self.proc.stdout:
+                self.output.append(line)
+                if "ready" in line and self.url in line:
+                    ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        while not ready.wait(0.5):
+            if self.proc.poll() is not None or time.monotonic() - t0 > timeout:
+                self.kill()
+                raise AssertionError("rapport up did not become ready:\n" + "".join(self.output[-50:]) +
+                                     self.logs())
+        return time.monotonic() - t0
+
+    def logs(self) -> str:
+        out = []
+        for f in sorted((self.data_dir / "logs").glob("*.log")):
+            out.append(f"--- {f.name}\n" + "\n".join(f.read_text(errors="replace").splitlines()[-30:]))
+        return "\n".join(out)
+
+    @property
+    def run_info(self) -> dict:
+        return json.loads((self.data_dir / "run.json").read_text())
+
+    def descendants(self) -> list[psutil.Process]:
+        try:
+            return psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            return []
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> tuple[int, float, list[int]]:
+        """Signal, wait; returns (exit code, seconds, pids of children still alive afterwards)."""
+        kids = self.descendants()
+        t0 = time.monotonic()
+        self.proc.send_signal(sig)
+        code = self.proc.wait(timeout)
+        took = time.monotonic() - t0
+        time.sleep(0.5)
+        alive = [k.pid for k in kids if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+        return code, took, alive
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            for k in self.descendants():
+                try:
+                    k.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30)

@@ -1,0 +1,52 @@
+"""The Faust agent with Faust's own test_context(): no broker, the real pipeline and PostgreSQL."""
+from __future__ import annotations
+
+import pytest
+
+from projections import db
+from schemas.envelope import encode, partition_key
+from tests.helpers import FakeEmbedder, interaction
+
+pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
+
+
+async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeypatch):
+    from agents import app_agents
+    from agents.pipeline import InteractionPipeline
+
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    pipe = InteractionPipeline(conn, FakeEmbedder(), broker_epoch="test")
+    monkeypatch.setattr(app_agents, "_pipeline", pipe)
+    sent = []
+
+    async def fake_send(*, key, value):  # the derived-events topic, observed
+        sent.append((key, value))
+
+    monkeypatch.setattr(app_agents.memory_events_topic, "send", fake_send)
+    dead = []
+
+    async def fake_dead(*, key, value):
+        dead.append(value)
+
+    monkeypatch.setattr(app_agents.dead_letter_topic, "send", fake_dead)
+
+    envs = [interaction("fa1", "I adopted a cat called Miso", contact="mia"),
+            interaction("fa2", "Miso knocked my coffee over", contact="mia", minutes=1)]
+    async with app_agents.process_interactions.test_context() as agent:
+        for e in envs:
+            await agent.put(key=partition_key(e.tenant_id, e.contact_id), value=encode(e))
+        await agent.put(key=b"default/mia", value=b"garbage")
+        # take_events flushes after its window; wait until both events are projected
+        import asyncio
+        for _ in range(100):
+            cur = await conn.execute("SELECT count(*) FROM processed_events")
+            n = (await cur.fetchone())[0]
+            await conn.commit()
+            if n == 2 and dead:
+                break
+            await asyncio.sleep(0.05)
+    assert n == 2
+    types = [__import__("orjson").loads(v)["event_type"] for _, v in sent]
+    assert types.count("MemoryExtracted") == 2 and "SessionStarted" in types
+    assert all(k == b"default/mia" for k, _ in sent)
+    assert len(dead) == 1 and b"not JSON" in dead[0]

@@ -1,0 +1,179 @@
+"""End to end through the HTTP API on the embedded stack: `rapport up` as a user runs it."""
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import orjson
+import pytest
+
+from schemas.envelope import encode, partition_key
+from tests.helpers import interaction
+from tests.stack import RunningStack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+CONVERSATION = [
+    ("user", "Hi! I'm Arjun, a software engineer at Infosys."),
+    ("assistant", "Nice to meet you, Arjun!"),
+    ("user", "I have a golden retriever named Bruno, he's three."),
+    ("user", "lol"),
+    ("user", "My dog Bruno ate my shoes again this morning"),
+    ("user", "My mom lives in Chennai and I visit her every Diwali"),
+]
+
+
+def conversation(contact: str, run: str) -> list[dict]:
+    return [{"contact_id": contact, "role": r, "message": m, "event_id": f"{run}-{i}", "display_name": "Arjun",
+             "channel": "whatsapp", "occurred_at": f"2026-04-03T21:{10 + i:02d}:00+05:30"}
+            for i, (r, m) in enumerate(CONVERSATION)]
+
+
+def wait_for(c, contact: str, event_id: str, **params) -> dict:
+    r = c.get(f"/context/{contact}", params={"after": event_id, **params})
+    deadline = time.monotonic() + 60
+    while r.status_code == 504 and time.monotonic() < deadline:
+        r = c.get(f"/context/{contact}", params={"after": event_id, **params})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def publish_raw(kafka_url: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    p = AIOKafkaProducer(bootstrap_servers=kafka_url.split("://", 1)[1])
+    await p.start()
+    try:
+        for k, v in records:
+            await p.send_and_wait(topic, key=k, value=v)
+    finally:
+        await p.stop()
+
+
+async def read_topic(kafka_url: str, topic: str, timeout: float = 20) -> list[bytes]:
+    from aiokafka import AIOKafkaConsumer
+
+    c = AIOKafkaConsumer(topic, bootstrap_servers=kafka_url.split("://", 1)[1], auto_offset_reset="earliest",
+                         group_id=None, enable_auto_commit=False)
+    await c.start()
+    out = []
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not out:
+            batch = await c.getmany(timeout_ms=1000)
+            for msgs in batch.values():
+                out += [m.value for m in msgs]
+    finally:
+        await c.stop()
+    return out
+
+
+def test_ingest_context_poison_restart_and_clean_stop(tmp_path):
+    stack = RunningStack(tmp_path / "data")
+    started_in = stack.start()
+    try:
+        assert started_in < 120, f"first start took {started_in:.0f} s"
+        run = uuid.uuid4().hex[:6]
+        events = conversation("arjun", run)
+        with stack.client() as c:
+            assert c.get("/healthz").json()["status"] == "ok"
+            r = c.post("/ingest", json=events)
+            assert r.status_code == 202, r.text
+            assert r.json()["accepted"] == len(events) and r.json()["eventIds"] == [e["event_id"] for e in events]
+
+            ctx = wait_for(c, "arjun", events[-1]["event_id"], query="What is the dog called?", budget=500)
+            contents = [m["content"] for m in ctx["memories"]]
+            assert "My dog Bruno ate my shoes again this morning" in contents
+            assert "lol" not in contents and "Nice to meet you, Arjun!" not in contents
+            assert all(m["sourceEventIds"] and m["sourceEventIds"][0].startswith(run) for m in ctx["memories"])
+            assert ctx["contact"] == {"contactId": "arjun", "displayName": "Arjun", "channel": "whatsapp"}
+            assert ctx["history"][0]["content"] == CONVERSATION[0][1]
+            assert ctx["state"]["sessionCount"] == 1 and ctx["memory_budget"] == 500
+            # a dog question ranks the dog memories first
+            assert "Bruno" in ctx["memories"][0]["content"]
+
+            # idempotent: re-sending changes nothing
+            assert c.post("/ingest", json=events).json()["duplicates"] == len(events)
+            mems = c.get("/contacts/arjun/memories").json()["memories"]
+            assert len(mems) == 4 and all(m["status"] == "active" for m in mems)
+
+            # an invalid batch: 422 naming the field, and nothing of it is published
+            bad = [{"contact_id": "arjun", "role": "user", "message": "I love sushi", "event_id": f"{run}-ok"},
+                   {"contact_id": "arjun", "role": "robot", "message": "x" * 20000, "event_id": f"{run}-bad"}]
+            r = c.post("/ingest", json=bad)
+            assert r.status_code == 422
+            fields = {(e["index"], e["field"]) for e in r.json()["errors"]}
+            assert {(1, "role"), (1, "message")} <= fields
+            assert c.post("/ingest", content=b"{nope").status_code == 400
+            assert c.post("/ingest", json=[]).status_code == 422
+            assert c.post("/ingest", json=[events[0]] * 1001).status_code == 413
+            assert c.post("/ingest", json={"role": "user", "message": "hi"}).json()["errors"][0]["field"] == "contact_id"
+            assert c.get("/context/arjun", params={"after": f"{run}-ok"}).status_code == 504
+
+            # a poison record straight on the topic goes to the dead-letter topic; the next good one is processed
+            info = stack.run_info
+            good = interaction(f"{run}-direct", "I started learning the guitar", contact="arjun",
+                               minutes=20)
+            asyncio.run(publish_raw(info["kafka_url"], "rapport.interactions",
+                                    [(b"default/arjun", b"\x00poison"), (partition_key("default", "arjun"), encode(good))]))
+            ctx = wait_for(c, "arjun", good.event_id, budget=2000)
+            assert "I started learning the guitar" in [m["content"] for m in ctx["memories"]]
+            dead = asyncio.run(read_topic(info["kafka_url"], "rapport.dead-letter"))
+            assert dead and orjson.loads(dead[0])["reason"].startswith("not JSON")
+
+            before = {m["id"] for m in c.get("/contacts/arjun/memories").json()["memories"]}
+            # published but maybe not yet processed when the stop comes: must survive the restart
+            late = [{"contact_id": "late", "role": "user", "message": f"Late message number {i} about my garden",
+                     "event_id": f"{run}-late-{i}"} for i in range(30)]
+            assert c.post("/ingest", json=late).status_code == 202
+
+        code, took, alive = stack.stop()
+        assert code == 0 and took < 30 and alive == [], (code, took, alive)
+
+        stack.start()
+        with stack.client() as c:
+            after = {m["id"] for m in c.get("/contacts/arjun/memories").json()["memories"]}
+            assert after == before
+            ctx = wait_for(c, "late", f"{run}-late-29", budget=2000)
+            assert len(c.get("/contacts/late/memories").json()["memories"]) == 30
+            ctx = wait_for(c, "arjun", events[-1]["event_id"], query="Where does mom live?", budget=500)
+            assert any("Chennai" in m["content"] for m in ctx["memories"])
+        code, took, alive = stack.stop()
+        assert code == 0 and alive == []
+    finally:
+        stack.kill()
+
+
+def test_two_workers_share_partitions_and_apply_each_event_once(tmp_path):
+    stack = RunningStack(tmp_path / "data", workers=2)
+    stack.start()
+    try:
+        n_contacts, per_contact = 40, 25
+        events = [{"contact_id": f"c{c}", "role": "user" if i % 2 == 0 else "assistant",
+                   "message": f"Contact {c} tells story {i} about their weekend trip to the lake",
+                   "event_id": f"w2-{c}-{i}", "occurred_at": f"2026-05-01T10:{i:02d}:00Z"}
+                  for i in range(per_contact) for c in range(n_contacts)]
+        with stack.client() as c:
+            for i in range(0, len(events), 500):
+                assert c.post("/ingest", json=events[i:i + 500]).status_code == 202
+            for k in range(n_contacts):
+                wait_for(c, f"c{k}", f"w2-{k}-{per_contact - 1}")
+            import redis
+            r = redis.Redis.from_url(stack.run_info["redis_url"])
+            assignments = [orjson.loads(r.get(k))["partitions"] for k in r.keys("rapport:workers:*")]
+            assert len(assignments) == 2 and all(assignments), assignments
+            assert not set(assignments[0]) & set(assignments[1])
+            import psycopg
+            with psycopg.connect(stack.run_info["database_url"]) as conn:
+                assert conn.execute("SELECT count(*), count(DISTINCT event_id) FROM proj_v1.processed_events "
+                                    "WHERE event_id LIKE 'w2-%'").fetchone() == (len(events), len(events))
+                assert conn.execute("SELECT count(*) FROM proj_v1.memories WHERE contact_id LIKE 'c%'"
+                                    ).fetchone()[0] == n_contacts * ((per_contact + 1) // 2)
+                counts = conn.execute("SELECT min(message_count), max(message_count) FROM proj_v1.contacts "
+                                      "WHERE contact_id LIKE 'c%'").fetchone()
+                assert counts == (per_contact, per_contact)
+        code, _, alive = stack.stop()
+        assert code == 0 and alive == []
+    finally:
+        stack.kill()

@@ -1,0 +1,114 @@
+"""The interaction pipeline against a real PostgreSQL: projection, tracking, idempotency, dead letters."""
+from __future__ import annotations
+
+import pytest
+
+from agents.pipeline import InteractionPipeline, Record
+from projections import db
+from schemas.envelope import encode
+from tests.helpers import FakeEmbedder, interaction, records
+
+pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
+
+
+async def pipeline_for(pg_url: str, version: str, epoch: str = "epoch-a", embedder=None) -> InteractionPipeline:
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    return InteractionPipeline(conn, embedder or FakeEmbedder(), broker_epoch=epoch)
+
+
+def rows(pg_url: str, version: str, sql: str, *args):
+    with db.connect(pg_url) as conn:
+        conn.execute(f"SET search_path TO {db.schema_of(version)}, rapport, public")
+        return conn.execute(sql, args).fetchall()
+
+
+CONVERSATION = [
+    ("e1", "user", "Hey, I'm Arjun and I work at Infosys"),
+    ("e2", "assistant", "Nice to meet you Arjun!"),
+    ("e3", "user", "lol"),
+    ("e4", "user", "My dog Bruno ate my shoes again"),
+]
+
+
+async def test_batch_projects_memories_state_sessions_and_tracking(pg_url, version):
+    p = await pipeline_for(pg_url, version)
+    envs = [interaction(i, m, role=r, minutes=n, display_name="Arjun", channel="whatsapp")
+            for n, (i, r, m) in enumerate(CONVERSATION)]
+    out = await p.process(records(envs))
+    assert (out.applied, out.skipped, out.dead_letters) == (4, 0, [])
+
+    mems = rows(pg_url, version, "SELECT content, memory_type, source_event_ids, embedding_model, embedding_dim "
+                                 "FROM memories ORDER BY created_at")
+    # one episode per meaningful *user* message: not the assistant turn, not "lol"
+    assert [(m[0], m[1], m[2]) for m in mems] == [
+        ("Hey, I'm Arjun and I work at Infosys", "episode", ["e1"]),
+        ("My dog Bruno ate my shoes again", "episode", ["e4"])]
+    assert all(m[3] == "fake-8" and m[4] == 8 for m in mems)
+
+    (state,) = rows(pg_url, version, "SELECT state, message_count, session_count, display_name FROM contacts")
+    assert state[1:] == (4, 1, "Arjun")
+    assert [t["content"] for t in state[0]["window"]] == [m for _, _, m in CONVERSATION]
+    assert rows(pg_url, version, "SELECT count(*) FROM sessions")[0][0] == 1
+    assert rows(pg_url, version, "SELECT event_id, contact_seq FROM processed_events ORDER BY contact_seq") == [
+        ("e1", 1), ("e2", 2), ("e3", 3), ("e4", 4)]
+    assert rows(pg_url, version, "SELECT partition, broker_epoch, next_offset FROM watermarks") == [(0, "epoch-a", 4)]
+    assert rows(pg_url, version, "SELECT count(*) FROM rapport.ledger WHERE event_id = ANY(%s)",
+                ["e1", "e2", "e3", "e4"])[0][0] == 4
+
+
+async def test_redelivery_is_skipped_by_watermark_and_by_tracking(pg_url, version):
+    envs = [interaction(f"r{i}", f"I went hiking on trail number {i}", minutes=i) for i in range(5)]
+    p = await pipeline_for(pg_url, version)
+    await p.process(records(envs))
+    # same broker, same offsets (a redelivery after a crash before the offset commit)
+    again = await p.process(records(envs))
+    assert (again.applied, again.skipped) == (0, 5)
+    # a restarted worker (no cache) on a fresh broker: new epoch, new offsets -> tracking records catch it
+    p2 = await pipeline_for(pg_url, version, epoch="epoch-b")
+    moved = await p2.process(records(envs, start_offset=100))
+    assert (moved.applied, moved.skipped) == (0, 5)
+    assert rows(pg_url, version, "SELECT count(*) FROM memories")[0][0] == 5
+    assert rows(pg_url, version, "SELECT message_count FROM contacts")[0][0] == 5
+    # duplicates inside one batch count once
+    dup = interaction("r9", "I bought a new bike today", minutes=30)
+    out = await p2.process(records([dup, dup], start_offset=200))
+    assert (out.applied, out.skipped) == (1, 1)
+
+
+async def test_poison_records_become_dead_letters_and_the_batch_goes_on(pg_url, version):
+    good1 = interaction("g1", "I moved to Berlin last month")
+    good2 = interaction("g2", "Berlin is cold but I love it", minutes=1)
+    bad_role = interaction("b1", "hello there friend", role="user").with_payload(role="robot")
+    recs = [Record(encode(good1), "t", 0, 0), Record(b"\xff not json", "t", 0, 1),
+            Record(b'{"event_id": "x"}', "t", 0, 2), Record(encode(bad_role), "t", 0, 3),
+            Record(encode(good2), "t", 0, 4)]
+    p = await pipeline_for(pg_url, version)
+    out = await p.process(recs)
+    assert out.applied == 2
+    reasons = [d.reason for d in out.dead_letters]
+    assert len(reasons) == 3
+    assert reasons[0].startswith("not JSON")
+    assert "missing envelope field" in reasons[1]
+    assert "payload.role" in reasons[2]
+    assert [r[0] for r in rows(pg_url, version, "SELECT event_id FROM processed_events ORDER BY contact_seq")] == [
+        "g1", "g2"]
+    # the dead-letter record carries the reason and the original bytes
+    import orjson
+    dl = orjson.loads(out.dead_letters[0].to_bytes())
+    assert dl["offset"] == 1 and dl["reason"] == reasons[0]
+
+
+async def test_state_survives_a_worker_restart(pg_url, version):
+    p = await pipeline_for(pg_url, version)
+    await p.process(records([interaction("s1", "I play Valorant on weekends")]))
+    p2 = await pipeline_for(pg_url, version)  # new process: empty cache, state from PostgreSQL
+    await p2.process(records([interaction("s2", "Bruno is learning a new trick", minutes=45)], start_offset=1))
+    (r,) = rows(pg_url, version, "SELECT message_count, session_count, seq FROM contacts")
+    assert r == (2, 2, 2)  # 45 minutes of silence: a second session
+
+
+async def test_real_embeddings_are_stored_with_model_and_dimension(pg_url, version, embedder):
+    p = await pipeline_for(pg_url, version, embedder=embedder)
+    await p.process(records([interaction("v1", "I have a golden retriever named Bruno")]))
+    (r,) = rows(pg_url, version, "SELECT embedding_model, embedding_dim, vector_norm(embedding) FROM memories")
+    assert r[0] == "all-MiniLM-L6-v2" and r[1] == 384 and abs(r[2] - 1.0) < 1e-4

@@ -1,0 +1,266 @@
+"""projections/retrieval.py: multi-signal scoring, token estimates, budget packing, keyword queries."""
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from projections import retrieval as r
+from projections.context import rank
+
+NOW = datetime(2026, 4, 3, 12, 0, tzinfo=timezone.utc)
+
+
+def days_ago(d: float) -> datetime:
+    return NOW - timedelta(days=d)
+
+
+# ------------------------------------------------------------------------------------ weights
+def test_weights_are_the_seed_values_and_sum_to_one():
+    assert (r.CONTACT_WEIGHTS.similarity, r.CONTACT_WEIGHTS.recency, r.CONTACT_WEIGHTS.importance,
+            r.CONTACT_WEIGHTS.access_frequency, r.CONTACT_WEIGHTS.entity_match) == (0.35, 0.25, 0.20, 0.10, 0.10)
+    assert (r.TENANT_WEIGHTS.similarity, r.TENANT_WEIGHTS.recency, r.TENANT_WEIGHTS.importance,
+            r.TENANT_WEIGHTS.access_frequency, r.TENANT_WEIGHTS.entity_match) == (0.40, 0.25, 0.20, 0.10, 0.05)
+    for w in (r.CONTACT_WEIGHTS, r.TENANT_WEIGHTS):
+        assert math.isclose(w.similarity + w.recency + w.importance + w.access_frequency + w.entity_match, 1.0)
+    assert r.WEIGHTS == {"contact": r.CONTACT_WEIGHTS, "tenant": r.TENANT_WEIGHTS}
+
+
+# ------------------------------------------------------------------------------------ the score
+def test_contact_score_hand_computed():
+    # similarity 0.8, 73 days since access (recency 1 - 73/365 = 0.8), importance 0.5,
+    # 10 accesses (10/20 = 0.5), entity match 1.0
+    s = r.score(similarity=0.8, accessed_at=days_ago(73), importance=0.5, access_count=10, entity_match=1.0,
+                as_of=NOW, weights=r.CONTACT_WEIGHTS)
+    # 0.35*0.8 + 0.25*0.8 + 0.20*0.5 + 0.10*0.5 + 0.10*1.0 = 0.28 + 0.20 + 0.10 + 0.05 + 0.10
+    assert s == pytest.approx(0.73)
+
+
+def test_tenant_score_hand_computed():
+    s = r.score(similarity=0.8, accessed_at=days_ago(73), importance=0.5, access_count=10, entity_match=1.0,
+                as_of=NOW, weights=r.TENANT_WEIGHTS)
+    # 0.40*0.8 + 0.25*0.8 + 0.20*0.5 + 0.10*0.5 + 0.05*1.0 = 0.32 + 0.20 + 0.10 + 0.05 + 0.05
+    assert s == pytest.approx(0.72)
+
+
+def test_default_weights_are_the_contact_weights():
+    kw = dict(similarity=0.3, accessed_at=days_ago(10), importance=0.9, access_count=3, entity_match=0.0, as_of=NOW)
+    assert r.score(**kw) == r.score(**kw, weights=r.CONTACT_WEIGHTS)
+    assert r.score(**kw) != r.score(**kw, weights=r.TENANT_WEIGHTS)
+
+
+@pytest.mark.parametrize("signal,weight", [("similarity", 0.35), ("importance", 0.20), ("entity_match", 0.10)])
+def test_each_linear_signal_has_its_contact_weight(signal: str, weight: float):
+    base = dict(similarity=0.0, accessed_at=None, importance=0.0, access_count=0, entity_match=0.0, as_of=NOW)
+    assert r.score(**base) == 0.0
+    assert r.score(**{**base, signal: 1.0}) == pytest.approx(weight)
+
+
+def test_recency_and_access_signals_alone():
+    base = dict(similarity=0.0, importance=0.0, entity_match=0.0, as_of=NOW)
+    assert r.score(**base, accessed_at=NOW, access_count=0) == pytest.approx(0.25)
+    assert r.score(**base, accessed_at=None, access_count=20) == pytest.approx(0.10)
+    assert r.score(**base, accessed_at=NOW, access_count=20, weights=r.TENANT_WEIGHTS) == pytest.approx(0.35)
+
+
+def test_all_signals_maxed_score_one():
+    for w in (r.CONTACT_WEIGHTS, r.TENANT_WEIGHTS):
+        assert r.score(similarity=1.0, accessed_at=NOW, importance=1.0, access_count=999, entity_match=1.0,
+                       as_of=NOW, weights=w) == pytest.approx(1.0)
+
+
+def test_negative_similarity_counts_as_zero():
+    kw = dict(accessed_at=days_ago(30), importance=0.7, access_count=2, entity_match=0.0, as_of=NOW)
+    assert r.score(similarity=-0.6, **kw) == r.score(similarity=0.0, **kw)
+
+
+# ------------------------------------------------------------------------------------ recency, frequency
+def test_recency_is_linear_over_a_year():
+    assert r.recency(NOW, NOW) == 1.0
+    assert r.recency(days_ago(36.5), NOW) == pytest.approx(0.9)
+    assert r.recency(days_ago(182.5), NOW) == pytest.approx(0.5)
+    assert r.recency(days_ago(365), NOW) == pytest.approx(0.0)
+
+
+def test_recency_is_clamped_to_zero_and_one():
+    assert r.recency(days_ago(400), NOW) == 0.0
+    assert r.recency(days_ago(10_000), NOW) == 0.0
+    assert r.recency(NOW + timedelta(days=30), NOW) == 1.0  # accessed "after" as_of (as_of in the past)
+    assert r.recency(None, NOW) == 0.0
+
+
+def test_recency_respects_utc_offsets():
+    ist = timezone(timedelta(hours=5, minutes=30))
+    same_instant = NOW.astimezone(ist)
+    assert r.recency(same_instant, NOW) == 1.0
+
+
+@pytest.mark.parametrize("count,expected", [(0, 0.0), (1, 0.05), (10, 0.5), (19, 0.95), (20, 1.0), (21, 1.0),
+                                            (1000, 1.0), (-5, 0.0)])
+def test_access_frequency_is_capped_at_20(count: int, expected: float):
+    assert r.access_frequency(count) == pytest.approx(expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sim=st.floats(-1, 1), age=st.floats(-1000, 5000), imp=st.floats(0, 1), acc=st.integers(-10, 10_000),
+       ent=st.floats(0, 1))
+def test_score_is_bounded_for_bounded_signals(sim, age, imp, acc, ent):
+    for w in (r.CONTACT_WEIGHTS, r.TENANT_WEIGHTS):
+        s = r.score(similarity=sim, accessed_at=days_ago(age), importance=imp, access_count=acc, entity_match=ent,
+                    as_of=NOW, weights=w)
+        assert -1e-9 <= s <= 1.0 + 1e-9
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=st.floats(0, 1000), b=st.floats(0, 1000))
+def test_older_access_never_scores_higher(a, b):
+    kw = dict(similarity=0.5, importance=0.5, access_count=3, entity_match=0.0, as_of=NOW)
+    newer, older = min(a, b), max(a, b)
+    assert r.score(accessed_at=days_ago(newer), **kw) >= r.score(accessed_at=days_ago(older), **kw)
+
+
+# ------------------------------------------------------------------------------------ tokens
+def test_estimate_tokens_is_ceil_of_chars_over_4():
+    assert r.estimate_tokens("") == 0
+    assert r.estimate_tokens("a") == 1
+    assert r.estimate_tokens("abcd") == 1
+    assert r.estimate_tokens("abcde") == 2
+    assert r.estimate_tokens("x" * 401) == 101
+
+
+def test_estimate_tokens_takes_the_larger_of_tokenizer_and_rule():
+    assert r.estimate_tokens("abcdefgh", count=lambda t: 7) == 7
+    assert r.estimate_tokens("abcdefgh", count=lambda t: 1) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=2000), extra=st.integers(0, 50))
+def test_estimate_tokens_never_below_the_rule(text: str, extra: int):
+    rule = math.ceil(len(text) / 4)
+    assert r.estimate_tokens(text) >= rule
+    assert r.estimate_tokens(text, count=lambda t: 0) >= rule
+    assert r.estimate_tokens(text, count=lambda t: rule + extra) == rule + extra
+
+
+# ------------------------------------------------------------------------------------ packing
+def cost_of(item: dict) -> int:
+    return item["cost"]
+
+
+def items(*costs: int) -> list[dict]:
+    return [{"id": i, "cost": c} for i, c in enumerate(costs)]
+
+
+def test_pack_takes_items_in_order_while_they_fit():
+    out, used = r.pack(items(3, 4, 2), 9, cost_of)
+    assert [i["id"] for i in out] == [0, 1, 2] and used == 9
+
+
+def test_pack_skips_an_item_that_does_not_fit_and_continues():
+    out, used = r.pack(items(5, 10, 3, 2, 1), 10, cost_of)
+    assert [i["id"] for i in out] == [0, 2, 3]  # 10 is skipped, 1 no longer fits after 5+3+2
+    assert used == 10
+
+
+def test_pack_with_zero_budget_takes_only_free_items():
+    out, used = r.pack(items(1, 0, 2), 0, cost_of)
+    assert [i["id"] for i in out] == [1] and used == 0
+
+
+def test_pack_keeps_the_best_first_order():
+    out, _ = r.pack(items(1, 1, 1, 1), 3, cost_of)
+    assert [i["id"] for i in out] == [0, 1, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(costs=st.lists(st.integers(0, 300), max_size=60), budget=st.integers(0, 2000))
+def test_pack_property(costs: list[int], budget: int):
+    its = items(*costs)
+    out, used = r.pack(its, budget, cost_of)
+    assert used <= budget  # never exceeds the budget
+    assert used == sum(i["cost"] for i in out)
+    ids = [i["id"] for i in out]
+    assert ids == sorted(ids)  # a subsequence, in the given (best-first) order
+    # greedy: every skipped item did not fit at the moment it was considered
+    taken, running = set(ids), 0
+    for it in its:
+        if it["id"] in taken:
+            running += it["cost"]
+        else:
+            assert running + it["cost"] > budget
+
+
+# ------------------------------------------------------------------------------------ keyword query
+def test_keyword_query_ors_the_distinct_words():
+    assert r.keyword_query("Where does Bruno sleep? Bruno!") == "where | does | bruno | sleep"
+
+
+def test_keyword_query_drops_single_characters_and_punctuation():
+    assert r.keyword_query("I & a: x-ray (2024)") == "ray | 2024"
+    assert r.keyword_query("it's Bob's") == "it | bob"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!", "a b c", "& | ! ( ) : *"])
+def test_keyword_query_is_none_without_terms(text: str):
+    assert r.keyword_query(text) is None
+
+
+def test_keyword_query_has_no_tsquery_operators():
+    q = r.keyword_query("cats & dogs | birds !fish (maybe) 'quoted' <-> prefix:* foo\\bar")
+    assert q is not None
+    for term in q.split(" | "):
+        assert term.isalnum()
+
+
+def test_keyword_query_caps_the_number_of_terms():
+    text = " ".join(f"word{i}" for i in range(100))
+    q = r.keyword_query(text, max_terms=24)
+    assert q.split(" | ") == [f"word{i}" for i in range(24)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_keyword_query_is_always_a_safe_or_query(text: str):
+    q = r.keyword_query(text)
+    if q is not None:
+        terms = q.split(" | ")
+        assert 1 <= len(terms) <= 24
+        assert len(terms) == len(set(terms))
+        assert all(len(t) > 1 and t.isalnum() and t == t.lower() for t in terms)
+
+
+def test_keyword_query_keeps_non_ascii_words():
+    q = r.keyword_query("Where does Müller buy café crème?")
+    assert q is not None
+    terms = q.split(" | ")
+    assert "müller" in terms and "café" in terms
+    assert r.keyword_query("我搬到了柏林") is not None
+
+
+# ------------------------------------------------------------------------------------ rank (context.py)
+def row(i: str, similarity: float, importance: float, accessed: datetime | None, created: datetime,
+        access_count: int = 0) -> dict:
+    return {"id": i, "similarity": similarity, "importance": importance, "accessed_at": accessed,
+            "created_at": created, "access_count": access_count}
+
+
+def test_rank_orders_by_score_then_id_and_uses_created_at_without_access():
+    rows = [row("b", 0.9, 0.5, NOW, NOW), row("a", 0.9, 0.5, NOW, NOW), row("c", 0.1, 0.1, None, days_ago(400)),
+            row("d", 0.0, 0.5, None, NOW)]
+    ranked = rank(rows, NOW)
+    assert [x[1]["id"] for x in ranked] == ["a", "b", "d", "c"]
+    scores = [x[0] for x in ranked]
+    assert scores == sorted(scores, reverse=True)
+    # d: never accessed, so recency comes from created_at (today): 0.25 + 0.2 * 0.5
+    assert dict((x[1]["id"], x[0]) for x in ranked)["d"] == pytest.approx(0.35)
+    # c: created 400 days ago -> recency 0: 0.35 * 0.1 + 0.2 * 0.1
+    assert dict((x[1]["id"], x[0]) for x in ranked)["c"] == pytest.approx(0.055)
+
+
+def test_rank_tenant_scope_uses_tenant_weights():
+    rows = [row("a", 1.0, 0.0, None, days_ago(365))]
+    assert rank(rows, NOW, scope="tenant")[0][0] == pytest.approx(0.40)
+    assert rank(rows, NOW, scope="contact")[0][0] == pytest.approx(0.35)
