@@ -107,5 +107,29 @@ def demo(url: str, contact: str) -> None:
     run_demo(url, contact)
 
 
+@main.group()
+def bench() -> None:
+    """Benchmarks (numbers are printed with the machine they ran on)."""
+
+
+@bench.command("load")
+@click.option("--url", default=None, help="a running instance; default: start an embedded stack in a temp dir")
+@click.option("--contacts", default=200, show_default=True)
+@click.option("--events", default=5000, show_default=True)
+@click.option("--queries", default=400, show_default=True)
+@click.option("--concurrency", default=8, show_default=True)
+@click.option("--workers", default=1, show_default=True, help="worker processes of the embedded stack")
+@click.option("--out", default=None, help="write the results as JSON here")
+def bench_load(url, contacts, events, queries, concurrency, workers, out) -> None:  # noqa: ANN001
+    """Ingest rate, processing rate, freshness and /context latency through the HTTP API."""
+    import os
+    import platform
+
+    from ops.bench import load_main
+
+    click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    load_main(url, contacts, events, queries, concurrency, workers, out)
+
+
 if __name__ == "__main__":
     main()

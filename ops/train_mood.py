@@ -39,8 +39,8 @@ GOEMOTIONS_TO_MOOD = {"joy": "happy", "amusement": "happy", "sadness": "sad", "g
                       "anger": "angry", "annoyance": "frustrated", "gratitude": "grateful"}
 GOEMOTIONS_MOODS = ("happy", "sad", "anxious", "excited", "neutral", "angry", "frustrated", "grateful")
 
-C = 4.0
-CLASS_WEIGHT_POWER = 0.6
+C = 2.0
+CLASS_WEIGHT_POWER = 0.7
 HAND_WEIGHT = 4.0
 
 
@@ -111,7 +111,7 @@ def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_PO
         print(f"train: {len(texts)} examples ({len(hand)} hand-labelled), {x.nnz / len(texts):.0f} features "
               f"each, featurised in {time.time() - t0:.1f}s; classes {dict(sorted(counts.items()))}")
     t0 = time.time()
-    clf = LogisticRegression(C=c_reg, max_iter=3000, tol=1e-5, random_state=SEED)
+    clf = LogisticRegression(C=c_reg, max_iter=3000, tol=1e-4, random_state=SEED)
     clf.fit(x, y, sample_weight=w / w.mean())
     if verbose:
         print(f"fit in {time.time() - t0:.1f}s ({int(clf.n_iter_[0])} iterations)")

@@ -49,6 +49,7 @@ class Settings:
     web_host: str = "127.0.0.1"
     faust_datadir: str = "./.rapport/faust"
     rebalance_timeout_s: float = 10.0
+    fetch_max_wait_ms: int = 50
 
     @staticmethod
     def from_env() -> "Settings":
@@ -77,6 +78,7 @@ class Settings:
             web_host=_env("RAPPORT_WORKER_WEB_HOST", d.web_host),
             web_port=int(_env("RAPPORT_WORKER_WEB_PORT", "0")),
             faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
+            fetch_max_wait_ms=int(_env("RAPPORT_FETCH_MAX_WAIT_MS", str(d.fetch_max_wait_ms))),
             rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
         )
 

@@ -47,6 +47,7 @@ import re
 import threading
 import unicodedata
 import zlib
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,8 @@ INTENSIFIERS = frozenset("""so soo very really rly super extremely totally absol
     completely utterly truly seriously hella mad crazy damn freaking fucking sooo such too most""".split())
 DIMINISHERS = frozenset("""kinda kind sorta somewhat slightly bit little lil mildly""".split())
 TIRED_WORDS = frozenset("""tired exhausted sleepy drained worn wiped yawn zzz sleep knackered""".split())
+CALM_WORDS = frozenset("""calm chill chilling chilled relaxed relaxing cozy cosy peaceful lazy quiet mellow
+    content""".split())
 LAUGH = frozenset({"haha", "hehe", "lol", "lmao", "lmfao", "rofl", "xd", "hahah", "ahah", "ahaha"})
 
 # dry, low-effort replies that read as disengaged when they are the whole message
@@ -171,7 +174,7 @@ class Cues:
 
     __slots__ = ("raw", "lower", "tokens", "words", "marked", "n_words", "excl", "excl_run", "question",
                  "shout", "stretched", "laugh", "emoji", "emoji_moods", "lex_plain", "lex_neg", "intens",
-                 "dimin", "tired", "trailing_dots", "dry", "flirty_phrase", "grateful_phrase", "reflective")
+                 "dimin", "tired", "calm", "trailing_dots", "dry", "flirty_phrase", "grateful_phrase", "reflective")
 
     def __init__(self, text: str) -> None:
         raw = unicodedata.normalize("NFKC", text or "").translate(_STRIP_CHARS)
@@ -207,7 +210,8 @@ class Cues:
         self.trailing_dots = bool(re.search(r"(\.\.+|…)\s*$", raw))
         self.intens = any(w in INTENSIFIERS for w in self.words)
         self.dimin = any(w in DIMINISHERS for w in self.words) or "a bit" in lower or "a little" in lower
-        self.tired = any(w in TIRED_WORDS for w in self.words)
+        self.tired = any(w in TIRED_WORDS and nxt != "of" for w, nxt in zip(self.words, self.words[1:] + [""]))
+        self.calm = any(w in CALM_WORDS for w in self.words)
         # negation scope marking and lexicon hits
         marked: list[str] = []
         lex_plain: dict[str, int] = {}
@@ -251,8 +255,7 @@ class Cues:
         if any(m in POSITIVE or m == "excited" for m in self.emoji_moods):
             return False
         if self.n_words == 0:
-            return bool(self.emoji_moods) and all(m == "bored" for m in self.emoji_moods) or \
-                   any(c in "🙄" for c in self.emoji)
+            return bool(self.emoji_moods) and all(m == "bored" for m in self.emoji_moods)
         words = self.words
         if not all(w in DRY_WORDS for w in words):
             return False
@@ -355,40 +358,75 @@ def _load(path: str = str(MODEL_PATH)) -> tuple[np.ndarray, np.ndarray, tuple[st
     return np.ascontiguousarray(w), b, classes
 
 
-def model_probs(text: str, cues: Cues | None = None) -> dict[str, float]:
-    """The linear model's probability per mood (no rules)."""
+def model_logits(text: str, cues: Cues | None = None) -> dict[str, float]:
+    """The linear model's score per mood (no rules)."""
     w, b, classes = _load()
     idx, val = featurize(text, cues)
     z = val @ w[idx] + b
-    z = z - z.max()
-    p = np.exp(z)
-    p /= p.sum()
-    return {m: float(v) for m, v in zip(classes, p)}
+    return {m: float(v) for m, v in zip(classes, z)}
 
 
-FLIRTY_EMOJI = frozenset("😘😏😉💋😚😙🫦👅😍🥰")
+def _softmax(z: dict[str, float]) -> dict[str, float]:
+    top = max(z.values())
+    e = {m: float(np.exp(v - top)) for m, v in z.items()}
+    s = sum(e.values())
+    return {m: v / s for m, v in e.items()}
 
 
-def _level(e: int) -> str:
-    return ENERGIES[2 - max(0, min(2, e))]
+def model_probs(text: str, cues: Cues | None = None) -> dict[str, float]:
+    """The linear model's probability per mood (no rules)."""
+    return _softmax(model_logits(text, cues))
+
+
+EMOJI_BONUS = 1.5   # log-odds added to a mood hinted by an emoji/emoticon (x sqrt(count), at most 2 counted)
+PHRASE_BONUS = 2.5  # log-odds added to flirty / grateful when one of their phrases occurs
+
+
+def rule_logits(z: dict[str, float], c: Cues) -> dict[str, float]:
+    """Rule 3: emoji hints and the flirty / grateful phrase lists shift the model's scores."""
+    z = dict(z)
+    for m, n in Counter(c.emoji_moods).items():
+        z[m] += EMOJI_BONUS * min(n, 2) ** 0.5
+    if c.flirty_phrase:
+        z["flirty"] += PHRASE_BONUS
+    if c.grateful_phrase:
+        z["grateful"] += PHRASE_BONUS
+    return z
+
+
+def choose(probs: dict[str, float], c: Cues) -> tuple[str, float]:
+    """Rules 1 and 2 over the (rule-shifted) probabilities: (mood, confidence)."""
+    if c.dry:
+        return "bored", max(probs["bored"], 0.75)
+    allowed = dict(probs)
+    best = max(allowed, key=allowed.__getitem__)
+    if c.lex_neg.get(best) and not c.lex_plain.get(best):
+        group = POSITIVE if best in POSITIVE else NEGATIVE if best in NEGATIVE else frozenset({best})
+        for m in group:
+            if not c.lex_plain.get(m) and len(allowed) > 1:
+                allowed.pop(m, None)
+        best = max(allowed, key=allowed.__getitem__)
+    return best, allowed[best] / sum(allowed.values())
 
 
 _BASE_ENERGY = {"excited": 2, "angry": 2, "sad": 0, "anxious": 0, "bored": 0}
 
 
 def energy_of(mood: str, c: Cues) -> str:
+    """Energy from the mood's base level and the surface cues (module docstring)."""
     if c.excl >= 3 or c.excl_run or c.shout:
         return "high"
-    base = _BASE_ENERGY.get(mood, 1)
-    up = sum((c.excl == 1, c.intens, c.stretched, c.laugh, len(c.emoji) >= 2))
-    down = sum((c.trailing_dots, c.tired, c.dimin, c.dry))
-    delta = (1 if up else 0) - (1 if down else 0)
-    if base == 0 and up == 1 and delta == 1 and not c.excl:
-        delta = 0  # one weak cue does not lift a low mood; "!" or two cues do
-    return _level(base + delta)
+    level = _BASE_ENERGY.get(mood, 1)
+    strong = int(c.stretched) + int(c.laugh) + int(len(c.emoji) >= 2)
+    weak = int(c.excl == 1) + int(c.intens)
+    up = (strong + weak >= 2) if level == 0 else (strong >= 1 or weak >= 2)
+    down = c.trailing_dots or c.dimin or c.dry or c.calm or (c.tired and mood != "flirty")
+    level += int(up) - int(down)
+    return ENERGIES[2 - max(0, min(2, level))]
 
 
 def style_of(mood: str, energy: str, c: Cues) -> str:
+    """The approach the reply should take (module docstring)."""
     if mood == "flirty":
         return "romantic"
     if mood in ("angry", "frustrated"):
@@ -404,37 +442,13 @@ def style_of(mood: str, energy: str, c: Cues) -> str:
     return "casual"
 
 
-def _choose(probs: dict[str, float], c: Cues) -> tuple[str, float]:
-    p = dict(probs)
-    # rule 3: strong flirty / grateful cues
-    if c.flirty_phrase or any(e in FLIRTY_EMOJI for e in c.emoji):
-        p["flirty"] = p["flirty"] + 0.35
-    if c.grateful_phrase:
-        p["grateful"] = p["grateful"] + 0.35
-    total = sum(p.values())
-    p = {m: v / total for m, v in p.items()}
-    # rule 1: dry short replies
-    if c.dry:
-        return "bored", max(p["bored"], 0.75)
-    allowed = dict(p)
-    best = max(allowed, key=allowed.__getitem__)
-    # rule 2: negation
-    if c.lex_neg.get(best) and not c.lex_plain.get(best):
-        group = POSITIVE if best in POSITIVE else NEGATIVE if best in NEGATIVE else frozenset({best})
-        for m in group:
-            if not c.lex_plain.get(m) and m in allowed and len(allowed) > 1:
-                del allowed[m]
-        best = max(allowed, key=allowed.__getitem__)
-    conf = allowed[best] / sum(allowed.values())
-    return best, conf
-
-
 def classify(text: str) -> dict[str, Any]:
     """{"mood", "energy", "style", "confidence"} for one message; deterministic, offline."""
     c = Cues(text)
-    if not c.tokens and not c.emoji:
-        return {"mood": "neutral", "energy": "medium", "style": "casual", "confidence": 0.5}
-    mood, conf = _choose(model_probs(text, c), c)
+    if not c.words and not c.emoji and not any(t in EMOTICONS for t in c.tokens):
+        return {"mood": "neutral", "energy": "high" if c.excl >= 3 or c.excl_run else "medium",
+                "style": "casual", "confidence": 0.5}
+    mood, conf = choose(_softmax(rule_logits(model_logits(text, c), c)), c)
     energy = energy_of(mood, c)
     return {"mood": mood, "energy": energy, "style": style_of(mood, energy, c),
             "confidence": round(min(1.0, max(0.0, conf)), 4)}

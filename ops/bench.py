@@ -1,0 +1,171 @@
+"""`rapport bench load`: ingest rate, processing rate, freshness and /context latency through the HTTP
+contract, against a running instance (--url) or a fresh embedded stack it starts and stops itself.
+
+The messages are synthetic but realistic chat (facts, preferences, plans, small talk, moods), written
+for this benchmark; contacts are spread over batches so every batch mixes partitions.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import httpx
+
+PETS = ["Bruno", "Max", "Luna", "Miso", "Pepper", "Coco"]
+PLACES = ["Berlin", "Chennai", "Austin", "Lisbon", "Osaka", "Toronto"]
+WORK = ["Infosys", "a bakery", "the hospital", "a startup", "the university library"]
+FOOD = ["biryani", "sushi", "tacos", "ramen", "dosa", "pizza"]
+TEMPLATES = [
+    "I have a dog named {pet}, he is {n} years old", "My dog {pet} ate my shoes again this morning",
+    "I live in {place} now, moved here last year", "I work at {work} and the week was exhausting",
+    "I love {food} but I don't like spicy food", "Can we talk about my trip to {place} next month?",
+    "I'm so worried about my exam tomorrow", "haha that's hilarious", "ok", "lol",
+    "Took {pet} to the park, he made a new friend", "My mom lives in {place} and I miss her",
+    "I don't really like talking about politics", "What do you think I should cook tonight?",
+    "Finally finished the project at {work}!!!", "meh, whatever", "I'm 29 and still figuring things out",
+    "I prefer tea over coffee in the mornings", "Had a long day, just want to relax with some {food}",
+]
+QUESTIONS = ["How is my dog doing?", "Where do I live?", "What food do I like?", "Where does my mom live?",
+             "What do I do for work?", "What was I worried about?", "What should we talk about?"]
+
+
+def message(rng: random.Random) -> str:
+    return rng.choice(TEMPLATES).format(pet=rng.choice(PETS), place=rng.choice(PLACES), work=rng.choice(WORK),
+                                        food=rng.choice(FOOD), n=rng.randint(1, 12))
+
+
+def pct(values: list[float], p: float) -> float:
+    v = sorted(values)
+    k = (len(v) - 1) * p / 100
+    lo, hi = int(k), min(int(k) + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+def summary(seconds: list[float]) -> dict[str, float]:
+    ms = [s * 1000 for s in seconds]
+    return {"n": len(ms), "p50_ms": round(pct(ms, 50), 2), "p95_ms": round(pct(ms, 95), 2),
+            "p99_ms": round(pct(ms, 99), 2), "mean_ms": round(statistics.fmean(ms), 2)}
+
+
+@contextmanager
+def target(url: str | None, workers: int) -> Iterator[str]:
+    if url:
+        yield url
+        return
+    from ops.embedded import Stack, free_port
+
+    with tempfile.TemporaryDirectory(prefix="rapport-bench-") as d:
+        stack = Stack(Path(d), http_port=free_port(), workers=workers)
+        try:
+            stack.start_services()
+            stack.start_app()
+            if not stack.wait_ready(180):
+                raise RuntimeError("the embedded stack did not become ready")
+            yield stack.url
+        finally:
+            stack.stop()
+
+
+async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7
+                   ) -> dict[str, Any]:
+    rng = random.Random(seed)
+    run = uuid.uuid4().hex[:8]
+    per = max(events // contacts, 1)
+    t0 = 1_700_000_000
+    evs = [{"contact_id": f"bench-{run}-{c}", "tenant_id": "bench", "event_id": f"{run}-{c}-{i}",
+            "role": "user" if i % 3 != 2 else "assistant", "message": message(rng),
+            "occurred_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0 + i * 90 + c))}
+           for i in range(per) for c in range(contacts)]
+    out: dict[str, Any] = {"contacts": contacts, "events": len(evs)}
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency)) as c:
+        # 1. ingest: batches of 100 events that mix contacts
+        batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
+        post_lat: list[float] = []
+        start = time.perf_counter()
+        # batches go out `concurrency` at a time, in order: a contact's later events are in later batches
+        for i in range(0, len(batches), concurrency):
+            group = batches[i:i + concurrency]
+
+            async def one(b: list[dict]) -> None:
+                s = time.perf_counter()
+                (await c.post("/ingest", json=b)).raise_for_status()
+                post_lat.append(time.perf_counter() - s)
+
+            await asyncio.gather(*(one(b) for b in group))
+        posted = time.perf_counter() - start
+        out["ingest"] = {"accepted_events_per_s": round(len(evs) / posted, 1), "post_latency": summary(post_lat)}
+
+        # 2. drain: every contact's last event reflected
+        last = {e["contact_id"]: e["event_id"] for e in evs}
+        for contact, eid in last.items():
+            while (await c.get(f"/context/{contact}", params={"tenant_id": "bench", "after": eid})).status_code == 504:
+                pass
+        drained = time.perf_counter() - start
+        out["processing"] = {"end_to_end_events_per_s": round(len(evs) / drained, 1), "seconds": round(drained, 2)}
+
+        # 3. freshness: one new event, then the time until /context?after= answers
+        fresh: list[float] = []
+        for k in range(min(50, contacts)):
+            e = {"contact_id": f"bench-{run}-{k}", "tenant_id": "bench", "event_id": f"{run}-fresh-{k}",
+                 "role": "user", "message": message(rng)}
+            (await c.post("/ingest", json=e)).raise_for_status()
+            s = time.perf_counter()
+            while (await c.get(f"/context/{e['contact_id']}",
+                               params={"tenant_id": "bench", "after": e["event_id"]})).status_code == 504:
+                pass
+            fresh.append(time.perf_counter() - s)
+        out["freshness"] = summary(fresh)
+
+        # 4. /context latency, with the query embedding and without a query, 1 and `concurrency` clients
+        async def ask(n: int, clients: int, with_query: bool) -> dict[str, Any]:
+            lat: list[float] = []
+
+            async def client(j: int) -> None:
+                r2 = random.Random(seed + j)
+                for _ in range(n // clients):
+                    params = {"tenant_id": "bench", "budget": 1200}
+                    if with_query:  # vary the text so the query-embedding cache does not answer
+                        params["query"] = f"{r2.choice(QUESTIONS)} ({r2.randint(0, 10**6)})"
+                    s = time.perf_counter()
+                    (await c.get(f"/context/bench-{run}-{r2.randrange(contacts)}", params=params)).raise_for_status()
+                    lat.append(time.perf_counter() - s)
+
+            s = time.perf_counter()
+            await asyncio.gather(*(client(j) for j in range(clients)))
+            return {**summary(lat), "requests_per_s": round(len(lat) / (time.perf_counter() - s), 1)}
+
+        out["context"] = {"query_1_client": await ask(queries, 1, True),
+                          f"query_{concurrency}_clients": await ask(queries, concurrency, True),
+                          "no_query_1_client": await ask(queries, 1, False)}
+    return out
+
+
+def print_load(r: dict[str, Any]) -> None:
+    print(f"events: {r['events']} over {r['contacts']} contacts")
+    print(f"ingest accepted      {r['ingest']['accepted_events_per_s']:>10} events/s   "
+          f"POST p50 {r['ingest']['post_latency']['p50_ms']} ms, p95 {r['ingest']['post_latency']['p95_ms']} ms")
+    print(f"processed end to end {r['processing']['end_to_end_events_per_s']:>10} events/s   "
+          f"({r['processing']['seconds']} s)")
+    f = r["freshness"]
+    print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
+    for name, v in r["context"].items():
+        print(f"/context {name:<20} p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, p99 {v['p99_ms']} ms, "
+              f"{v['requests_per_s']} req/s")
+
+
+def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
+              out: str | None) -> dict[str, Any]:
+    with target(url, workers) as u:
+        r = asyncio.run(run_load(u, contacts, events, queries, concurrency))
+    print_load(r)
+    if out:
+        Path(out).write_text(json.dumps(r, indent=2))
+    return r
