@@ -78,11 +78,13 @@ class InteractionPipeline:
         self.cache: OrderedDict[tuple[str, str], dict] = OrderedDict()
         self.cache_size = cache_size
         self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
+        self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
 
     def forget_cache(self) -> None:
         """Partitions moved to another worker: its writes make our cached states stale."""
         self.cache.clear()
+        self.vectors.clear()
         self.watermarks = None
 
     async def process(self, records: list[Record]) -> Outcome:
@@ -122,12 +124,17 @@ class InteractionPipeline:
         plans = [core.plan_memories(e) if e.event_type == ev.INTERACTION_RECORDED else [] for e, _ in fresh]
         await self._embed([m for ms in plans for m in ms])
 
+        hot = await self._hot_vectors(states.values())
         batch = Batch(watermarks=marks)
         for (e, r), candidates in zip(fresh, plans):
             key = (e.tenant_id, e.contact_id)
             try:
                 if e.event_type == ev.INTERACTION_RECORDED:
-                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config)
+                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
+                    for d in derived:
+                        m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
+                        if m is not None and m.get("embedding") is not None:
+                            hot[m["id"]] = m["embedding"]
                 else:  # ContactErased: handled by the erasure issue's projector; recorded here
                     new_state, derived = states[key], []
             except Exception as err:  # a bug must not stop the stream: park the event with the reason
@@ -141,6 +148,8 @@ class InteractionPipeline:
 
         await project_batch(self.conn, batch)
         self.watermarks.update(marks)  # type: ignore[union-attr]
+        for mid, v in hot.items():
+            self._remember_vector(mid, v)
         for key, s in batch.states.items():
             self._remember(key, s)
         await self._refresh_redis(batch)
@@ -179,6 +188,25 @@ class InteractionPipeline:
         for k in missing:
             states.setdefault(k, core.new_state(*k))
         return states
+
+    async def _hot_vectors(self, states) -> dict[str, Any]:  # noqa: ANN001
+        """Embeddings of the memories in these contacts' hot sets: cache first, then PostgreSQL."""
+        ids = {mid for s in states for mid in (s.get("memoryIndex") or {}).get("recent", [])}
+        hot = {mid: self.vectors[mid] for mid in ids if mid in self.vectors}
+        missing = [mid for mid in ids if mid not in hot]
+        if missing:
+            cur = await self.conn.execute("SELECT id, embedding FROM memories WHERE id = ANY(%s) "
+                                          "AND embedding IS NOT NULL", (missing,))
+            for mid, vec in await cur.fetchall():
+                hot[mid] = vec.to_numpy() if hasattr(vec, "to_numpy") else vec
+            await self.conn.commit()
+        return hot
+
+    def _remember_vector(self, mid: str, vec: Any) -> None:
+        self.vectors[mid] = vec
+        self.vectors.move_to_end(mid)
+        while len(self.vectors) > self.cache_size:
+            self.vectors.popitem(last=False)
 
     def _remember(self, key: tuple[str, str], state: dict) -> None:
         self.cache[key] = state

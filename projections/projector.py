@@ -85,15 +85,48 @@ SESSION_UPSERT = (
     "DO UPDATE SET last_activity_at=EXCLUDED.last_activity_at, ended_at=EXCLUDED.ended_at, "
     "turn_count=EXCLUDED.turn_count")
 
-# event type -> (SQL, row builder); one executemany per run of consecutive events of one type.
-HANDLERS: dict[str, tuple[str, Callable[[Envelope], tuple]]] = {
-    ev.SESSION_STARTED: (SESSION_UPSERT, _session_row),
-    ev.SESSION_CLOSED: (SESSION_UPSERT, _session_row),
-    ev.MEMORY_EXTRACTED: (MEMORY_INSERT, lambda e: _memory_row(e.payload["memory"])),
-    ev.MEMORY_EMBEDDED: (
+MEMORY_ENTITY_INSERT = ("INSERT INTO memory_entities (memory_id, tenant_id, contact_id, ref) "
+                        "SELECT %s, %s, %s, unnest(%s::text[]) ON CONFLICT DO NOTHING")
+
+ENTITY_UPSERT = (
+    "INSERT INTO entities (tenant_id, contact_id, ref, entity_type, display_name, metadata, aliases, first_seen, "
+    "last_seen, mentions) VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s) ON CONFLICT (tenant_id, contact_id, ref) "
+    "DO UPDATE SET display_name=EXCLUDED.display_name, metadata=EXCLUDED.metadata, aliases=EXCLUDED.aliases, "
+    "last_seen=EXCLUDED.last_seen, mentions=EXCLUDED.mentions")
+
+
+def _entity_row(e: Envelope) -> tuple:
+    n = e.payload["entity"]
+    return (e.tenant_id, e.contact_id, n["ref"], n["entityType"], n["displayName"],
+            orjson.dumps(n.get("metadata") or {}).decode(), n.get("aliases") or [], n["firstSeen"], n["lastSeen"],
+            n.get("mentions", 1))
+
+
+# event type -> [(SQL, row builder)]; one executemany per statement per run of consecutive events of one type.
+HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
+    ev.SESSION_STARTED: [(SESSION_UPSERT, _session_row)],
+    ev.SESSION_CLOSED: [(SESSION_UPSERT, _session_row)],
+    ev.MEMORY_EXTRACTED: [
+        (MEMORY_INSERT, lambda e: _memory_row(e.payload["memory"])),
+        (MEMORY_ENTITY_INSERT, lambda e: (e.payload["memory"]["id"], e.tenant_id, e.contact_id,
+                                          e.payload["memory"]["entityRefs"]))],
+    ev.MEMORY_EMBEDDED: [(
         "UPDATE memories SET embedding=%s, embedding_model=%s, embedding_dim=%s WHERE id=%s",
         lambda e: (Vector(np.asarray(e.payload["embedding"], dtype=np.float32)), e.payload["model"],
-                   len(e.payload["embedding"]), e.payload["memoryId"])),
+                   len(e.payload["embedding"]), e.payload["memoryId"]))],
+    ev.MEMORY_REINFORCED: [(
+        "UPDATE memories SET importance=%s, access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s), "
+        "updated_at=GREATEST(updated_at, %s), source_event_ids=CASE WHEN %s = ANY(source_event_ids) "
+        "THEN source_event_ids ELSE array_append(source_event_ids, %s) END WHERE id=%s",
+        lambda e: (e.payload["importance"], e.payload["at"], e.payload["at"], e.payload["sourceEventId"],
+                   e.payload["sourceEventId"], e.payload["memoryId"]))],
+    ev.MEMORY_SUPERSEDED: [(
+        "UPDATE memories SET status='superseded', valid_to=%s, superseded_by=%s, updated_at=%s WHERE id=%s",
+        lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["memoryId"]))],
+    ev.MEMORY_ARCHIVED: [(
+        "UPDATE memories SET status='archived', updated_at=%s WHERE id=%s",
+        lambda e: (e.occurred_at, e.payload["memoryId"]))],
+    ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
 }
 
 
@@ -138,9 +171,8 @@ async def project_batch(conn: psycopg.AsyncConnection, batch: Batch,
                      for a in batch.applied])
             for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
                 run = list(run)
-                handler = HANDLERS.get(etype)
-                if handler is not None:
-                    await cur.executemany(handler[0], [handler[1](e) for e in run])
+                for sql, row in HANDLERS.get(etype, []):
+                    await cur.executemany(sql, [row(e) for e in run])
             if batch.derived:
                 await cur.executemany(
                     "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "

@@ -8,7 +8,8 @@ Control event (same topic, same key, so it is ordered with the contact's message
   ContactErased v1        {}  -- right to erasure
 
 Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
-  SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded
+  SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded,
+  MemoryReinforced, MemorySuperseded, MemoryArchived, EntityUpserted
 """
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ SESSION_CLOSED = "SessionClosed"
 CONTACT_PROFILE_UPDATED = "ContactProfileUpdated"
 MEMORY_EXTRACTED = "MemoryExtracted"
 MEMORY_EMBEDDED = "MemoryEmbedded"
+MEMORY_REINFORCED = "MemoryReinforced"
+MEMORY_SUPERSEDED = "MemorySuperseded"
+MEMORY_ARCHIVED = "MemoryArchived"
+ENTITY_UPSERTED = "EntityUpserted"
 
 CURRENT_VERSIONS: dict[str, int] = {
     INTERACTION_RECORDED: 2,
@@ -33,6 +38,10 @@ CURRENT_VERSIONS: dict[str, int] = {
     CONTACT_PROFILE_UPDATED: 1,
     MEMORY_EXTRACTED: 1,
     MEMORY_EMBEDDED: 1,
+    MEMORY_REINFORCED: 1,
+    MEMORY_SUPERSEDED: 1,
+    MEMORY_ARCHIVED: 1,
+    ENTITY_UPSERTED: 1,
 }
 
 SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED})

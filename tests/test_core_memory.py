@@ -336,7 +336,11 @@ def test_processing_twice_gives_identical_states_and_events(steps):
     assert all(e.causation_id in sources for e in out_a)
     expected_memories = sum(e.payload["role"] == "user" and not mem.is_low_content(e.payload["message"])
                             for e in events)
-    assert types(out_a).count(ev.MEMORY_EXTRACTED) == expected_memories
+    # each meaningful user message becomes a memory, or reinforces the one it repeats
+    assert types(out_a).count(ev.MEMORY_EXTRACTED) + types(out_a).count(ev.MEMORY_REINFORCED) == expected_memories
+    distinct = {mem.content_hash(e.payload["message"]) for e in events
+                if e.payload["role"] == "user" and not mem.is_low_content(e.payload["message"])}
+    assert types(out_a).count(ev.MEMORY_EXTRACTED) == len(distinct)
 
 
 @settings(max_examples=40, deadline=None)

@@ -112,3 +112,25 @@ async def test_real_embeddings_are_stored_with_model_and_dimension(pg_url, versi
     await p.process(records([interaction("v1", "I have a golden retriever named Bruno")]))
     (r,) = rows(pg_url, version, "SELECT embedding_model, embedding_dim, vector_norm(embedding) FROM memories")
     assert r[0] == "all-MiniLM-L6-v2" and r[1] == 384 and abs(r[2] - 1.0) < 1e-4
+
+
+async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedder):
+    p = await pipeline_for(pg_url, version, embedder=embedder)
+    envs = [interaction("d1", "My dog Bruno ate my shoes again"),
+            interaction("d2", "my dog bruno ate my shoes AGAIN", minutes=1),      # same normalized text
+            interaction("d3", "Bruno ate my shoes again!", minutes=2),            # a paraphrase (cosine 0.84)
+            interaction("d4", "My cat Miso knocked over a plant", minutes=3)]     # something else
+    await p.process(records(envs))
+    mems = rows(pg_url, version, "SELECT content, importance, access_count, source_event_ids FROM memories "
+                                 "ORDER BY created_at")
+    assert [(m[0], m[2], m[3]) for m in mems] == [
+        ("My dog Bruno ate my shoes again", 2, ["d1", "d2", "d3"]),
+        ("My cat Miso knocked over a plant", 0, ["d4"])]
+    assert mems[0][1] == pytest.approx(0.6)  # 0.5 + 2 x 0.05
+    layers = [r[0] for r in rows(pg_url, version, "SELECT payload->>'layer' FROM events "
+                                                  "WHERE event_type='MemoryReinforced' ORDER BY causation_id")]
+    assert layers == ["hash", "embedding"]
+    # a new worker (cold caches) still finds the hot set through PostgreSQL
+    p2 = await pipeline_for(pg_url, version, embedder=embedder)
+    await p2.process(records([interaction("d5", "Bruno ate my shoes again!!", minutes=50)], start_offset=10))
+    assert rows(pg_url, version, "SELECT count(*) FROM memories")[0][0] == 2

@@ -7,7 +7,8 @@ same events again (a redelivery, a replay) gives the same state and the same eve
 Processing one batch is two phases so that embeddings can be computed for a whole batch at once:
   1. `plan_memories(event)`   -> candidate memories of one event (state-free)
   2. the shell embeds all candidates' contents in one call
-  3. `apply_interaction(state, event, candidates, config)` -> (state, events), in log order
+  3. `apply_interaction(state, event, candidates, config, hot_vectors)` -> (state, events), in log
+     order; candidates are deduplicated against the contact's memory (agents/core/remember.py)
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core import sessions
+from agents.core import remember, sessions
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -33,7 +34,7 @@ def new_state(tenant_id: str, contact_id: str) -> State:
     return {"tenantId": tenant_id, "contactId": contact_id, "displayName": None, "channel": None,
             "personaId": None, "firstSeen": None, "lastSeen": None, "messageCount": 0, "userMessageCount": 0,
             "sessionCount": 0, "session": None, "lastActiveDay": None, "activeStreak": 0, "window": [],
-            "seq": 0}
+            "memoryIndex": remember.empty_index(), "seq": 0}
 
 
 def plan_memories(env: Envelope) -> list[dict[str, Any]]:
@@ -48,7 +49,9 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
 
 
 def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
-                      cfg: CoreConfig = CoreConfig()) -> tuple[State, list[Envelope]]:
+                      cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None
+                      ) -> tuple[State, list[Envelope]]:
+    """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them)."""
     s = copy.deepcopy(state)
     p, at = env.payload, env.occurred
     out: list[Envelope] = []
@@ -96,8 +99,9 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
         s["window"], {"role": p["role"], "content": p["message"], "occurredAt": env.occurred_at},
         cfg.window_size)
 
-    for m in candidates:
-        out.append(ev.derived(env, ev.MEMORY_EXTRACTED, f"memory:{m['id']}", {"memory": m}))
+    s["memoryIndex"], memory_events, _ = remember.remember(
+        s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
+    out.extend(memory_events)
 
     s["seq"] += 1
     return s, out

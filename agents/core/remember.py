@@ -1,0 +1,109 @@
+"""Integrating candidate memories into a contact's memory: new, reinforced or superseding.
+
+The contact state carries a bounded index of its memories (agents/core/dedup.py says how it is
+used): memoryKey -> id for current structured facts, content hash -> id for recent memories, the
+hot set of the last HOT_SET_SIZE memories (whose vectors the shell supplies), and for each indexed
+memory what dedup needs (type, key, hash, signature, importance, expiry). Every outcome is an event:
+MemoryExtracted, MemoryReinforced, MemorySuperseded, MemoryArchived.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agents.core import dedup
+from schemas import events as ev
+from schemas.envelope import Envelope
+
+HASH_INDEX_SIZE = 300
+EXPIRING_CAP = 50  # seed 003: at most 50 expiring memories per contact
+
+
+def empty_index() -> dict[str, Any]:
+    return {"keys": {}, "hashes": {}, "items": {}, "recent": [], "expiring": []}
+
+
+def _index_item(m: dict[str, Any]) -> dict[str, Any]:
+    return {"memoryType": m["memoryType"], "memoryKey": m.get("memoryKey"), "contentHash": m["contentHash"],
+            "sig": dedup.signature(m["content"]), "importance": m["importance"], "accessCount": m["accessCount"],
+            "pinned": m["pinned"], "expiresAt": m.get("expiresAt"), "createdAt": m["createdAt"]}
+
+
+def _forget_unreferenced(idx: dict[str, Any], mid: str) -> None:
+    if mid in idx["recent"] or mid in idx["keys"].values() or mid in idx["hashes"].values() \
+            or mid in idx["expiring"]:
+        return
+    idx["items"].pop(mid, None)
+
+
+def _add(idx: dict[str, Any], m: dict[str, Any]) -> None:
+    mid = m["id"]
+    idx["items"][mid] = _index_item(m)
+    if m.get("memoryKey"):
+        idx["keys"][m["memoryKey"]] = mid
+    idx["hashes"][m["contentHash"]] = mid
+    if len(idx["hashes"]) > HASH_INDEX_SIZE:  # oldest first (dicts keep insertion order)
+        old_hash = next(iter(idx["hashes"]))
+        _forget_unreferenced(idx, idx["hashes"].pop(old_hash))
+    idx["recent"].append(mid)
+    if len(idx["recent"]) > dedup.HOT_SET_SIZE:
+        _forget_unreferenced(idx, idx["recent"].pop(0))
+    if m.get("expiresAt"):
+        idx["expiring"].append(mid)
+
+
+def _drop(idx: dict[str, Any], mid: str) -> None:
+    """A memory that is no longer current: out of every lookup."""
+    item = idx["items"].get(mid, {})
+    if item.get("memoryKey") and idx["keys"].get(item["memoryKey"]) == mid:
+        del idx["keys"][item["memoryKey"]]
+    if idx["hashes"].get(item.get("contentHash")) == mid:
+        del idx["hashes"][item["contentHash"]]
+    idx["recent"] = [x for x in idx["recent"] if x != mid]
+    idx["expiring"] = [x for x in idx["expiring"] if x != mid]
+    idx["items"].pop(mid, None)
+
+
+def _over_cap(idx: dict[str, Any], now: str) -> list[str]:
+    """Expiring memories beyond the cap, in the seed's deletion order: lowest importance first, then
+    oldest; pinned never. Memories already past their expiry are dropped from the count first."""
+    live = [m for m in idx["expiring"] if (idx["items"][m]["expiresAt"] or "") > now]
+    excess = len(live) - EXPIRING_CAP
+    if excess <= 0:
+        return []
+    order = sorted((m for m in live if not idx["items"][m]["pinned"]),
+                   key=lambda m: (idx["items"][m]["importance"], idx["items"][m]["createdAt"], m))
+    return order[:excess]
+
+
+def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, Any]],
+             hot_vectors: dict[str, Any]) -> tuple[dict[str, Any], list[Envelope], list[dict[str, Any]]]:
+    """-> (new index, events, memories created). `index` is not mutated."""
+    idx = {"keys": dict(index["keys"]), "hashes": dict(index["hashes"]), "items": dict(index["items"]),
+           "recent": list(index["recent"]), "expiring": list(index.get("expiring", []))}
+    out: list[Envelope] = []
+    created: list[dict[str, Any]] = []
+    for m in candidates:
+        d = dedup.decide(m, idx, m.get("embedding"), hot_vectors, m.get("embeddingModel"))
+        if d.kind == "reinforce":
+            item = dict(idx["items"][d.target])
+            item["importance"] = dedup.reinforced_importance(item["importance"])
+            item["accessCount"] += 1
+            idx["items"][d.target] = item
+            out.append(ev.derived(env, ev.MEMORY_REINFORCED, f"reinforce:{m['id']}", {
+                "memoryId": d.target, "importance": item["importance"], "sourceEventId": env.event_id,
+                "layer": d.layer, "similarity": d.similarity, "at": env.occurred_at}))
+            continue
+        if d.kind == "supersede":
+            old = idx["items"][d.target]
+            # a corrected fact keeps the weight the old one had earned
+            m = {**m, "importance": max(m["importance"], old["importance"])}
+            out.append(ev.derived(env, ev.MEMORY_SUPERSEDED, f"supersede:{d.target}:{m['id']}", {
+                "memoryId": d.target, "supersededBy": m["id"], "validTo": env.occurred_at}))
+            _drop(idx, d.target)
+        out.append(ev.derived(env, ev.MEMORY_EXTRACTED, f"memory:{m['id']}", {"memory": m}))
+        created.append(m)
+        _add(idx, m)
+    for mid in _over_cap(idx, env.occurred_at):
+        out.append(ev.derived(env, ev.MEMORY_ARCHIVED, f"archive:{mid}", {"memoryId": mid, "reason": "cap"}))
+        _drop(idx, mid)
+    return idx, out, created
