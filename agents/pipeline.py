@@ -26,7 +26,7 @@ from psycopg.rows import dict_row
 
 from agents.core import contact as core
 from agents.embedder import Embedder
-from projections.projector import Applied, Batch, project_batch
+from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
 from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, partition_key
 
@@ -125,35 +125,47 @@ class InteractionPipeline:
         await self._embed([m for ms in plans for m in ms])
 
         hot = await self._hot_vectors(states.values())
-        batch = Batch(watermarks=marks)
+        # An erasure ends a segment: what came before it is applied, then the contact is erased, then
+        # later events of the contact start from an empty state. All segments commit in one transaction.
+        segments = [Batch()]
         for (e, r), candidates in zip(fresh, plans):
             key = (e.tenant_id, e.contact_id)
+            batch = segments[-1]
+            if e.event_type == ev.CONTACT_ERASED:
+                states[key] = core.new_state(*key)
+                batch.states.pop(key, None)
+                batch.erasures.append(Applied(e, 0, r.partition, r.offset))
+                segments.append(Batch())
+                continue
             try:
-                if e.event_type == ev.INTERACTION_RECORDED:
-                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
-                    for d in derived:
-                        m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
-                        if m is not None and m.get("embedding") is not None:
-                            hot[m["id"]] = m["embedding"]
-                else:  # ContactErased: handled by the erasure issue's projector; recorded here
-                    new_state, derived = states[key], []
+                new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
             except Exception as err:  # a bug must not stop the stream: park the event with the reason
                 log.exception("processing failed for %s", e.event_id)
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
                 continue
+            for d in derived:
+                m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
+                if m is not None and m.get("embedding") is not None:
+                    hot[m["id"]] = m["embedding"]
             states[key] = new_state
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
             batch.derived.extend(derived)
+        segments[-1].watermarks = marks
 
-        await project_batch(self.conn, batch)
+        await project_segments(self.conn, segments)
         self.watermarks.update(marks)  # type: ignore[union-attr]
         for mid, v in hot.items():
             self._remember_vector(mid, v)
-        for key, s in batch.states.items():
-            self._remember(key, s)
-        await self._refresh_redis(batch)
-        out.derived, out.applied = batch.derived, len(batch.applied)
+        erased = {(a.env.tenant_id, a.env.contact_id) for b in segments for a in b.erasures}
+        for key in erased:
+            self.cache.pop(key, None)
+        for b in segments:
+            for key, s in b.states.items():
+                self._remember(key, s)
+        await self._refresh_redis(segments, erased)
+        out.derived = [d for b in segments for d in b.derived]
+        out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
 
     # ------------------------------------------------------------------ helpers
@@ -227,12 +239,15 @@ class InteractionPipeline:
             m["embedding"] = [float(x) for x in v]
             m["embeddingModel"] = self.embedder.model_name
 
-    async def _refresh_redis(self, batch: Batch) -> None:
-        if self.redis is None or not batch.states:
+    async def _refresh_redis(self, segments: list[Batch], erased: set[tuple[str, str]]) -> None:
+        states = {k: s for b in segments for k, s in b.states.items()}  # the last state of each contact
+        if self.redis is None or not (states or erased):
             return
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
-                for (t, c), s in batch.states.items():
+                for t, c in erased - set(states):
+                    pipe.delete(window_key(t, c))
+                for (t, c), s in states.items():
                     session = s.get("session") or {}
                     pipe.set(window_key(t, c), orjson.dumps({"sessionId": session.get("sessionId"),
                                                              "personaId": session.get("personaId"),

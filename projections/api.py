@@ -24,7 +24,8 @@ from projections import db
 from projections.context import assemble, memory_detail_json
 from projections.retrieval import keyword_query
 from projections.store import Store
-from schemas.envelope import now_utc, parse_time
+from schemas import events as ev
+from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
 from streams.config import settings
 
@@ -245,6 +246,18 @@ async def get_memories(contact_id: str, tenant_id: str = "default", status: str 
     rows = await svc.store.memories(tenant_id, contact_id, status)
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id,
                      "memories": [memory_detail_json(r) for r in rows]})
+
+
+@app.delete("/contacts/{contact_id}")
+async def delete_contact(contact_id: str, tenant_id: str = "default") -> JSONBody:
+    """Right to erasure: a ContactErased event, ordered after the contact's earlier events; its
+    processing removes every projection row, cache key and ledger row of the contact."""
+    if (bad := check_contact(contact_id)) is not None:
+        return bad
+    now = format_time(now_utc())
+    env = ev.contact_erased(event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, at=now)
+    await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
+    return JSONBody({"accepted": True, "erasureEventId": env.event_id}, status_code=202)
 
 
 @app.get("/metrics")

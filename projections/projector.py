@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 import numpy as np
 import orjson
@@ -39,9 +39,19 @@ class Batch:
     states: dict[tuple[str, str], State] = field(default_factory=dict)
     # (topic, partition) -> (broker epoch, next offset to read)
     watermarks: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+    # ContactErased events, applied after everything else in this batch
+    erasures: list[Applied] = field(default_factory=list)
 
-    def __bool__(self) -> bool:
-        return bool(self.applied or self.watermarks)
+
+# Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
+CONTACT_TABLES = ("memory_entities", "entities", "memories", "sessions", "events", "processed_events", "contacts")
+
+
+def erased_tracking_id(tenant_id: str, contact_id: str) -> str:
+    """The tracking record of an erasure must not name the contact: keep a one-way hash."""
+    import hashlib
+
+    return "erased:" + hashlib.sha256(f"{tenant_id}/{contact_id}".encode()).hexdigest()[:24]
 
 
 def ledger_row(env: Envelope) -> tuple:
@@ -156,37 +166,56 @@ CONTACT_UPSERT = (
     "WHERE contacts.seq < EXCLUDED.seq")
 
 
-async def project_batch(conn: psycopg.AsyncConnection, batch: Batch,
-                        before_commit: Callable[[], Awaitable[None]] | None = None) -> None:
-    """Apply `batch` atomically on `conn` (whose search_path is the version's schema)."""
+async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch]) -> None:
+    """Apply the segments in order, atomically, on `conn` (whose search_path is the version's schema)."""
     async with conn.transaction():
-        async with conn.cursor() as cur:
-            if batch.applied:
-                await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
-                                                      if a.env.event_type in ev.SOURCE_TYPES])
-                await cur.executemany(
-                    "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
-                    "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
-                    [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
-                     for a in batch.applied])
-            for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
-                run = list(run)
-                for sql, row in HANDLERS.get(etype, []):
-                    await cur.executemany(sql, [row(e) for e in run])
-            if batch.derived:
-                await cur.executemany(
-                    "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "
-                    "payload) VALUES (%s,%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT DO NOTHING",
-                    [(e.event_id, e.tenant_id, e.contact_id, e.event_type, e.occurred_at, e.causation_id,
-                      stored_payload(e)) for e in batch.derived])
-            if batch.states:
-                await cur.executemany(CONTACT_UPSERT, [_contact_row(s) for s in batch.states.values()])
-            if batch.watermarks:
-                await cur.executemany(
-                    "INSERT INTO watermarks (topic, partition, broker_epoch, next_offset) VALUES (%s,%s,%s,%s) "
-                    "ON CONFLICT (topic, partition) DO UPDATE SET broker_epoch=EXCLUDED.broker_epoch, "
-                    "next_offset=CASE WHEN watermarks.broker_epoch=EXCLUDED.broker_epoch "
-                    "THEN GREATEST(watermarks.next_offset, EXCLUDED.next_offset) ELSE EXCLUDED.next_offset END",
-                    [(t, p, epoch, off) for (t, p), (epoch, off) in batch.watermarks.items()])
-            if before_commit is not None:
-                await before_commit()
+        for b in segments:
+            await _apply(conn, b)
+
+
+async def project_batch(conn: psycopg.AsyncConnection, batch: Batch) -> None:
+    await project_segments(conn, [batch])
+
+
+async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str) -> None:
+    for table in CONTACT_TABLES:
+        await cur.execute(f"DELETE FROM {table} WHERE tenant_id=%s AND contact_id=%s", (tenant_id, contact_id))
+    await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s", (tenant_id, contact_id))
+
+
+async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
+    async with conn.cursor() as cur:
+        if batch.applied:
+            await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
+                                                  if a.env.event_type in ev.SOURCE_TYPES])
+            await cur.executemany(
+                "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
+                "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
+                 for a in batch.applied])
+        for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
+            run = list(run)
+            for sql, row in HANDLERS.get(etype, []):
+                await cur.executemany(sql, [row(e) for e in run])
+        if batch.derived:
+            await cur.executemany(
+                "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "
+                "payload) VALUES (%s,%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT DO NOTHING",
+                [(e.event_id, e.tenant_id, e.contact_id, e.event_type, e.occurred_at, e.causation_id,
+                  stored_payload(e)) for e in batch.derived])
+        if batch.states:
+            await cur.executemany(CONTACT_UPSERT, [_contact_row(s) for s in batch.states.values()])
+        if batch.watermarks:
+            await cur.executemany(
+                "INSERT INTO watermarks (topic, partition, broker_epoch, next_offset) VALUES (%s,%s,%s,%s) "
+                "ON CONFLICT (topic, partition) DO UPDATE SET broker_epoch=EXCLUDED.broker_epoch, "
+                "next_offset=CASE WHEN watermarks.broker_epoch=EXCLUDED.broker_epoch "
+                "THEN GREATEST(watermarks.next_offset, EXCLUDED.next_offset) ELSE EXCLUDED.next_offset END",
+                [(t, p, epoch, off) for (t, p), (epoch, off) in batch.watermarks.items()])
+        for a in batch.erasures:
+            await erase_contact(cur, a.env.tenant_id, a.env.contact_id)
+            await cur.execute(
+                "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
+                "topic_offset) VALUES (%s,%s,%s,0,%s,%s) ON CONFLICT DO NOTHING",
+                (a.env.tenant_id, a.env.event_id, erased_tracking_id(a.env.tenant_id, a.env.contact_id),
+                 a.partition, a.offset))

@@ -95,6 +95,12 @@ def interaction(*, event_id: str, tenant_id: str, contact_id: str, occurred_at: 
                     causation_id=None, correlation_id=correlation_id or event_id)
 
 
+def contact_erased(*, event_id: str, tenant_id: str, contact_id: str, at: str) -> Envelope:
+    return Envelope(event_id=event_id, event_type=CONTACT_ERASED, schema_version=CURRENT_VERSIONS[CONTACT_ERASED],
+                    tenant_id=tenant_id, contact_id=contact_id, occurred_at=at, recorded_at=at, payload={},
+                    causation_id=None, correlation_id=event_id)
+
+
 def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],
             occurred_at: str | None = None) -> Envelope:
     """A derived event: deterministic id from (source, step), caused by and correlated with source."""

@@ -134,3 +134,36 @@ async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedde
     p2 = await pipeline_for(pg_url, version, embedder=embedder)
     await p2.process(records([interaction("d5", "Bruno ate my shoes again!!", minutes=50)], start_offset=10))
     assert rows(pg_url, version, "SELECT count(*) FROM memories")[0][0] == 2
+
+
+async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url, version):
+    from schemas.events import contact_erased
+    from projections.projector import CONTACT_TABLES
+
+    p = await pipeline_for(pg_url, version)
+    before = [interaction("x1", "I live in Lisbon", contact="zoe"), interaction("x2", "My cat is Miso", contact="zoe",
+                                                                               minutes=1),
+              interaction("k1", "I keep bees on my roof", contact="kim")]
+    erase = contact_erased(event_id="erase-zoe", tenant_id="default", contact_id="zoe", at=before[0].occurred_at)
+    after = interaction("x3", "Hello again, I just moved to Porto", contact="zoe", minutes=90)
+    out = await p.process(records(before + [erase, after]))  # one batch: before, erasure, after
+    assert out.applied == 5
+    for table in CONTACT_TABLES:
+        rows_left = rows(pg_url, version, f"SELECT count(*) FROM {table} WHERE contact_id='zoe'")[0][0]
+        if table in ("contacts", "processed_events", "memories", "sessions", "events"):
+            assert rows_left >= 1, table  # the event after the erasure
+    assert [r[0] for r in rows(pg_url, version, "SELECT content FROM memories WHERE contact_id='zoe'")] == [
+        "Hello again, I just moved to Porto"]
+    assert rows(pg_url, version, "SELECT message_count, session_count FROM contacts WHERE contact_id='zoe'") == [(1, 1)]
+    assert rows(pg_url, version, "SELECT event_id FROM rapport.ledger WHERE contact_id='zoe' "
+                                 "AND event_id = ANY(%s)", ["x1", "x2", "x3", "erase-zoe"]) == [("x3",)]
+    # other contacts untouched; the erasure's own tracking record does not name the contact
+    assert rows(pg_url, version, "SELECT count(*) FROM memories WHERE contact_id='kim'")[0][0] == 1
+    (tracking,) = rows(pg_url, version, "SELECT contact_id FROM processed_events WHERE event_id='erase-zoe'")
+    assert tracking[0].startswith("erased:") and "zoe" not in tracking[0]
+    # erase again with nothing after: zero rows of zoe anywhere
+    await p.process(records([contact_erased(event_id="erase-zoe-2", tenant_id="default", contact_id="zoe",
+                                            at=after.occurred_at)], start_offset=10))
+    for table in CONTACT_TABLES:
+        assert rows(pg_url, version, f"SELECT count(*) FROM {table} WHERE contact_id='zoe'")[0][0] == 0, table
+    assert rows(pg_url, version, "SELECT count(*) FROM rapport.ledger WHERE contact_id='zoe'")[0][0] == 0
