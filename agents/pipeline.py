@@ -229,7 +229,9 @@ class InteractionPipeline:
     async def _embed(self, memories: list[dict]) -> None:
         if not memories:
             return
-        texts = [m["content"] for m in memories]
+        from agents.core.memory import embedding_text
+
+        texts = [embedding_text(m) for m in memories]
         try:
             vecs = await asyncio.get_running_loop().run_in_executor(self._pool, self.embedder.embed, texts)
         except Exception:  # an unreachable remote embedder must not stop memory extraction

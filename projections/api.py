@@ -22,7 +22,7 @@ from agents.pipeline import window_key
 from ops import metrics
 from projections import db
 from projections.context import assemble, memory_detail_json
-from projections.retrieval import keyword_query
+from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.store import Store
 from schemas import events as ev
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
@@ -54,6 +54,7 @@ class Service:
         self.embedder = None
         self.broker_ok = False
         self.relay_task: asyncio.Task | None = None
+        self.lexical = IndexCache()
 
     async def start(self) -> None:
         import redis.asyncio as aioredis
@@ -125,6 +126,15 @@ class Service:
             checks["cache"], checks["workers"] = False, 0
         checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
         return checks
+
+    async def lexical_index(self, tenant_id: str, contact_id: str, seq: int) -> BM25Index:
+        """The contact's BM25 index, rebuilt when its state has moved on (a new event was applied)."""
+        key = (await self.store.schema(), tenant_id, contact_id)
+        index = self.lexical.get(key, seq)
+        if index is None:
+            index = BM25Index(await self.store.lexical_docs(tenant_id, contact_id))
+            self.lexical.put(key, seq, index)
+        return index
 
     @lru_cache(maxsize=4096)
     def embed_query(self, text: str) -> np.ndarray:
@@ -214,15 +224,18 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
             delay = min(delay * 1.5, 0.1)
     state = await svc.store.contact(tenant_id, contact_id)
     candidates: list[dict] = []
+    keyword: dict[str, float] = {}
     if state is not None:
         qvec = await asyncio.to_thread(svc.embed_query, query) if query else None
+        if query:
+            keyword = (await svc.lexical_index(tenant_id, contact_id, state["seq"])).top(query_terms(query), 30)
         candidates = await svc.store.candidates(
-            tenant_id, contact_id, query_vec=qvec, model=svc.embedder.model_name,
-            tsquery=keyword_query(query) if query else None, as_of=at, persona_id=persona_id)
+            tenant_id, contact_id, query_vec=qvec, model=svc.embedder.model_name, extra_ids=list(keyword),
+            as_of=at, persona_id=persona_id)
     history = await load_history(tenant_id, contact_id, state)
     count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, candidates=candidates, as_of=at, budget=budget,
-                    history=history, count_tokens=count)
+                    history=history, count_tokens=count, keyword=keyword, has_query=bool(query))
     return JSONBody(body)
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
-from projections.retrieval import WEIGHTS, estimate_tokens, pack, score
+from projections.retrieval import WEIGHTS, estimate_tokens, pack, relevance, score
 from schemas.envelope import parse_time
 
 
@@ -34,11 +34,20 @@ def memory_detail_json(row: dict[str, Any]) -> dict[str, Any]:
             "updatedAt": iso(row["updated_at"]), "personaId": row["persona_id"]}
 
 
-def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact") -> list[tuple[float, dict]]:
+def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
+         keyword: dict[str, float] | None = None, matched_refs: set[str] | None = None,
+         has_query: bool = True) -> list[tuple[float, dict]]:
+    """Score every candidate with the multi-signal formula; `similarity` is the hybrid relevance of
+    projections.retrieval.relevance (cosine and BM25 together), entity_match 1 when the memory is
+    linked to an entity the query names."""
     w = WEIGHTS[scope]
-    scored = [(score(similarity=float(r["similarity"] or 0.0), accessed_at=r["accessed_at"] or r["created_at"],
-                     importance=float(r["importance"]), access_count=r["access_count"], entity_match=0.0,
-                     as_of=as_of, weights=w), r) for r in rows]
+    rel = relevance([float(r["similarity"] or 0.0) for r in rows], [(keyword or {}).get(r["id"], 0.0) for r in rows]) \
+        if has_query else [0.0] * len(rows)
+    refs = matched_refs or set()
+    scored = [(score(similarity=rv, accessed_at=r["accessed_at"] or r["created_at"],
+                     importance=float(r["importance"]), access_count=r["access_count"],
+                     entity_match=1.0 if refs and refs & set(r["entity_refs"] or ()) else 0.0,
+                     as_of=as_of, weights=w), r) for rv, r in zip(rel, rows)]
     scored.sort(key=lambda x: (-x[0], x[1]["id"]))
     return scored
 
@@ -78,10 +87,11 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
 
 def assemble(*, contact_id: str, state: dict[str, Any] | None, candidates: list[dict[str, Any]],
              as_of: datetime, budget: int | None, history: list[dict[str, Any]],
-             count_tokens: Callable[[str], int] | None = None) -> dict[str, Any]:
+             count_tokens: Callable[[str], int] | None = None, keyword: dict[str, float] | None = None,
+             matched_refs: set[str] | None = None, has_query: bool = True) -> dict[str, Any]:
     st = contact_state_json(state, as_of)
     memory_budget = STAGE_BUDGETS[st["relationshipStage"]] if budget is None else budget
-    ranked = rank(candidates, as_of)
+    ranked = rank(candidates, as_of, keyword=keyword, matched_refs=matched_refs, has_query=has_query)
     packed, _ = pack(ranked, memory_budget, lambda x: estimate_tokens(x[1]["content"], count_tokens))
     memories = [memory_json(r, sc) for sc, r in packed]
     contact = {"contactId": contact_id, "displayName": (state or {}).get("displayName"),

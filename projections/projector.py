@@ -71,15 +71,16 @@ def _memory_row(m: dict[str, Any]) -> tuple:
             m["decayRate"], m["confidence"], m["source"], m["status"], m["pinned"], m["entityRefs"],
             m["memoryKey"], m["topics"], m["validFrom"], m["validTo"], m["expiresAt"], m["supersededBy"],
             m["accessCount"], m["accessedAt"], m["sourceEventIds"], m["createdAt"], m["updatedAt"],
-            m["personaId"], m["contentHash"], vec, m.get("embeddingModel"), len(emb) if emb is not None else None)
+            m["personaId"], m["contentHash"], vec, m.get("embeddingModel"), len(emb) if emb is not None else None,
+            m.get("speaker"))
 
 
 MEMORY_INSERT = (
     "INSERT INTO memories (id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, "
     "confidence, source, status, pinned, entity_refs, memory_key, topics, valid_from, valid_to, expires_at, "
     "superseded_by, access_count, accessed_at, source_event_ids, created_at, updated_at, persona_id, "
-    "content_hash, embedding, embedding_model, embedding_dim) VALUES "
-    "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
+    "content_hash, embedding, embedding_model, embedding_dim, speaker) VALUES "
+    "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
     "ON CONFLICT (id) DO NOTHING")
 
 

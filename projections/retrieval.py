@@ -9,7 +9,6 @@ tenant 0.40/0.25/0.20/0.10/0.05 (seed 002 §3.2).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
@@ -47,6 +46,22 @@ def score(*, similarity: float, accessed_at: datetime | None, importance: float,
             + entity_match * weights.entity_match)
 
 
+def relevance(cosine: list[float], keyword: list[float], lexical_weight: float = 0.5) -> list[float]:
+    """Hybrid relevance of each candidate to the query, in [0, 1]: cosine similarity min-max
+    normalised over the candidates, blended with BM25 normalised by the best keyword score. Raw cosine
+    from a small model varies little between a relevant and an unrelated memory (0.2-0.6), so the
+    0.35 weight alone would let recency decide; normalising spreads the signal over [0, 1]. Without
+    any keyword hit the relevance is the normalised cosine alone."""
+    if not cosine:
+        return []
+    lo, hi = min(cosine), max(cosine)
+    sem = [(c - lo) / (hi - lo) if hi > lo else 1.0 for c in cosine]
+    top = max(keyword) if keyword else 0.0
+    if top <= 0:
+        return sem
+    return [(1 - lexical_weight) * s + lexical_weight * (k / top) for s, k in zip(sem, keyword)]
+
+
 def estimate_tokens(text: str, count: Callable[[str], int] | None = None) -> int:
     """Tokens a text costs in a prompt: the local tokenizer's count, never less than ceil(chars / 4)
     (the usual rule for LLM tokenizers), so a budget is not overrun with either kind of model."""
@@ -63,13 +78,3 @@ def pack(items: Iterable[dict[str, Any]], budget: int, cost: Callable[[dict[str,
             out.append(it)
             used += c
     return out, used
-
-
-_TERM = re.compile(r"[^\W_]+")
-
-
-def keyword_query(text: str, max_terms: int = 24) -> str | None:
-    """A PostgreSQL tsquery that matches any of the text's words (to_tsquery drops stop words)."""
-    terms = list(dict.fromkeys(_TERM.findall(text.lower())))[:max_terms]
-    terms = [t for t in terms if len(t) > 1]
-    return " | ".join(terms) if terms else None

@@ -17,7 +17,7 @@ from projections import db
 
 MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, confidence, source, status, pinned, entity_refs, "
                   "memory_key, topics, valid_from, valid_to, expires_at, superseded_by, access_count, accessed_at, "
-                  "source_event_ids, created_at, updated_at, persona_id")
+                  "source_event_ids, created_at, updated_at, persona_id, speaker")
 
 
 class Store:
@@ -48,34 +48,39 @@ class Store:
             row = await cur.fetchone()
             return row["state"] if row else None
 
-    async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
-                         model: str | None, tsquery: str | None, as_of: datetime, persona_id: str | None,
-                         k: int = 30) -> list[dict[str, Any]]:
-        """Active, unexpired memories with importance >= 0.1: top-k by cosine UNION top-k by keywords,
-        each with its cosine similarity to the query (0 without an embedding) and keyword rank."""
+    async def lexical_docs(self, tenant_id: str, contact_id: str) -> list[tuple[str, str]]:
+        """(id, "speaker: content") of the contact's active memories, for its BM25 index."""
         s = await self.schema()
-        where = ("tenant_id=%(t)s AND contact_id=%(c)s AND status='active' AND importance >= 0.1 "
-                 "AND (expires_at IS NULL OR expires_at > %(as_of)s) "
-                 "AND (persona_id IS NULL OR persona_id = %(persona)s)")
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT id, coalesce(speaker || ': ', '') || content AS text FROM {s}.memories "
+                f"WHERE tenant_id=%s AND contact_id=%s AND status='active' AND importance >= 0.1",
+                (tenant_id, contact_id))
+            return [(r["id"], r["text"]) for r in await cur.fetchall()]
+
+    async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
+                         model: str | None, extra_ids: list[str], as_of: datetime, persona_id: str | None,
+                         k: int = 30) -> list[dict[str, Any]]:
+        """Active, unexpired memories with importance >= 0.1 (persona: its own or global): the top k by
+        cosine UNION `extra_ids` (keyword and entity matches), each with its cosine similarity to the
+        query (0 without a comparable embedding). Without a query: the k most important, newest."""
+        s = await self.schema()
+        where = ("m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.status='active' AND m.importance >= 0.1 "
+                 "AND (m.expires_at IS NULL OR m.expires_at > %(as_of)s) "
+                 "AND (m.persona_id IS NULL OR m.persona_id = %(persona)s)")
         params: dict[str, Any] = {"t": tenant_id, "c": contact_id, "as_of": as_of, "persona": persona_id,
-                                  "k": k, "model": model, "tsq": tsquery,
+                                  "k": k, "model": model, "extra": extra_ids,
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
-        parts = []
         if query_vec is not None:
-            parts.append(f"(SELECT id FROM {s}.memories WHERE {where} AND embedding_model=%(model)s "
-                         f"ORDER BY embedding <=> %(q)s LIMIT %(k)s)")
-        if tsquery:
-            parts.append(f"(SELECT id FROM {s}.memories WHERE {where} AND tsv @@ to_tsquery('english', %(tsq)s) "
-                         f"ORDER BY ts_rank_cd(tsv, to_tsquery('english', %(tsq)s)) DESC LIMIT %(k)s)")
-        if not parts:  # no query: the most important, most recent memories
-            parts.append(f"(SELECT id FROM {s}.memories WHERE {where} "
-                         f"ORDER BY importance DESC, created_at DESC LIMIT %(k)s)")
-        sim = ("CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
-               if query_vec is not None else "0.0")
-        kw = "ts_rank_cd(m.tsv, to_tsquery('english', %(tsq)s))" if tsquery else "0.0"
-        sql = (f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))}, "
-               f"{sim} AS similarity, {kw} AS keyword_rank FROM {s}.memories m "
-               f"WHERE m.id IN ({' UNION '.join(parts)})")
+            pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
+                    f"ORDER BY m.embedding <=> %(q)s LIMIT %(k)s")
+            sim = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
+        else:
+            pick = f"SELECT m.id FROM {s}.memories m WHERE {where} ORDER BY m.importance DESC, m.created_at DESC LIMIT %(k)s"
+            sim = "0.0"
+        cols = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        sql = (f"SELECT {cols}, {sim} AS similarity FROM {s}.memories m "
+               f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s))")
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql, params)
             return await cur.fetchall()

@@ -45,7 +45,8 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     return [mem.new_memory(
         memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
-        created_at=env.occurred_at, source_event_ids=[env.event_id], persona_id=p.get("persona_id"))]
+        created_at=env.occurred_at, source_event_ids=[env.event_id], persona_id=p.get("persona_id"),
+        speaker=p.get("display_name"))]
 
 
 def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],

@@ -64,7 +64,7 @@ def new_memory(*, memory_id: str, tenant_id: str, contact_id: str, memory_type: 
                created_at: str, source_event_ids: list[str], source: str = "rules", scope: str = "contact",
                importance: float | None = None, confidence: float = 1.0, entity_refs: list[str] | None = None,
                memory_key: str | None = None, topics: list[str] | None = None, expires_at: str | None = None,
-               persona_id: str | None = None) -> dict[str, Any]:
+               persona_id: str | None = None, speaker: str | None = None) -> dict[str, Any]:
     base_importance, decay = MEMORY_TYPES[memory_type]
     return {
         "id": memory_id, "tenantId": tenant_id, "contactId": contact_id, "scope": scope,
@@ -75,8 +75,13 @@ def new_memory(*, memory_id: str, tenant_id: str, contact_id: str, memory_type: 
         "validFrom": created_at, "validTo": None, "expiresAt": expires_at, "supersededBy": None,
         "accessCount": 0, "accessedAt": created_at, "sourceEventIds": list(source_event_ids),
         "createdAt": created_at, "updatedAt": created_at, "personaId": persona_id,
-        "contentHash": content_hash(content),
+        "contentHash": content_hash(content), "speaker": speaker,
     }
+
+
+def embedding_text(m: dict[str, Any]) -> str:
+    """What gets embedded: the content, prefixed with who said it when known."""
+    return f"{m['speaker']}: {m['content']}" if m.get("speaker") else m["content"]
 
 
 def episode_content(message: str, max_chars: int = 600) -> str:

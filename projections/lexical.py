@@ -1,0 +1,81 @@
+"""Okapi BM25 over one contact's memories: the keyword side of retrieval.
+
+People ask for names, places and dates that embeddings blur ("When did Caroline go to the support
+group?"). PostgreSQL's ts_rank has no IDF, so the API keeps a BM25 index per contact (k1=1.5,
+b=0.75, lower-cased word tokens of "speaker: content"), built from the contact's memories and reused
+until the contact's state changes (its `seq`); an LRU bounds the memory it takes.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, OrderedDict
+from typing import Iterable
+
+TOKEN = re.compile(r"[^\W_]+")
+# Question words and glue that carry no topic; BM25's IDF discounts them too, but they also match
+# every memory and would make any memory a keyword candidate.
+STOP = frozenset("""a an the and or but if of to in on at for from by with about as is are was were be been being
+do does did doing have has had having i me my we our you your he him his she her it its they them their
+what when where who whom which why how that this these those there here than then so not no yes can could
+would should will shall may might must just also very really too into over under again any some all each
+""".split())
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+def query_terms(text: str) -> list[str]:
+    return [t for t in dict.fromkeys(tokens(text)) if t not in STOP]
+
+
+class BM25Index:
+    def __init__(self, docs: Iterable[tuple[str, str]], k1: float = 1.5, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.postings: dict[str, list[tuple[str, int]]] = {}
+        self.lengths: dict[str, int] = {}
+        for doc_id, text in docs:
+            toks = tokens(text)
+            self.lengths[doc_id] = len(toks)
+            for term, tf in Counter(toks).items():
+                self.postings.setdefault(term, []).append((doc_id, tf))
+        n = len(self.lengths)
+        self.avgdl = (sum(self.lengths.values()) / n) if n else 0.0
+        self.idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()}
+
+    def scores(self, terms: list[str]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for term in terms:
+            w = self.idf.get(term)
+            if not w:
+                continue
+            for doc_id, tf in self.postings[term]:
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[doc_id] / self.avgdl) if self.avgdl else self.k1
+                out[doc_id] = out.get(doc_id, 0.0) + w * tf * (self.k1 + 1) / (tf + norm)
+        return out
+
+    def top(self, terms: list[str], k: int) -> dict[str, float]:
+        s = self.scores(terms)
+        return dict(sorted(s.items(), key=lambda x: (-x[1], x[0]))[:k])
+
+
+class IndexCache:
+    """(schema, tenant, contact) -> (seq, index), least recently used out first."""
+
+    def __init__(self, size: int = 2000):
+        self.size = size
+        self._d: OrderedDict[tuple, tuple[int, BM25Index]] = OrderedDict()
+
+    def get(self, key: tuple, seq: int) -> BM25Index | None:
+        hit = self._d.get(key)
+        if hit is None or hit[0] != seq:
+            return None
+        self._d.move_to_end(key)
+        return hit[1]
+
+    def put(self, key: tuple, seq: int, index: BM25Index) -> None:
+        self._d[key] = (seq, index)
+        self._d.move_to_end(key)
+        while len(self._d) > self.size:
+            self._d.popitem(last=False)
