@@ -138,7 +138,10 @@ class InteractionPipeline:
                 segments.append(Batch())
                 continue
             try:
-                new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
+                if e.event_type == ev.MEMORIES_ACCESSED:
+                    new_state, derived = core.apply_access(states[key], e)
+                else:
+                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
             except Exception as err:  # a bug must not stop the stream: park the event with the reason
                 log.exception("processing failed for %s", e.event_id)
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))

@@ -39,7 +39,38 @@ class JSONBody(Response):
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
 AFTER_TIMEOUT_S = 5.0
+ACCESSED_PER_RESPONSE = 10  # the memories a reply most likely used: the top of the packed list
+ACCESS_FLUSH_S = 1.0
 WORKER_KEY = "rapport:workers:"
+
+
+class AccessRecorder:
+    """Collects what /context served and publishes it as MemoriesAccessed events, batched per contact
+    once a second, off the response path. Repeats within one flush count once."""
+
+    def __init__(self) -> None:
+        self.pending: dict[tuple[str, str], dict[str, str]] = {}
+
+    def record(self, tenant_id: str, contact_id: str, memory_ids: list[str], at: str) -> None:
+        if memory_ids:
+            slot = self.pending.setdefault((tenant_id, contact_id), {})
+            for mid in memory_ids:
+                slot[mid] = max(slot.get(mid, at), at)
+
+    def drain(self) -> list:
+        pending, self.pending = self.pending, {}
+        now = format_time(now_utc())
+        out = []
+        for (t, c), ids in pending.items():
+            by_time: dict[str, list[str]] = {}
+            for mid, at in ids.items():
+                by_time.setdefault(at, []).append(mid)
+            for at, mids in sorted(by_time.items()):
+                for i in range(0, len(mids), ev.MAX_ACCESSED_IDS):
+                    out.append(ev.memories_accessed(event_id=new_event_id(), tenant_id=t, contact_id=c,
+                                                    memory_ids=mids[i:i + ev.MAX_ACCESSED_IDS], at=at,
+                                                    recorded_at=now))
+        return out
 
 
 class Service:
@@ -55,6 +86,8 @@ class Service:
         self.broker_ok = False
         self.relay_task: asyncio.Task | None = None
         self.lexical = IndexCache()
+        self.accesses = AccessRecorder()
+        self.access_task: asyncio.Task | None = None
 
     async def start(self) -> None:
         import redis.asyncio as aioredis
@@ -69,6 +102,17 @@ class Service:
         self.embedder = await asyncio.to_thread(default_embedder)
         self.publisher = ingest_mod.Publisher(s.kafka_bootstrap, s.interactions_topic)
         self.relay_task = asyncio.create_task(self._start_publisher_and_relay())
+        self.access_task = asyncio.create_task(self._flush_accesses())
+
+    async def _flush_accesses(self) -> None:
+        while True:
+            await asyncio.sleep(ACCESS_FLUSH_S)
+            envs = self.accesses.drain()
+            if envs:
+                try:
+                    await ingest_mod.ingest(self.pool, self.publisher if self.broker_ok else None, envs)
+                except Exception:  # statistics only: never let them disturb serving
+                    log.exception("could not record %d access events", len(envs))
 
     async def _start_publisher_and_relay(self) -> None:
         """Connect to the broker (retrying), then re-publish unapplied ledger events: after a restart of
@@ -101,8 +145,15 @@ class Service:
             await asyncio.sleep(0.2 if relayed_at == 0 else 30.0)
 
     async def stop(self) -> None:
-        if self.relay_task:
-            self.relay_task.cancel()
+        for task in (self.relay_task, self.access_task):
+            if task:
+                task.cancel()
+        envs = self.accesses.drain()
+        if envs and self.pool:
+            try:
+                await ingest_mod.ingest(self.pool, self.publisher if self.broker_ok else None, envs)
+            except Exception:
+                log.exception("could not record %d access events at shutdown", len(envs))
         if self.publisher:
             await self.publisher.stop()
         if self.pool:
@@ -127,7 +178,7 @@ class Service:
         checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
         return checks
 
-    async def lexical_index(self, tenant_id: str, contact_id: str, seq: int) -> BM25Index:
+    async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any) -> BM25Index:
         """The contact's BM25 index, rebuilt when its state has moved on (a new event was applied)."""
         key = (await self.store.schema(), tenant_id, contact_id)
         index = self.lexical.get(key, seq)
@@ -228,7 +279,8 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
     if state is not None:
         qvec = await asyncio.to_thread(svc.embed_query, query) if query else None
         if query:
-            keyword = (await svc.lexical_index(tenant_id, contact_id, state["seq"])).top(query_terms(query), 30)
+            version = (state.get("firstSeen"), state.get("memoryVersion", 0))
+            keyword = (await svc.lexical_index(tenant_id, contact_id, version)).top(query_terms(query), 30)
         candidates = await svc.store.candidates(
             tenant_id, contact_id, query_vec=qvec, model=svc.embedder.model_name, extra_ids=list(keyword),
             as_of=at, persona_id=persona_id)
@@ -236,6 +288,8 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
     count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, candidates=candidates, as_of=at, budget=budget,
                     history=history, count_tokens=count, keyword=keyword, has_query=bool(query))
+    svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
+                        format_time(at))
     return JSONBody(body)
 
 

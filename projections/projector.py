@@ -134,6 +134,9 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
     ev.MEMORY_SUPERSEDED: [(
         "UPDATE memories SET status='superseded', valid_to=%s, superseded_by=%s, updated_at=%s WHERE id=%s",
         lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["memoryId"]))],
+    ev.MEMORY_ACCESSED: [(
+        "UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) WHERE id=%s",
+        lambda e: (e.payload["at"], e.payload["memoryId"]))],
     ev.MEMORY_ARCHIVED: [(
         "UPDATE memories SET status='archived', updated_at=%s WHERE id=%s",
         lambda e: (e.occurred_at, e.payload["memoryId"]))],

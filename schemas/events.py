@@ -4,8 +4,9 @@ Source event (producers -> topic `interactions`):
   InteractionRecorded v2  {role, message, conversation_id, session_id, channel, display_name, persona_id}
   (v1 is upcast: see schemas/upcasters.py)
 
-Control event (same topic, same key, so it is ordered with the contact's messages):
+Control events (same topic, same key, so they are ordered with the contact's messages):
   ContactErased v1        {}  -- right to erasure
+  MemoriesAccessed v1     {memoryIds, at}  -- what /context served (access statistics)
 
 Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
   SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded,
@@ -19,6 +20,8 @@ from schemas.envelope import Envelope, InvalidEvent
 
 INTERACTION_RECORDED = "InteractionRecorded"
 CONTACT_ERASED = "ContactErased"
+MEMORIES_ACCESSED = "MemoriesAccessed"
+MEMORY_ACCESSED = "MemoryAccessed"
 
 SESSION_STARTED = "SessionStarted"
 SESSION_CLOSED = "SessionClosed"
@@ -33,6 +36,8 @@ ENTITY_UPSERTED = "EntityUpserted"
 CURRENT_VERSIONS: dict[str, int] = {
     INTERACTION_RECORDED: 2,
     CONTACT_ERASED: 1,
+    MEMORIES_ACCESSED: 1,
+    MEMORY_ACCESSED: 1,
     SESSION_STARTED: 1,
     SESSION_CLOSED: 1,
     CONTACT_PROFILE_UPDATED: 1,
@@ -44,7 +49,8 @@ CURRENT_VERSIONS: dict[str, int] = {
     ENTITY_UPSERTED: 1,
 }
 
-SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED})
+SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED})
+MAX_ACCESSED_IDS = 200
 
 # Contract limits (CONTRACT.md, POST /ingest); the worker enforces them too, for producers that
 # publish straight to the topic.
@@ -81,6 +87,10 @@ def validate_payload(env: Envelope) -> None:
         errs = interaction_errors(env.payload)
         if errs:
             raise InvalidEvent("; ".join(f"payload.{f}: {why}" for f, why in errs))
+    elif env.event_type == MEMORIES_ACCESSED:
+        ids = env.payload.get("memoryIds")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > MAX_ACCESSED_IDS:
+            raise InvalidEvent(f"payload.memoryIds: a list of at most {MAX_ACCESSED_IDS} strings")
     elif env.event_type not in CURRENT_VERSIONS:
         raise InvalidEvent(f"unknown event_type {env.event_type!r}")
 
@@ -99,6 +109,14 @@ def contact_erased(*, event_id: str, tenant_id: str, contact_id: str, at: str) -
     return Envelope(event_id=event_id, event_type=CONTACT_ERASED, schema_version=CURRENT_VERSIONS[CONTACT_ERASED],
                     tenant_id=tenant_id, contact_id=contact_id, occurred_at=at, recorded_at=at, payload={},
                     causation_id=None, correlation_id=event_id)
+
+
+def memories_accessed(*, event_id: str, tenant_id: str, contact_id: str, memory_ids: list[str], at: str,
+                      recorded_at: str) -> Envelope:
+    return Envelope(event_id=event_id, event_type=MEMORIES_ACCESSED,
+                    schema_version=CURRENT_VERSIONS[MEMORIES_ACCESSED], tenant_id=tenant_id, contact_id=contact_id,
+                    occurred_at=at, recorded_at=recorded_at, payload={"memoryIds": memory_ids}, causation_id=None,
+                    correlation_id=event_id)
 
 
 def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],

@@ -38,13 +38,14 @@ async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeyp
         await agent.put(key=b"default/mia", value=b"garbage")
         # take_events flushes after its window; wait until both events are projected
         import asyncio
-        for _ in range(100):
-            cur = await conn.execute("SELECT count(*) FROM processed_events")
+        poll = await db.connect_async(pg_url, schema=db.schema_of(version), autocommit=True)
+        for _ in range(100):  # a connection of its own: the pipeline's is busy in its transactions
+            cur = await poll.execute("SELECT count(*) FROM processed_events")
             n = (await cur.fetchone())[0]
-            await conn.commit()
             if n == 2 and dead:
                 break
             await asyncio.sleep(0.05)
+        await poll.close()
     assert n == 2
     types = [__import__("orjson").loads(v)["event_type"] for _, v in sent]
     assert types.count("MemoryExtracted") == 2 and "SessionStarted" in types

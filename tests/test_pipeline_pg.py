@@ -167,3 +167,20 @@ async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url
     for table in CONTACT_TABLES:
         assert rows(pg_url, version, f"SELECT count(*) FROM {table} WHERE contact_id='zoe'")[0][0] == 0, table
     assert rows(pg_url, version, "SELECT count(*) FROM rapport.ledger WHERE contact_id='zoe'")[0][0] == 0
+
+
+async def test_access_events_move_access_statistics_but_not_sessions(pg_url, version):
+    from schemas.events import memories_accessed
+
+    p = await pipeline_for(pg_url, version)
+    await p.process(records([interaction("a1", "I run marathons every spring")]))
+    (mid,) = rows(pg_url, version, "SELECT id FROM memories")[0]
+    at = "2026-05-01T10:00:00+00:00"
+    acc = memories_accessed(event_id="acc-1", tenant_id="default", contact_id="arjun", memory_ids=[mid, mid, "gone"],
+                            at=at, recorded_at=at)
+    out = await p.process(records([acc], start_offset=1))
+    assert out.applied == 1 and [d.event_type for d in out.derived] == ["MemoryAccessed", "MemoryAccessed"]
+    (r,) = rows(pg_url, version, "SELECT access_count, accessed_at::text FROM memories")
+    assert r[0] == 1 and r[1].startswith("2026-05-01 10:00:00")
+    (c,) = rows(pg_url, version, "SELECT message_count, session_count, seq FROM contacts")
+    assert c == (1, 1, 2)  # ordered in the contact's log, but not a message

@@ -37,6 +37,14 @@ def new_state(tenant_id: str, contact_id: str) -> State:
             "memoryIndex": remember.empty_index(), "seq": 0}
 
 
+def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
+    """/context served these memories at `occurred_at`: their access statistics move (recency and
+    access frequency of the retrieval score). Not a message: sessions and counters stay."""
+    out = [ev.derived(env, ev.MEMORY_ACCESSED, f"access:{mid}", {"memoryId": mid, "at": env.occurred_at})
+           for mid in dict.fromkeys(env.payload["memoryIds"])]
+    return {**state, "seq": state["seq"] + 1}, out
+
+
 def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     """Candidate memories of one interaction, before dedup against the contact's memories."""
     p = env.payload
@@ -103,6 +111,9 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     s["memoryIndex"], memory_events, _ = remember.remember(
         s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
     out.extend(memory_events)
+    if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
+        # the set or text of memories changed (readers key their keyword index on this)
+        s["memoryVersion"] = s.get("memoryVersion", 0) + 1
 
     s["seq"] += 1
     return s, out
