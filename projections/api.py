@@ -21,7 +21,9 @@ from agents.embedder import default_embedder
 from agents.pipeline import window_key
 from ops import metrics
 from projections import db
-from projections.context import assemble, memory_detail_json
+from agents.core.entities import find_mentions
+from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, memory_detail_json, rank,
+                                 refs_in_play)
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.store import Store
 from schemas import events as ev
@@ -39,7 +41,7 @@ class JSONBody(Response):
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
 AFTER_TIMEOUT_S = 5.0
-ACCESSED_PER_RESPONSE = 10  # the memories a reply most likely used: the top of the packed list
+ACCESSED_PER_RESPONSE = 5  # the memories a reply most likely used: the top of the packed list
 ACCESS_FLUSH_S = 1.0
 WORKER_KEY = "rapport:workers:"
 
@@ -274,23 +276,38 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.1)
     state = await svc.store.contact(tenant_id, contact_id)
-    candidates: list[dict] = []
-    keyword: dict[str, float] = {}
+    ranked: list = []
+    entities: list[dict] = []
+    card_rows: list[dict] = []
+    matched: set[str] = set()
     if state is not None:
         qvec = await asyncio.to_thread(svc.embed_query, query) if query else None
+        keyword: dict[str, float] = {}
+        entities = await svc.store.entities(tenant_id, contact_id)
         if query:
             version = (state.get("firstSeen"), state.get("memoryVersion", 0))
             keyword = (await svc.lexical_index(tenant_id, contact_id, version)).top(query_terms(query), 30)
+            matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
         candidates = await svc.store.candidates(
             tenant_id, contact_id, query_vec=qvec, model=svc.embedder.model_name, extra_ids=list(keyword),
-            as_of=at, persona_id=persona_id)
+            as_of=at, persona_id=persona_id, entity_refs=sorted(matched))
+        ranked = rank(candidates, at, keyword=keyword, matched_refs=matched, has_query=bool(query))
+        card_rows = await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched), at,
+                                                  persona_id, CARD_MIN_IMPORTANCE)
     history = await load_history(tenant_id, contact_id, state)
     count = getattr(svc.embedder, "count_tokens", None)
-    body = assemble(contact_id=contact_id, state=state, candidates=candidates, as_of=at, budget=budget,
-                    history=history, count_tokens=count, keyword=keyword, has_query=bool(query))
+    body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
+                    count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched)
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
                         format_time(at))
     return JSONBody(body)
+
+
+def entity_record(row: dict) -> dict:
+    """A projected entity row in the shape agents/core/entities.py reads."""
+    e = entity_json(row)
+    e["metadata"] = {**e["metadata"], "aliases": list(row.get("aliases") or [])}
+    return e
 
 
 async def load_history(tenant_id: str, contact_id: str, state: dict | None) -> list[dict]:

@@ -66,35 +66,125 @@ def contact_state_json(state: dict[str, Any] | None, as_of: datetime) -> dict[st
             "churnRisk": state.get("churnRisk", 0.0)}
 
 
-def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dict[str, Any]]) -> str:
+CARD_MIN_IMPORTANCE = 0.6   # seed 004 keeps importance >= 2 of 0..3 (or pinned) on cards
+CARD_FACTS = 3
+CARD_BUDGET_SHARE = 0.15    # cards may use at most this share of the memory budget
+
+
+def entity_cards(refs: list[str], rows: list[dict[str, Any]], shown: set[str]) -> list[dict[str, Any]]:
+    """Seed 004 entity cards: per entity (in `refs` order), its top memories (rows come pinned first,
+    then by importance, newest), skipping memories already listed; `[pet:bruno]: a; b; c`."""
+    cards = []
+    for ref in dict.fromkeys(refs):
+        facts = [r for r in rows if ref in (r["entity_refs"] or ()) and r["id"] not in shown][:CARD_FACTS]
+        if facts:
+            cards.append({"ref": ref, "memoryIds": [r["id"] for r in facts],
+                          "text": f"[{ref}]: " + "; ".join(r["content"] for r in facts)})
+    return cards
+
+
+def _span_days(state: dict[str, Any] | None) -> int:
+    if not state or not state.get("firstSeen") or not state.get("lastSeen"):
+        return 0
+    # calendar days spanned, inclusive, in the contact's own local dates
+    return max(1, (parse_time(state["lastSeen"]).date() - parse_time(state["firstSeen"]).date()).days + 1)
+
+
+def _mood_line(st: dict[str, Any]) -> str:
+    line = f"- Mood: {st['mood']} (energy: {st['energy']})"
+    if st.get("moodUsual"):
+        line += f" - unusual: {st['moodUsual']}"
+    return line
+
+
+def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dict[str, Any]],
+                 cards: list[dict[str, Any]] | None = None, state: dict[str, Any] | None = None,
+                 extra_blocks: list[str] | None = None) -> str:
+    """The system-prompt block, by relationship stage (seed 000 §5.1-5.4, seed 001 §3.4)."""
     name = contact.get("displayName") or "this contact"
+    stage, n, days = st["relationshipStage"], st["sessionCount"], _span_days(state)
     lines = ["CONTACT CONTEXT:"]
-    if st["relationshipStage"] == "new" and not memories:
-        lines += [f"- New contact ({'first session' if st['sessionCount'] <= 1 else str(st['sessionCount']) + ' sessions'})",
-                  "- No memories yet", f"- Mood: {st['mood']}", "", "BEHAVIOR:",
+    facts = [m for m in memories if m["memoryType"] == "fact"]
+    prefs = [m for m in memories if m["memoryType"] == "preference"]
+    if stage == "new" and not memories:
+        lines += [f"- New contact ({'first session' if n <= 1 else f'{n} sessions'})", "- No memories yet",
+                  _mood_line(st), "", "BEHAVIOR:",
                   "- Ask discovery questions naturally (name, interests, pets, work)",
                   "- Don't overload with questions: 1-2 per response", "- Be warm and welcoming",
                   "- Focus on building rapport"]
-        return "\n".join(lines)
-    channel = f" ({contact['channel']})" if contact.get("channel") else ""
-    lines += [f"- {name}{channel}: {st['relationshipStage']} relationship, {st['sessionCount']} sessions, "
-              f"active streak {st['activeStreak']}", f"- Mood: {st['mood']} (energy: {st['energy']})"]
+    else:
+        channel = f" ({contact['channel']})" if contact.get("channel") else ""
+        headline = {
+            "new": f"New contact{channel}: {name} ({n} session{'s' if n != 1 else ''})",
+            "building": f"Building relationship with {name}{channel} ({n} sessions over {days} days)",
+            "established": f"Established relationship with {name}{channel} ({n} sessions over {days} days, "
+                           f"active streak: {st['activeStreak']})",
+            "deep": f"Deep relationship with {name}{channel} ({n} sessions over {days} days, active streak: "
+                    f"{st['activeStreak']}): they expect you to truly know them",
+            "fading": f"Fading relationship with {name}{channel}: {n} sessions, quiet for a while - re-engage "
+                      f"warmly with what you know",
+            "dormant": f"Dormant contact {name}{channel}: {n} sessions, long silent - keep it light, mention "
+                       f"the last topic",
+        }[stage]
+        lines.append(f"- {headline}")
+        if facts:
+            lines.append("- Knows: " + "; ".join(m["content"] for m in facts[:4]))
+        if prefs:
+            lines.append("- Preferences: " + "; ".join(m["content"] for m in prefs[:4]))
+        lines.append(_mood_line(st))
+        if stage == "new":
+            lines += ["- Still getting to know them: ask 1-2 natural discovery questions"]
+    for block in extra_blocks or []:
+        lines += ["", block]
+    if cards:
+        lines += ["", "ENTITY CARDS:"] + [c["text"] for c in cards]
     if memories:
-        lines += ["", "MEMORIES:"] + [f"- [{m['memoryType']}] {m['content']} (importance: {m['importance']:.2f})"
-                                      for m in memories]
+        detailed = stage in ("established", "deep")
+        lines += ["", "MEMORIES:"] + [
+            f"- [{m['memoryType']}] {m['content']}" + (f" (importance: {m['importance']:.2f})" if detailed else "")
+            for m in memories]
     return "\n".join(lines)
 
 
-def assemble(*, contact_id: str, state: dict[str, Any] | None, candidates: list[dict[str, Any]],
+def refs_in_play(ranked: list[tuple[float, dict]], matched_refs: set[str] | None, top: int = 10) -> list[str]:
+    """Entities to put on cards: those the query names, then those of the best-ranked memories."""
+    refs = list(matched_refs or [])
+    for _, r in ranked[:top]:
+        refs.extend(r["entity_refs"] or [])
+    return list(dict.fromkeys(refs))
+
+
+def entity_json(e: dict[str, Any]) -> dict[str, Any]:
+    return {"ref": e["ref"], "entityType": e["entity_type"], "displayName": e["display_name"],
+            "metadata": e["metadata"] or {}}
+
+
+def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tuple[float, dict]],
              as_of: datetime, budget: int | None, history: list[dict[str, Any]],
-             count_tokens: Callable[[str], int] | None = None, keyword: dict[str, float] | None = None,
-             matched_refs: set[str] | None = None, has_query: bool = True) -> dict[str, Any]:
+             count_tokens: Callable[[str], int] | None = None, card_rows: list[dict[str, Any]] | None = None,
+             entities: list[dict[str, Any]] | None = None, matched_refs: set[str] | None = None,
+             extra_blocks: list[str] | None = None) -> dict[str, Any]:
     st = contact_state_json(state, as_of)
     memory_budget = STAGE_BUDGETS[st["relationshipStage"]] if budget is None else budget
-    ranked = rank(candidates, as_of, keyword=keyword, matched_refs=matched_refs, has_query=has_query)
-    packed, _ = pack(ranked, memory_budget, lambda x: estimate_tokens(x[1]["content"], count_tokens))
+
+    def cost(text: str) -> int:
+        return estimate_tokens(text, count_tokens)
+
+    # cards may take up to CARD_BUDGET_SHARE of the budget; the ranked memories get the rest, and the
+    # cards then show the entities' other memories (those not already listed)
+    refs = refs_in_play(ranked, matched_refs)
+    wanted = entity_cards(refs, card_rows or [], shown=set())
+    reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
+    packed, used = pack(ranked, memory_budget - reserve, lambda x: cost(x[1]["content"]))
+    shown = {r["id"] for _, r in packed}
+    cards, _ = pack(entity_cards(refs, card_rows or [], shown), memory_budget - used, lambda c: cost(c["text"]))
+    by_id = {r["id"]: r for r in card_rows or []}
     memories = [memory_json(r, sc) for sc, r in packed]
+    memories += [memory_json(by_id[mid]) for c in cards for mid in c["memoryIds"]]  # score: null (card)
     contact = {"contactId": contact_id, "displayName": (state or {}).get("displayName"),
                "channel": (state or {}).get("channel")}
-    return {"contact": contact, "state": st, "memories": memories, "entities": [], "history": history,
-            "context_text": context_text(contact, st, memories), "memory_budget": memory_budget}
+    involved = set(refs) | {ref for m in memories for ref in m["entityRefs"]}
+    ents = [entity_json(e) for e in entities or [] if e["ref"] in involved]
+    return {"contact": contact, "state": st, "memories": memories, "entities": ents, "history": history,
+            "context_text": context_text(contact, st, memories[:len(packed)], cards, state, extra_blocks),
+            "memory_budget": memory_budget}

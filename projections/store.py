@@ -60,16 +60,17 @@ class Store:
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, extra_ids: list[str], as_of: datetime, persona_id: str | None,
-                         k: int = 30) -> list[dict[str, Any]]:
+                         entity_refs: list[str] | None = None, k: int = 30) -> list[dict[str, Any]]:
         """Active, unexpired memories with importance >= 0.1 (persona: its own or global): the top k by
-        cosine UNION `extra_ids` (keyword and entity matches), each with its cosine similarity to the
+        cosine UNION `extra_ids` (keyword matches) UNION memories linked to `entity_refs` (the entities the
+        query names), each with its cosine similarity to the
         query (0 without a comparable embedding). Without a query: the k most important, newest."""
         s = await self.schema()
         where = ("m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.status='active' AND m.importance >= 0.1 "
                  "AND (m.expires_at IS NULL OR m.expires_at > %(as_of)s) "
                  "AND (m.persona_id IS NULL OR m.persona_id = %(persona)s)")
         params: dict[str, Any] = {"t": tenant_id, "c": contact_id, "as_of": as_of, "persona": persona_id,
-                                  "k": k, "model": model, "extra": extra_ids,
+                                  "k": k, "model": model, "extra": extra_ids, "refs": entity_refs or [],
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
         if query_vec is not None:
             pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
@@ -80,9 +81,32 @@ class Store:
             sim = "0.0"
         cols = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
         sql = (f"SELECT {cols}, {sim} AS similarity FROM {s}.memories m "
-               f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s))")
+               f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR m.entity_refs && %(refs)s::text[])")
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+    async def entities(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT ref, entity_type, display_name, metadata, aliases, mentions FROM {s}.entities "
+                f"WHERE tenant_id=%s AND contact_id=%s ORDER BY mentions DESC, ref", (tenant_id, contact_id))
+            return await cur.fetchall()
+
+    async def card_memories(self, tenant_id: str, contact_id: str, refs: list[str], as_of: datetime,
+                            persona_id: str | None, min_importance: float) -> list[dict[str, Any]]:
+        """Memories about these entities that belong on their cards: important enough, or pinned."""
+        if not refs:
+            return []
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s "
+                f"AND status='active' AND (expires_at IS NULL OR expires_at > %s) "
+                f"AND (persona_id IS NULL OR persona_id = %s) AND entity_refs && %s::text[] "
+                f"AND (importance >= %s OR pinned) ORDER BY pinned DESC, importance DESC, created_at DESC, id",
+                (tenant_id, contact_id, as_of, persona_id, refs, min_importance))
             return await cur.fetchall()
 
     async def memories(self, tenant_id: str, contact_id: str, status: str | None) -> list[dict[str, Any]]:

@@ -1,0 +1,66 @@
+"""Context assembly (pure): stage budgets and templates, entity cards, packing of cards and memories."""
+from datetime import datetime, timedelta, timezone
+
+from projections.context import CARD_BUDGET_SHARE, assemble, context_text, entity_cards, rank
+
+NOW = datetime(2026, 4, 20, 12, tzinfo=timezone.utc)
+
+
+def mem(i, content, mtype="fact", importance=0.7, refs=(), sim=0.5, created=NOW - timedelta(days=2), pinned=False):
+    return {"id": i, "memory_type": mtype, "content": content, "importance": importance, "entity_refs": list(refs),
+            "source_event_ids": [f"e-{i}"], "created_at": created, "accessed_at": None, "access_count": 0,
+            "similarity": sim, "pinned": pinned}
+
+
+def state(sessions, streak=1, first=NOW - timedelta(days=10), last=NOW - timedelta(hours=1)):
+    return {"displayName": "Arjun", "channel": "whatsapp", "sessionCount": sessions, "activeStreak": streak,
+            "lastActiveDay": last.date().isoformat(), "firstSeen": first.isoformat(), "lastSeen": last.isoformat()}
+
+
+def test_entity_cards_list_other_memories_top3_in_given_order():
+    rows = [mem("a", "Golden retriever, 3 years old", refs=["pet:bruno"], importance=0.9),
+            mem("b", "Loves belly rubs", "preference", refs=["pet:bruno"], importance=0.8),
+            mem("c", "Had a vet appointment", refs=["pet:bruno"], importance=0.75),
+            mem("d", "Ate shoes again", refs=["pet:bruno"], importance=0.7),
+            mem("e", "Lives in Chennai", refs=["person:mom"], importance=0.8)]
+    cards = entity_cards(["pet:bruno", "person:mom", "topic:none"], rows, shown={"a"})
+    assert [c["text"] for c in cards] == [
+        "[pet:bruno]: Loves belly rubs; Had a vet appointment; Ate shoes again",
+        "[person:mom]: Lives in Chennai"]
+
+
+def test_assemble_stage_budget_and_card_reservation():
+    rows = [mem(f"m{i}", f"Memory number {i} about the weekend trip to the lake house", sim=1 - i / 50)
+            for i in range(40)]
+    card_rows = [mem("c1", "Golden retriever named Bruno, 3 years old", refs=["pet:bruno"], importance=0.9)]
+    ranked = rank(rows + [], NOW)
+    body = assemble(contact_id="arjun", state=state(8), ranked=ranked, as_of=NOW, budget=None, history=[],
+                    card_rows=card_rows, entities=[], matched_refs={"pet:bruno"})
+    assert body["state"]["relationshipStage"] == "building" and body["memory_budget"] == 500
+    tokens = sum(-(-len(m["content"]) // 4) for m in body["memories"])
+    assert tokens <= 500
+    assert "[pet:bruno]: Golden retriever named Bruno, 3 years old" in body["context_text"]
+    assert body["memories"][-1]["id"] == "c1" and body["memories"][-1]["score"] is None
+    # the card took at most its share; the ranked memories are in score order before it
+    scores = [m["score"] for m in body["memories"][:-1]]
+    assert scores == sorted(scores, reverse=True) and len(scores) >= int(500 * (1 - CARD_BUDGET_SHARE)) // 16
+
+
+def test_new_contact_gets_discovery_text_and_zero_budget():
+    body = assemble(contact_id="x", state=None, ranked=[], as_of=NOW, budget=None, history=[])
+    assert body["memory_budget"] == 0 and body["memories"] == []
+    assert "discovery questions" in body["context_text"] and body["state"]["relationshipStage"] == "new"
+
+
+def test_stage_templates():
+    contact = {"displayName": "Arjun", "channel": "whatsapp"}
+    mems = [{"memoryType": "fact", "content": "Software engineer at Infosys", "importance": 0.85},
+            {"memoryType": "preference", "content": "Likes playful banter", "importance": 0.8}]
+    st = {"relationshipStage": "established", "sessionCount": 22, "activeStreak": 20, "mood": "frustrated",
+          "energy": "high"}
+    text = context_text(contact, st, mems, state=state(22, 20, first=NOW - timedelta(days=19)))
+    assert "Established relationship with Arjun (whatsapp) (22 sessions over 20 days, active streak: 20)" in text
+    assert "- Knows: Software engineer at Infosys" in text and "- Preferences: Likes playful banter" in text
+    assert "- [fact] Software engineer at Infosys (importance: 0.85)" in text
+    st["relationshipStage"] = "building"
+    assert "(importance:" not in context_text(contact, st, mems, state=state(8))
