@@ -26,7 +26,8 @@ async def pipeline() -> InteractionPipeline:
         version = db.prepare(s.database_url, s.projection_version)
         conn = await db.connect_async(s.database_url, schema=db.schema_of(version))
         _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
-                                        redis=aioredis.from_url(s.redis_url))
+                                        redis=aioredis.from_url(s.redis_url), version=version,
+                                        follow_active=s.projection_version is None)
     return _pipeline
 
 

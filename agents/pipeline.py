@@ -26,6 +26,7 @@ from psycopg.rows import dict_row
 
 from agents.core import contact as core
 from agents.embedder import Embedder
+from projections import db
 from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
 from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, partition_key
@@ -68,8 +69,13 @@ def window_key(tenant_id: str, contact_id: str) -> str:
 class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
                  redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
-                 cache_size: int = 50_000):
+                 cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
+                 switch_lock: bool = True):
         self.conn = conn  # search_path = the projection version's schema
+        self.version = version
+        self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
+        self._after_commit: tuple = ([], set())
+        self.switch_lock = switch_lock  # False only for the replay, which holds the lock exclusively
         self.embedder = embedder
         self.redis = redis
         self.config = config
@@ -88,6 +94,26 @@ class InteractionPipeline:
         self.watermarks = None
 
     async def process(self, records: list[Record]) -> Outcome:
+        """One batch, in one transaction. It holds the version-switch lock shared, so `rapport replay`
+        (which takes it exclusively to switch readers) never interleaves with a batch."""
+        async with self.conn.transaction():
+            if self.switch_lock:
+                await self.conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (db.SWITCH_LOCK,))
+            if self.follow_active:
+                await self._follow_active_version()
+            outcome = await self._process(records)
+        await self._refresh_redis(*self._after_commit)
+        return outcome
+
+    async def _follow_active_version(self) -> None:
+        active = await db.active_version_async(self.conn)
+        if active and active != self.version:
+            log.warning("readers switched to projection version %s; following", active)
+            await self.conn.execute(f"SET search_path TO {db.schema_of(active)}, rapport, public")
+            self.version = active
+            self.forget_cache()
+
+    async def _process(self, records: list[Record]) -> Outcome:
         out = Outcome()
         if self.watermarks is None:
             await self._load_watermarks()
@@ -166,7 +192,7 @@ class InteractionPipeline:
         for b in segments:
             for key, s in b.states.items():
                 self._remember(key, s)
-        await self._refresh_redis(segments, erased)
+        self._after_commit = (segments, erased)
         out.derived = [d for b in segments for d in b.derived]
         out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
@@ -175,7 +201,6 @@ class InteractionPipeline:
     async def _load_watermarks(self) -> None:
         cur = await self.conn.execute("SELECT topic, partition, broker_epoch, next_offset FROM watermarks")
         self.watermarks = {(t, p): (e, o) for t, p, e, o in await cur.fetchall()}
-        await self.conn.commit()
 
     async def _already_applied(self, envs: list[Envelope]) -> set[tuple[str, str]]:
         if not envs:
@@ -185,7 +210,6 @@ class InteractionPipeline:
             "JOIN unnest(%s::text[], %s::text[]) AS b(t, e) ON p.tenant_id = b.t AND p.event_id = b.e",
             ([e.tenant_id for e in envs], [e.event_id for e in envs]))
         rows = await cur.fetchall()
-        await self.conn.commit()
         return {(t, e) for t, e in rows}
 
     async def _load_states(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], dict]:
@@ -199,7 +223,6 @@ class InteractionPipeline:
                     ([k[0] for k in missing], [k[1] for k in missing]))
                 for row in await cur.fetchall():
                     states[(row["tenant_id"], row["contact_id"])] = row["state"]
-            await self.conn.commit()
         for k in missing:
             states.setdefault(k, core.new_state(*k))
         return states
@@ -214,7 +237,6 @@ class InteractionPipeline:
                                           "AND embedding IS NOT NULL", (missing,))
             for mid, vec in await cur.fetchall():
                 hot[mid] = vec.to_numpy() if hasattr(vec, "to_numpy") else vec
-            await self.conn.commit()
         return hot
 
     def _remember_vector(self, mid: str, vec: Any) -> None:

@@ -107,6 +107,23 @@ def demo(url: str, contact: str) -> None:
     run_demo(url, contact)
 
 
+@main.command()
+@click.option("--into", "into", default=None, help="the new projection version to build, e.g. v2")
+@click.option("--from", "source", type=click.Choice(["ledger", "log"]), default="ledger", show_default=True,
+              help="ledger: what the live version applied, in its order; log: the topic from its earliest offset")
+@click.option("--verify", is_flag=True, help="compare the new version's digest with the live one; no switch "
+                                              "and exit 1 on a mismatch")
+@click.option("--data-dir", default="./.rapport", show_default=True, help="of the running `rapport up`")
+@click.option("--drop", "drop_version", default=None, help="drop a version that is not live")
+def replay(into, source, verify, data_dir, drop_version) -> None:  # noqa: ANN001
+    """Rebuild every projection into a fresh version, then switch readers to it."""
+    from ops.replay import run
+
+    if not into and not drop_version:
+        raise click.UsageError("give --into VERSION or --drop VERSION")
+    sys.exit(run(into, source, verify, data_dir, drop_version))
+
+
 @main.group()
 def bench() -> None:
     """Benchmarks (numbers are printed with the machine they ran on)."""

@@ -15,6 +15,7 @@ from psycopg.rows import dict_row
 from pgvector.psycopg import register_vector, register_vector_async
 
 DEFAULT_VERSION = "v1"
+SWITCH_LOCK = 72657010  # advisory lock: batches hold it shared, a reader switch exclusively
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 

@@ -1,0 +1,215 @@
+"""`rapport replay`: rebuild every projection into a fresh version from the ledger or the log.
+
+  1. create the version's schema (status `building`; readers stay on the live version);
+  2. feed the events the live version has applied, in its per-contact order (ledger), or the topic from
+     its earliest offset (log, a consumer group of its own), through the same pipeline the workers run;
+  3. take the version-switch lock (live batches pause), catch up on what the live version applied in
+     the meantime, compare digests when asked, switch readers (one UPDATE), release the lock. Live
+     workers follow the switch at their next batch; the old version stays until `--drop`.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import orjson
+import psycopg
+
+from projections import db
+from projections.digest import digest
+
+
+class ReplayError(RuntimeError):
+    pass
+
+
+def resolve_env(data_dir: str | None) -> dict[str, str]:
+    """URLs from the environment, else from a running `rapport up --data-dir DIR` (DIR/run.json)."""
+    env = {k: os.environ[k] for k in ("RAPPORT_DATABASE_URL", "RAPPORT_KAFKA_URL") if os.environ.get(k)}
+    run = Path(data_dir or "./.rapport") / "run.json"
+    if "RAPPORT_DATABASE_URL" not in env and run.exists():
+        info = json.loads(run.read_text())
+        env.setdefault("RAPPORT_DATABASE_URL", info["database_url"])
+        if info.get("kafka_url"):
+            env.setdefault("RAPPORT_KAFKA_URL", info["kafka_url"])
+    if "RAPPORT_DATABASE_URL" not in env:
+        raise ReplayError(f"no database: set RAPPORT_DATABASE_URL or run `rapport up` with this --data-dir "
+                          f"({run} not found)")
+    return env
+
+
+def _ledger_sql(live: str, new: str) -> str:
+    # what the live version applied and the new one has not, in the live per-contact order
+    return (f"SELECT l.envelope FROM rapport.ledger l "
+            f"JOIN {live}.processed_events p ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
+            f"LEFT JOIN {new}.processed_events n ON n.tenant_id = l.tenant_id AND n.event_id = l.event_id "
+            f"WHERE n.event_id IS NULL ORDER BY l.tenant_id, l.contact_id, p.contact_seq")
+
+
+async def ledger_batches(url: str, live: str, new: str, size: int) -> AsyncIterator[list[bytes]]:
+    async with await psycopg.AsyncConnection.connect(url) as conn:
+        async with conn.cursor(name="replay_ledger") as cur:
+            cur.itersize = size
+            await cur.execute(_ledger_sql(live, new))
+            batch: list[bytes] = []
+            async for (envelope,) in cur:
+                batch.append(orjson.dumps(envelope))
+                if len(batch) >= size:
+                    yield batch
+                    batch = []
+            if batch:
+                yield batch
+
+
+async def log_batches(kafka_url: str, topic: str, group: str, size: int) -> AsyncIterator[list[tuple]]:
+    """The topic from its earliest offset up to the end offsets seen at the start."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_url.split("://", 1)[-1], group_id=group,
+                                auto_offset_reset="earliest", enable_auto_commit=False)
+    await consumer.start()
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or
+                                                          await _partitions(consumer, topic))]
+        consumer.assign(parts)
+        await consumer.seek_to_beginning(*parts)
+        end = await consumer.end_offsets(parts)
+        remaining = {tp for tp in parts if end[tp] > 0}
+        while remaining:
+            got = await consumer.getmany(*remaining, timeout_ms=1000, max_records=size)
+            batch = []
+            for tp, msgs in got.items():
+                for m in msgs:
+                    if m.offset < end[tp]:
+                        batch.append((m.value, tp.partition, m.offset, m.key))
+                if msgs and msgs[-1].offset + 1 >= end[tp]:
+                    remaining.discard(tp)
+            if batch:
+                yield batch
+    finally:
+        await consumer.stop()
+
+
+async def _partitions(consumer: Any, topic: str) -> set[int]:
+    await consumer._client.force_metadata_update()
+    return consumer.partitions_for_topic(topic) or set()
+
+
+async def replay(into: str, source: str, verify: bool, data_dir: str | None, batch_size: int = 256,
+                 progress: bool = True) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from agents.embedder import default_embedder
+    from agents.pipeline import InteractionPipeline, Record
+    from streams.config import settings
+
+    env = resolve_env(data_dir)
+    url = env["RAPPORT_DATABASE_URL"]
+    new = db.schema_of(into)
+    with psycopg.connect(url, autocommit=True) as c:
+        db.migrate_meta(c)
+        live_version = db.active_version(c)
+        if live_version is None:
+            raise ReplayError("there is no live projection version to replay")
+        if live_version == into:
+            raise ReplayError(f"{into} is the live version")
+        if c.execute("SELECT 1 FROM rapport.projection_versions WHERE version=%s", (into,)).fetchone():
+            raise ReplayError(f"version {into} exists; drop it first with `rapport replay --drop {into}`")
+        db.ensure_version(c, into, activate_if_none=False, status="building")
+        total = c.execute(f"SELECT count(*) FROM {db.schema_of(live_version)}.processed_events "
+                          f"WHERE contact_id NOT LIKE 'erased:%%'").fetchone()[0]
+    live = db.schema_of(live_version)
+
+    conn = await db.connect_async(url, schema=new)
+    pipe = InteractionPipeline(conn, default_embedder(), broker_epoch=f"replay-{into}", version=into,
+                               switch_lock=False)
+    t0 = time.monotonic()
+    events = 0
+    bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)
+
+    async def feed(records: list) -> None:
+        nonlocal events
+        out = await pipe.process(records)
+        events += out.applied
+        bar.update(len(records))
+
+    if source == "log":
+        if "RAPPORT_KAFKA_URL" not in env:
+            raise ReplayError("--from log needs the broker: RAPPORT_KAFKA_URL or a running `rapport up`")
+        topic = settings().interactions_topic
+        async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size):
+            await feed([Record(v, topic, p, o, k) for v, p, o, k in batch])
+    else:
+        async for batch in ledger_batches(url, live, new, batch_size):
+            await feed([Record(v) for v in batch])
+
+    # the switch: live batches pause while we catch up, compare and flip the readers
+    lock = await psycopg.AsyncConnection.connect(url, autocommit=True)
+    try:
+        await lock.execute("SELECT pg_advisory_lock(%s)", (db.SWITCH_LOCK,))
+        async for batch in ledger_batches(url, live, new, batch_size):
+            await feed([Record(v) for v in batch])
+        bar.close()
+        seconds = time.monotonic() - t0
+        with psycopg.connect(url, autocommit=True) as c:
+            new_digest = digest(c, new)
+            result: dict[str, Any] = {"version": into, "from": source, "events": events,
+                                      "seconds": round(seconds, 2),
+                                      "events_per_s": round(events / seconds, 1) if seconds else None,
+                                      "digest": new_digest, "live_version": live_version}
+            if verify:
+                live_digest = digest(c, live)
+                result["live_digest"] = live_digest
+                result["verified"] = live_digest == new_digest
+                if not result["verified"]:
+                    c.execute("UPDATE rapport.projection_versions SET status='failed', events=%s, digest=%s "
+                              "WHERE version=%s", (events, new_digest, into))
+                    return result
+            with c.transaction():
+                c.execute("UPDATE rapport.active_version SET version=%s", (into,))
+                c.execute("UPDATE rapport.projection_versions SET status='retired' WHERE version=%s",
+                          (live_version,))
+                c.execute("UPDATE rapport.projection_versions SET status='live', activated_at=now(), events=%s, "
+                          "digest=%s WHERE version=%s", (events, new_digest, into))
+            result["switched"] = True
+        return result
+    finally:
+        await lock.execute("SELECT pg_advisory_unlock(%s)", (db.SWITCH_LOCK,))
+        await lock.close()
+        await conn.close()
+
+
+def drop(version: str, data_dir: str | None) -> None:
+    url = resolve_env(data_dir)["RAPPORT_DATABASE_URL"]
+    with psycopg.connect(url, autocommit=True) as c:
+        if db.active_version(c) == version:
+            raise ReplayError(f"{version} is the live version; switch readers away first")
+        if not c.execute("SELECT 1 FROM rapport.projection_versions WHERE version=%s", (version,)).fetchone():
+            raise ReplayError(f"no projection version {version}")
+        with c.transaction():
+            c.execute(f"DROP SCHEMA {db.schema_of(version)} CASCADE")
+            c.execute("DELETE FROM rapport.schema_migrations WHERE schema_name=%s", (db.schema_of(version),))
+            c.execute("DELETE FROM rapport.projection_versions WHERE version=%s", (version,))
+
+
+def run(into: str | None, source: str, verify: bool, data_dir: str | None, drop_version: str | None) -> int:
+    try:
+        if drop_version:
+            drop(drop_version, data_dir)
+            print(f"dropped projection version {drop_version}")
+            return 0
+        r = asyncio.run(replay(into, source, verify, data_dir))
+    except ReplayError as e:
+        print(f"rapport replay: {e}")
+        return 2
+    line = f"replayed {r['events']} events into {r['version']} in {r['seconds']} s ({r['events_per_s']} events/s); " \
+           f"digest {r['digest']}"
+    print(line)
+    if verify:
+        print(f"live {r['live_version']} digest {r['live_digest']}: {'MATCH' if r['verified'] else 'MISMATCH'}")
+    print(f"readers switched to {r['version']}" if r.get("switched") else "readers NOT switched")
+    return 0 if r.get("switched") else 1
