@@ -122,6 +122,17 @@ def test_ingest_context_poison_restart_and_clean_stop(tmp_path):
             dead = asyncio.run(read_topic(info["kafka_url"], "rapport.dead-letter"))
             assert dead and orjson.loads(dead[0])["reason"].startswith("not JSON")
 
+            # replay the log into a new version beside the running stack: same digest, readers switch
+            import subprocess
+            import sys
+            rep = subprocess.run([sys.executable, "-m", "ops.cli", "replay", "--into", "v2", "--from", "log",
+                                  "--verify", "--data-dir", str(stack.data_dir)], capture_output=True, text=True,
+                                 timeout=300)
+            assert rep.returncode == 0, rep.stdout + rep.stderr
+            assert "MATCH" in rep.stdout and "readers switched to v2" in rep.stdout
+            ctx = wait_for(c, "arjun", good.event_id, budget=2000)
+            assert "I started learning the guitar" in [m["content"] for m in ctx["memories"]]
+
             before = {m["id"] for m in c.get("/contacts/arjun/memories").json()["memories"]}
             # published but maybe not yet processed when the stop comes: must survive the restart
             late = [{"contact_id": "late", "role": "user", "message": f"Late message number {i} about my garden",
@@ -139,6 +150,11 @@ def test_ingest_context_poison_restart_and_clean_stop(tmp_path):
             assert len(c.get("/contacts/late/memories").json()["memories"]) == 30
             ctx = wait_for(c, "arjun", events[-1]["event_id"], query="Where does mom live?", budget=500)
             assert any("Chennai" in m["content"] for m in ctx["memories"])
+            # and from the ledger, after the restart (the memory-only broker's log restarted empty)
+            rep = subprocess.run([sys.executable, "-m", "ops.cli", "replay", "--into", "v3", "--verify",
+                                  "--data-dir", str(stack.data_dir)], capture_output=True, text=True, timeout=300)
+            assert rep.returncode == 0 and "MATCH" in rep.stdout, rep.stdout + rep.stderr
+            assert {m["id"] for m in c.get("/contacts/arjun/memories").json()["memories"]} == before
         code, took, alive = stack.stop()
         assert code == 0 and alive == []
     finally:
