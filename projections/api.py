@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import orjson
 from fastapi import FastAPI, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
@@ -25,6 +26,7 @@ from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, memory_detail_json, rank,
                                  refs_in_play)
 from projections.lexical import BM25Index, IndexCache, query_terms
+from projections.payload import LIMITS, build_payload
 from projections.store import Store
 from schemas import events as ev
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
@@ -275,6 +277,22 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
                 return error(504, "event not reflected in the projections yet", event_id=after)
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.1)
+    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
+    svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
+                        format_time(at))
+    return JSONBody(body)
+
+
+def entity_record(row: dict) -> dict:
+    """A projected entity row in the shape agents/core/entities.py reads."""
+    e = entity_json(row)
+    e["metadata"] = {**e["metadata"], "aliases": list(row.get("aliases") or [])}
+    return e
+
+
+async def build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
+                        budget: int | None, at: datetime) -> dict:
+    """The /context answer (also the memory part of /payload)."""
     state = await svc.store.contact(tenant_id, contact_id)
     ranked: list = []
     entities: list[dict] = []
@@ -298,16 +316,7 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
     count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
                     count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched)
-    svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
-                        format_time(at))
-    return JSONBody(body)
-
-
-def entity_record(row: dict) -> dict:
-    """A projected entity row in the shape agents/core/entities.py reads."""
-    e = entity_json(row)
-    e["metadata"] = {**e["metadata"], "aliases": list(row.get("aliases") or [])}
-    return e
+    return body
 
 
 async def load_history(tenant_id: str, contact_id: str, state: dict | None) -> list[dict]:
@@ -342,6 +351,38 @@ async def delete_contact(contact_id: str, tenant_id: str = "default") -> JSONBod
     env = ev.contact_erased(event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, at=now)
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     return JSONBody({"accepted": True, "erasureEventId": env.event_id}, status_code=202)
+
+
+class PayloadRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    contact_id: str = Field(min_length=1, max_length=128)
+    message: str = Field(max_length=16 * 1024)
+    tenant_id: str = Field(default="default", min_length=1, max_length=128)
+    persona_id: str | None = Field(default=None, max_length=256)
+    system_prompt: str | None = Field(default=None, max_length=64 * 1024)
+    service_data: Any = None
+    tools: list[dict[str, Any]] | None = None
+
+
+@app.post("/payload")
+async def post_payload(request: Request) -> JSONBody:
+    """An LLM chat payload built with the AI Brain's section budgets and overflow rules (seed 002 §6)."""
+    try:
+        req = PayloadRequest.model_validate(orjson.loads(await request.body()))
+    except orjson.JSONDecodeError as e:
+        return error(400, "body is not valid JSON", detail=str(e))
+    except ValidationError as e:
+        return error(422, "invalid payload request", errors=[
+            {"field": ".".join(str(x) for x in err["loc"]) or "body", "problem": err["msg"]} for err in e.errors()])
+    at = now_utc()
+    ctx = await build_context(req.tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
+                              budget=LIMITS["memories"], at=at)
+    svc.accesses.record(req.tenant_id, req.contact_id,
+                        [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], format_time(at))
+    return JSONBody(build_payload(
+        message=req.message, system_prompt=req.system_prompt, tenant_profile=None, context_text=ctx["context_text"],
+        memories=ctx["memories"], service_data=req.service_data, history=ctx["history"], tools=req.tools,
+        count=getattr(svc.embedder, "count_tokens", None)))
 
 
 @app.get("/metrics")
