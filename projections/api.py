@@ -23,7 +23,7 @@ from agents.pipeline import window_key
 from ops import metrics
 from projections import db
 from agents.core.entities import find_mentions
-from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, memory_detail_json, rank,
+from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, iso, memory_detail_json, rank,
                                  refs_in_play)
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
@@ -383,6 +383,32 @@ async def post_payload(request: Request) -> JSONBody:
         message=req.message, system_prompt=req.system_prompt, tenant_profile=None, context_text=ctx["context_text"],
         memories=ctx["memories"], service_data=req.service_data, history=ctx["history"], tools=req.tools,
         count=getattr(svc.embedder, "count_tokens", None)))
+
+
+@app.get("/contacts/{contact_id}/export")
+async def export_contact(contact_id: str, tenant_id: str = "default") -> Response:
+    """Everything held about the contact (GDPR export): state, memories with their event history,
+    entities, sessions, triggers and the ledger's messages."""
+    if (bad := check_contact(contact_id)) is not None:
+        return bad
+    rows = await svc.store.export(tenant_id, contact_id)
+    history: dict[str, list] = {}
+    for e in rows.get("events", []):
+        mid = (e["payload"].get("memory") or {}).get("id") or e["payload"].get("memoryId")
+        if mid:
+            history.setdefault(mid, []).append({"eventId": e["event_id"], "eventType": e["event_type"],
+                                                "occurredAt": iso(e["occurred_at"]), "causationId": e["causation_id"]})
+    return JSONBody({
+        "contactId": contact_id, "tenantId": tenant_id, "exportedAt": format_time(now_utc()),
+        "state": rows["contact"][0]["state"] if rows["contact"] else None,
+        "memories": [{**memory_detail_json(m), "history": history.get(m["id"], [])} for m in rows.get("memories", [])],
+        "entities": [{**entity_json(e), "aliases": e["aliases"], "firstSeen": iso(e["first_seen"]),
+                      "lastSeen": iso(e["last_seen"]), "mentions": e["mentions"]} for e in rows.get("entities", [])],
+        "sessions": [{k: iso(v) for k, v in s.items()} for s in rows.get("sessions", [])],
+        "triggers": [{k: iso(v) for k, v in t.items()} for t in rows.get("triggers", [])],
+        "messages": [{"eventId": r["event_id"], "eventType": r["event_type"], "occurredAt": iso(r["occurred_at"]),
+                      "recordedAt": iso(r["recorded_at"]), **(r["payload"] or {})} for r in rows.get("ledger", [])],
+    })
 
 
 @app.get("/metrics")

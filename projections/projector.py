@@ -182,8 +182,14 @@ async def project_batch(conn: psycopg.AsyncConnection, batch: Batch) -> None:
 
 
 async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str) -> None:
-    for table in CONTACT_TABLES:
-        await cur.execute(f"DELETE FROM {table} WHERE tenant_id=%s AND contact_id=%s", (tenant_id, contact_id))
+    """Every row of the contact in every projection version (a retired one kept for rollback, one being
+    built by a replay) and in the ledger."""
+    await cur.execute("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN "
+                      "(SELECT 'proj_' || version FROM rapport.projection_versions) AND table_name = ANY(%s)",
+                      (list(CONTACT_TABLES),))
+    for schema, table in await cur.fetchall():
+        await cur.execute(f"DELETE FROM {schema}.{table} WHERE tenant_id=%s AND contact_id=%s",
+                          (tenant_id, contact_id))
     await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s", (tenant_id, contact_id))
 
 

@@ -109,6 +109,41 @@ class Store:
                 (tenant_id, contact_id, as_of, persona_id, refs, min_importance))
             return await cur.fetchall()
 
+    async def export(self, tenant_id: str, contact_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Every row held about the contact, table by table (GDPR export)."""
+        s = await self.schema()
+        queries = {
+            "contact": f"SELECT state FROM {s}.contacts WHERE tenant_id=%(t)s AND contact_id=%(c)s",
+            "memories": f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%(t)s AND contact_id=%(c)s "
+                        f"ORDER BY created_at, id",
+            "events": f"SELECT event_id, event_type, occurred_at, causation_id, payload FROM {s}.events "
+                      f"WHERE tenant_id=%(t)s AND contact_id=%(c)s ORDER BY occurred_at, event_id",
+            "entities": f"SELECT ref, entity_type, display_name, metadata, aliases, first_seen, last_seen, mentions "
+                        f"FROM {s}.entities WHERE tenant_id=%(t)s AND contact_id=%(c)s ORDER BY ref",
+            "sessions": f"SELECT session_id, idx, persona_id, started_at, last_activity_at, ended_at, turn_count "
+                        f"FROM {s}.sessions WHERE tenant_id=%(t)s AND contact_id=%(c)s ORDER BY idx",
+            "ledger": "SELECT event_id, event_type, occurred_at, recorded_at, envelope->'payload' AS payload "
+                      "FROM rapport.ledger WHERE tenant_id=%(t)s AND contact_id=%(c)s ORDER BY seq",
+        }
+        present = await self._tables(s)
+        out: dict[str, list[dict[str, Any]]] = {}
+        async with self.pool.connection() as conn:
+            for name, sql in queries.items():
+                if name in ("contact", "ledger") or name in present:
+                    cur = await conn.execute(sql, {"t": tenant_id, "c": contact_id})
+                    out[name] = await cur.fetchall()
+            if "triggers" in present:
+                cur = await conn.execute(f"SELECT * FROM {s}.triggers WHERE tenant_id=%(t)s AND contact_id=%(c)s "
+                                         f"ORDER BY due_at, id", {"t": tenant_id, "c": contact_id})
+                out["triggers"] = await cur.fetchall()
+        return out
+
+    async def _tables(self, schema: str) -> set[str]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT table_name FROM information_schema.tables WHERE table_schema=%s",
+                                     (schema,))
+            return {r["table_name"] for r in await cur.fetchall()}
+
     async def memories(self, tenant_id: str, contact_id: str, status: str | None) -> list[dict[str, Any]]:
         s = await self.schema()
         sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"

@@ -155,6 +155,35 @@ def test_ingest_context_poison_restart_and_clean_stop(tmp_path):
                                   "--data-dir", str(stack.data_dir)], capture_output=True, text=True, timeout=300)
             assert rep.returncode == 0 and "MATCH" in rep.stdout, rep.stdout + rep.stderr
             assert {m["id"] for m in c.get("/contacts/arjun/memories").json()["memories"]} == before
+
+            # GDPR export: everything held, memories with their history, the ledger's messages
+            ex = c.get("/contacts/arjun/export").json()
+            assert {m["id"] for m in ex["memories"]} == before and all(m["history"] for m in ex["memories"])
+            assert {e["eventId"] for e in ex["messages"]} >= {e["event_id"] for e in events}
+            assert ex["state"]["messageCount"] >= len(events)
+
+            # erasure: nothing of the contact anywhere afterwards
+            assert c.delete("/contacts/arjun").status_code == 202
+            deadline = time.monotonic() + 30
+            while c.get("/contacts/arjun/memories").json()["memories"] and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert c.get("/contacts/arjun/memories").json()["memories"] == []
+            ctx = c.get("/context/arjun", params={"query": "dog"}).json()
+            assert ctx["memories"] == [] and ctx["state"]["relationshipStage"] == "new" and ctx["history"] == []
+            ex = c.get("/contacts/arjun/export").json()
+            assert ex["state"] is None and ex["memories"] == [] and ex["messages"] == []
+            import psycopg
+            import redis
+            with psycopg.connect(stack.run_info["database_url"]) as conn:
+                tables = conn.execute("SELECT table_schema, table_name FROM information_schema.columns "
+                                      "WHERE column_name='contact_id' AND table_schema IN ('rapport') "
+                                      "OR (column_name='contact_id' AND table_schema LIKE 'proj_%%')").fetchall()
+                assert len(tables) >= 8
+                for schema, table in tables:
+                    n = conn.execute(f"SELECT count(*) FROM {schema}.{table} WHERE contact_id='arjun'").fetchone()[0]
+                    assert n == 0, (schema, table, n)
+            r = redis.Redis.from_url(stack.run_info["redis_url"])
+            assert [k for k in r.keys("*") if b"arjun" in k] == []
         code, took, alive = stack.stop()
         assert code == 0 and alive == []
     finally:
