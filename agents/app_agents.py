@@ -10,6 +10,8 @@ from agents.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record
 from ops import metrics
 from projections import db
+from schemas import events as ev
+from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic
 from streams.config import settings
 
@@ -77,6 +79,33 @@ if settings().web_port:
     from faust.sensors.prometheus import setup_prometheus_sensors
 
     setup_prometheus_sensors(app)  # Faust's own sensor: lag, commit latency, events/s per topic
+
+
+SCHEDULE_EVERY_S = 5.0
+SCHEDULE_LIMIT = 2000
+_scheduler_conn = None
+
+
+@app.timer(interval=SCHEDULE_EVERY_S, on_leader=True)
+async def schedule_due_work() -> None:
+    """Wall-clock time reaching a contact's due work (in its event time) becomes a ContactTick on the
+    contact's partition, so the work happens in order with its messages and replay sees it. Ids are
+    derived from (contact, due time): a pass that finds the same work again emits the same event."""
+    global _scheduler_conn
+    s = settings()
+    if _scheduler_conn is None or _scheduler_conn.closed:
+        _scheduler_conn = await db.connect_async(s.database_url, autocommit=True)
+    version = await db.active_version_async(_scheduler_conn)
+    if version is None:
+        return
+    now = now_utc()
+    cur = await _scheduler_conn.execute(
+        f"SELECT tenant_id, contact_id, next_due_at FROM {db.schema_of(version)}.contacts "
+        f"WHERE next_due_at <= %s ORDER BY next_due_at LIMIT %s", (now, SCHEDULE_LIMIT))
+    for tenant_id, contact_id, due in await cur.fetchall():
+        env = ev.contact_tick(tenant_id=tenant_id, contact_id=contact_id, due_at=due.isoformat(),
+                              recorded_at=now.isoformat())
+        await interactions_topic.send(key=partition_key(tenant_id, contact_id), value=encode(env))
 
 
 @app.timer(interval=5.0)

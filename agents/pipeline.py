@@ -166,6 +166,8 @@ class InteractionPipeline:
             try:
                 if e.event_type == ev.MEMORIES_ACCESSED:
                     new_state, derived = core.apply_access(states[key], e)
+                elif e.event_type == ev.CONTACT_TICK:
+                    new_state, derived = core.apply_tick(states[key], e, self.config)
                 else:
                     new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
             except Exception as err:  # a bug must not stop the stream: park the event with the reason

@@ -315,7 +315,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     history = await load_history(tenant_id, contact_id, state)
     count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
-                    count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched)
+                    count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched,
+                    persona_id=persona_id)
     return body
 
 

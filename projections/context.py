@@ -146,6 +146,30 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
     return "\n".join(lines)
 
 
+def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list[str]:
+    """The permanent profile (seed 003), the latest closed session's summary for this persona and the
+    rolling summary of the session in progress (seed 004)."""
+    if not state:
+        return []
+    blocks = []
+    if state.get("profile"):
+        blocks.append("PROFILE: " + state["profile"])
+    last = (state.get("lastSessionSummary") or {}).get(persona_id or "")
+    if last:
+        lines = [f"LAST SESSION: {last['one_liner']}"]
+        for label, key in (("What mattered", "what_mattered"), ("Open loops", "open_loops"),
+                           ("Commitments", "commitments"), ("People", "people")):
+            if last.get(key):
+                lines.append(f"- {label}: " + "; ".join(last[key]))
+        if last.get("tone"):
+            lines.append(f"- Tone: {last['tone']}")
+        blocks.append("\n".join(lines))
+    session = state.get("session") or {}
+    if session.get("rollingSummary") and (session.get("personaId") or None) == (persona_id or None):
+        blocks.append("THIS SESSION SO FAR: " + session["rollingSummary"])
+    return blocks
+
+
 def refs_in_play(ranked: list[tuple[float, dict]], matched_refs: set[str] | None, top: int = 10) -> list[str]:
     """Entities to put on cards: those the query names, then those of the best-ranked memories."""
     refs = list(matched_refs or [])
@@ -163,7 +187,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
              as_of: datetime, budget: int | None, history: list[dict[str, Any]],
              count_tokens: Callable[[str], int] | None = None, card_rows: list[dict[str, Any]] | None = None,
              entities: list[dict[str, Any]] | None = None, matched_refs: set[str] | None = None,
-             extra_blocks: list[str] | None = None) -> dict[str, Any]:
+             extra_blocks: list[str] | None = None, persona_id: str | None = None) -> dict[str, Any]:
     st = contact_state_json(state, as_of)
     memory_budget = STAGE_BUDGETS[st["relationshipStage"]] if budget is None else budget
 
@@ -186,5 +210,6 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     involved = set(refs) | {ref for m in memories for ref in m["entityRefs"]}
     ents = [entity_json(e) for e in entities or [] if e["ref"] in involved]
     return {"contact": contact, "state": st, "memories": memories, "entities": ents, "history": history,
-            "context_text": context_text(contact, st, memories[:len(packed)], cards, state, extra_blocks),
+            "context_text": context_text(contact, st, memories[:len(packed)], cards, state,
+                                         (extra_blocks or []) + summary_blocks(state, persona_id)),
             "memory_budget": memory_budget}

@@ -17,18 +17,20 @@ import psycopg
 # on Python's formatting of values
 TABLES: dict[str, tuple[str, str]] = {
     "contacts": ("tenant_id, contact_id, display_name, channel, persona_id, first_seen, last_seen, message_count, "
-                 "session_count, active_streak, state, seq", "tenant_id, contact_id"),
+                 "session_count, active_streak, state, seq, profile, next_due_at", "tenant_id, contact_id"),
     "memories": ("id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, confidence, source, "
                  "status, pinned, entity_refs, memory_key, topics, valid_from, valid_to, expires_at, superseded_by, "
                  "access_count, accessed_at, source_event_ids, created_at, updated_at, persona_id, content_hash, "
                  "embedding_model, embedding_dim, speaker", "id"),
     "sessions": ("tenant_id, contact_id, session_id, idx, persona_id, started_at, last_activity_at, ended_at, "
-                 "turn_count", "tenant_id, contact_id, session_id"),
+                 "turn_count, rolling_summary", "tenant_id, contact_id, session_id"),
     "events": ("event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, payload", "event_id"),
     "entities": ("tenant_id, contact_id, ref, entity_type, display_name, metadata, aliases, first_seen, last_seen, "
                  "mentions", "tenant_id, contact_id, ref"),
     "memory_entities": ("memory_id, tenant_id, contact_id, ref", "memory_id, ref"),
     "processed_events": ("tenant_id, event_id, contact_id, contact_seq", "tenant_id, event_id"),
+    "session_summaries": ("tenant_id, contact_id, session_id, persona_id, ended_at, summary",
+                          "tenant_id, contact_id, session_id"),
 }
 # rows left out: an erasure's own tracking record (the erased contact's events, and so the erasure,
 # are gone from the ledger a replay reads)

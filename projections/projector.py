@@ -44,7 +44,8 @@ class Batch:
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
-CONTACT_TABLES = ("memory_entities", "entities", "memories", "sessions", "events", "processed_events", "contacts")
+CONTACT_TABLES = ("memory_entities", "entities", "memories", "sessions", "session_summaries", "events",
+                  "processed_events", "contacts")
 
 
 def erased_tracking_id(tenant_id: str, contact_id: str) -> str:
@@ -141,6 +142,15 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         "UPDATE memories SET status='archived', updated_at=%s WHERE id=%s",
         lambda e: (e.occurred_at, e.payload["memoryId"]))],
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
+    ev.SESSION_SUMMARIZED: [(
+        "INSERT INTO session_summaries (tenant_id, contact_id, session_id, persona_id, ended_at, summary) "
+        "VALUES (%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT (tenant_id, contact_id, session_id) DO UPDATE SET "
+        "ended_at=EXCLUDED.ended_at, summary=EXCLUDED.summary",
+        lambda e: (e.tenant_id, e.contact_id, e.payload["sessionId"], e.payload.get("personaId"),
+                   e.payload["endedAt"], orjson.dumps(e.payload["summary"]).decode()))],
+    ev.ROLLING_SUMMARY_UPDATED: [(
+        "UPDATE sessions SET rolling_summary=%s WHERE tenant_id=%s AND contact_id=%s AND session_id=%s",
+        lambda e: (e.payload["summary"], e.tenant_id, e.contact_id, e.payload["sessionId"]))],
 }
 
 
@@ -157,16 +167,18 @@ def stored_payload(e: Envelope) -> str:
 def _contact_row(s: State) -> tuple:
     return (s["tenantId"], s["contactId"], s["displayName"], s["channel"], s["personaId"], s["firstSeen"],
             s["lastSeen"], s["messageCount"], s["sessionCount"], s["activeStreak"],
-            orjson.dumps(s).decode(), s["seq"])
+            orjson.dumps(s).decode(), s["seq"], s.get("profile"), s.get("dueAt"))
 
 
 CONTACT_UPSERT = (
     "INSERT INTO contacts (tenant_id, contact_id, display_name, channel, persona_id, first_seen, last_seen, "
-    "message_count, session_count, active_streak, state, seq) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb,%s) "
+    "message_count, session_count, active_streak, state, seq, profile, next_due_at) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s) "
     "ON CONFLICT (tenant_id, contact_id) DO UPDATE SET display_name=EXCLUDED.display_name, "
     "channel=EXCLUDED.channel, persona_id=EXCLUDED.persona_id, first_seen=EXCLUDED.first_seen, "
     "last_seen=EXCLUDED.last_seen, message_count=EXCLUDED.message_count, session_count=EXCLUDED.session_count, "
-    "active_streak=EXCLUDED.active_streak, state=EXCLUDED.state, seq=EXCLUDED.seq "
+    "active_streak=EXCLUDED.active_streak, state=EXCLUDED.state, seq=EXCLUDED.seq, profile=EXCLUDED.profile, "
+    "next_due_at=EXCLUDED.next_due_at "
     "WHERE contacts.seq < EXCLUDED.seq")
 
 

@@ -6,7 +6,9 @@ Source event (producers -> topic `interactions`):
 
 Control events (same topic, same key, so they are ordered with the contact's messages):
   ContactErased v1        {}  -- right to erasure
-  MemoriesAccessed v1     {memoryIds, at}  -- what /context served (access statistics)
+  MemoriesAccessed v1     {memoryIds}  -- what /context served (access statistics)
+  ContactTick v1          {}  -- time has reached work the contact has due (a session to close, ...);
+                              occurred_at is the due time, in the contact's event time
 
 Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
   SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded,
@@ -21,6 +23,10 @@ from schemas.envelope import Envelope, InvalidEvent
 INTERACTION_RECORDED = "InteractionRecorded"
 CONTACT_ERASED = "ContactErased"
 MEMORIES_ACCESSED = "MemoriesAccessed"
+CONTACT_TICK = "ContactTick"
+SESSION_SUMMARIZED = "SessionSummarized"
+ROLLING_SUMMARY_UPDATED = "RollingSummaryUpdated"
+PROFILE_REWRITTEN = "ProfileRewritten"
 MEMORY_ACCESSED = "MemoryAccessed"
 
 SESSION_STARTED = "SessionStarted"
@@ -37,6 +43,10 @@ CURRENT_VERSIONS: dict[str, int] = {
     INTERACTION_RECORDED: 2,
     CONTACT_ERASED: 1,
     MEMORIES_ACCESSED: 1,
+    CONTACT_TICK: 1,
+    SESSION_SUMMARIZED: 1,
+    ROLLING_SUMMARY_UPDATED: 1,
+    PROFILE_REWRITTEN: 1,
     MEMORY_ACCESSED: 1,
     SESSION_STARTED: 1,
     SESSION_CLOSED: 1,
@@ -49,7 +59,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     ENTITY_UPSERTED: 1,
 }
 
-SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED})
+SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK})
 MAX_ACCESSED_IDS = 200
 
 # Contract limits (CONTRACT.md, POST /ingest); the worker enforces them too, for producers that
@@ -117,6 +127,16 @@ def memories_accessed(*, event_id: str, tenant_id: str, contact_id: str, memory_
                     schema_version=CURRENT_VERSIONS[MEMORIES_ACCESSED], tenant_id=tenant_id, contact_id=contact_id,
                     occurred_at=at, recorded_at=recorded_at, payload={"memoryIds": memory_ids}, causation_id=None,
                     correlation_id=event_id)
+
+
+def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: str) -> Envelope:
+    """Deterministic id: every scheduler pass that finds the same due work emits the same event."""
+    import hashlib
+
+    eid = "tick-" + hashlib.sha1(f"{tenant_id}/{contact_id}@{due_at}".encode()).hexdigest()[:24]
+    return Envelope(event_id=eid, event_type=CONTACT_TICK, schema_version=CURRENT_VERSIONS[CONTACT_TICK],
+                    tenant_id=tenant_id, contact_id=contact_id, occurred_at=due_at, recorded_at=recorded_at,
+                    payload={}, causation_id=None, correlation_id=eid)
 
 
 def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],

@@ -64,3 +64,18 @@ def test_stage_templates():
     assert "- [fact] Software engineer at Infosys (importance: 0.85)" in text
     st["relationshipStage"] = "building"
     assert "(importance:" not in context_text(contact, st, mems, state=state(8))
+
+
+def test_summary_blocks_profile_last_session_for_the_persona_and_rolling():
+    from projections.context import summary_blocks
+
+    st = {"profile": "Arjun. Software engineer at Infosys. Loves biryani.",
+          "lastSessionSummary": {"coach": {"one_liner": "Planned a 5k run", "what_mattered": ["the 5k"],
+                                           "open_loops": [], "commitments": ["I'll run on Sunday"], "people": [],
+                                           "tone": "excited"}},
+          "session": {"personaId": "coach", "rollingSummary": "User: I bought running shoes."}}
+    blocks = summary_blocks(st, "coach")
+    assert blocks[0] == "PROFILE: Arjun. Software engineer at Infosys. Loves biryani."
+    assert blocks[1].startswith("LAST SESSION: Planned a 5k run") and "- Commitments: I'll run on Sunday" in blocks[1]
+    assert blocks[2] == "THIS SESSION SO FAR: User: I bought running shoes."
+    assert summary_blocks(st, None) == ["PROFILE: Arjun. Software engineer at Infosys. Loves biryani."]

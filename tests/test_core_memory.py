@@ -165,8 +165,10 @@ def test_a_message_within_the_gap_stays_in_the_session():
 def test_silence_closes_the_session_and_opens_a_new_one():
     e1, e2, e3 = ix(1, T0), ix(2, T0 + timedelta(minutes=5), "ok"), ix(3, T0 + timedelta(minutes=40), "hmm")
     s, out = run([e1, e2, e3])
-    assert types(out) == [ev.SESSION_STARTED, ev.MEMORY_EXTRACTED, ev.SESSION_CLOSED, ev.SESSION_STARTED]
-    closed, started = out[2], out[3]
+    assert types(out) == [ev.SESSION_STARTED, ev.MEMORY_EXTRACTED, ev.SESSION_CLOSED, ev.SESSION_SUMMARIZED,
+                          ev.SESSION_STARTED]
+    closed, summary, started = out[2], out[3], out[4]
+    assert summary.payload["summary"]["one_liner"] and summary.occurred_at == closed.occurred_at
     assert closed.payload["session"]["endedAt"] == (T0 + timedelta(minutes=5)).isoformat()
     assert closed.occurred_at == (T0 + timedelta(minutes=5)).isoformat()  # when it ended, in event time
     assert closed.payload["session"]["turnCount"] == 2
@@ -178,9 +180,10 @@ def test_silence_closes_the_session_and_opens_a_new_one():
 
 def test_a_new_producer_session_id_opens_a_new_session():
     s, out = run([ix(1, T0, session_id="chat-1"), ix(2, T0 + timedelta(minutes=1), "ok", session_id="chat-2")])
-    assert types(out) == [ev.SESSION_STARTED, ev.MEMORY_EXTRACTED, ev.SESSION_CLOSED, ev.SESSION_STARTED]
+    assert types(out) == [ev.SESSION_STARTED, ev.MEMORY_EXTRACTED, ev.SESSION_CLOSED, ev.SESSION_SUMMARIZED,
+                          ev.SESSION_STARTED]
     assert s["session"]["producerSessionId"] == "chat-2"
-    assert out[3].payload["session"]["sessionId"] != out[0].payload["session"]["sessionId"]
+    assert out[4].payload["session"]["sessionId"] != out[0].payload["session"]["sessionId"]
 
 
 def test_out_of_order_event_stays_in_the_session_and_keeps_last_seen():
@@ -221,7 +224,7 @@ def test_plan_memories_is_pure_and_deterministic():
     e = ix(1, T0, "I adopted a beagle called Bruno", persona_id="coach")
     a, b = plan_memories(e), plan_memories(e)
     assert a == b and len(a) == 1
-    assert a[0]["personaId"] == "coach"
+    assert a[0]["personaId"] is None  # memories are global to the contact; sessions carry the persona
     assert a[0]["createdAt"] == T0.isoformat()
     assert plan_memories(ix(2, T0, "haha")) == []
     assert plan_memories(ix(3, T0, "I adopted a beagle", role="assistant")) == []

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from agents.core.stages import (DORMANT_AFTER_DAYS, FADING_AFTER_DAYS, STAGE_BUDGETS, effective_streak,
                                 relationship_stage)
-from projections.context import assemble, contact_state_json
+from projections.context import assemble, contact_state_json, rank
 
 NOW = datetime(2026, 4, 3, 12, 0, tzinfo=timezone.utc)
 
@@ -124,7 +124,7 @@ def contact(sessions: int, streak: int, last_day: str, last_seen: datetime) -> d
     (contact(20, 1, "2026-01-10", NOW - timedelta(days=83)), "dormant"),
 ])
 def test_context_memory_budget_follows_the_stage(state: dict, expected_stage: str):
-    out = assemble(contact_id="arjun", state=state, candidates=[], as_of=NOW, budget=None, history=[])
+    out = assemble(contact_id="arjun", state=state, ranked=[], as_of=NOW, budget=None, history=[])
     assert out["state"]["relationshipStage"] == expected_stage
     assert out["memory_budget"] == STAGE_BUDGETS[expected_stage]
 
@@ -137,7 +137,7 @@ def test_a_broken_streak_demotes_deep_to_established():
 
 
 def test_unknown_contact_is_new_with_no_budget_and_a_discovery_context():
-    out = assemble(contact_id="nobody", state=None, candidates=[], as_of=NOW, budget=None, history=[])
+    out = assemble(contact_id="nobody", state=None, ranked=[], as_of=NOW, budget=None, history=[])
     assert out["state"]["relationshipStage"] == "new"
     assert out["memory_budget"] == 0
     assert out["memories"] == []
@@ -150,8 +150,8 @@ def test_an_explicit_budget_overrides_the_stage_budget_and_is_respected():
              "accessed_at": NOW, "created_at": NOW, "access_count": 0, "entity_refs": [],
              "source_event_ids": [f"e{i}"]} for i in range(10)]  # 10 tokens each
     state = contact(20, 1, "2026-04-03", NOW - timedelta(hours=1))
-    out = assemble(contact_id="arjun", state=state, candidates=rows, as_of=NOW, budget=35, history=[])
+    out = assemble(contact_id="arjun", state=state, ranked=rank(rows, NOW), as_of=NOW, budget=35, history=[])
     assert out["memory_budget"] == 35
     assert len(out["memories"]) == 3
-    out = assemble(contact_id="arjun", state=state, candidates=rows, as_of=NOW, budget=None, history=[])
+    out = assemble(contact_id="arjun", state=state, ranked=rank(rows, NOW), as_of=NOW, budget=None, history=[])
     assert out["memory_budget"] == 1200 and len(out["memories"]) == 10

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core import remember, sessions
+from agents.core import remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -37,6 +38,33 @@ def new_state(tenant_id: str, contact_id: str) -> State:
             "memoryIndex": remember.empty_index(), "seq": 0}
 
 
+PROFILE_FACTS = 40
+
+
+def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
+    """Track the durable facts and preferences; when they change, the profile paragraph is rebuilt
+    whole (seed 003). Returns the new paragraph, or None when nothing durable changed."""
+    facts = dict(s.get("profileFacts") or {})
+    changed = False
+    for e in memory_events:
+        if e.event_type == ev.MEMORY_SUPERSEDED:
+            changed |= facts.pop(e.payload["memoryId"], None) is not None
+        elif e.event_type == ev.MEMORY_EXTRACTED:
+            m = e.payload["memory"]
+            if m["memoryType"] in ("fact", "preference") and not m.get("expiresAt"):
+                facts[m["id"]] = {"type": m["memoryType"], "content": m["content"]}
+                changed = True
+    if not changed:
+        return None
+    while len(facts) > PROFILE_FACTS:
+        facts.pop(next(iter(facts)))
+    s["profileFacts"] = facts
+    s["profile"] = summaries.profile_paragraph(
+        s.get("displayName"), [f["content"] for f in facts.values() if f["type"] == "fact"],
+        [f["content"] for f in facts.values() if f["type"] == "preference"])
+    return s["profile"]
+
+
 def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
     """/context served these memories at `occurred_at`: their access statistics move (recency and
     access frequency of the retrieval score). Not a message: sessions and counters stay."""
@@ -53,8 +81,44 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     return [mem.new_memory(
         memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
-        created_at=env.occurred_at, source_event_ids=[env.event_id], persona_id=p.get("persona_id"),
+        # memories are global to the contact (seed 004); sessions and summaries are the persona's
+        created_at=env.occurred_at, source_event_ids=[env.event_id], persona_id=None,
         speaker=p.get("display_name"))]
+
+
+def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
+    """End the open session: SessionClosed, and its structured summary (persona-scoped)."""
+    session = {**s["session"], "endedAt": s["session"]["lastActivityAt"]}
+    at = session["endedAt"]
+    turns = [t for t in s["window"] if t.get("sessionId", session["sessionId"]) == session["sessionId"]]
+    summary = summaries.session_summary(turns, session.get("people", []), session.get("moods", []))
+    s["session"] = None
+    s.setdefault("lastSessionSummary", {})[session.get("personaId") or ""] = {"sessionId": session["sessionId"], **summary}
+    return [ev.derived(env, ev.SESSION_CLOSED, f"{step}:closed", {"session": session}, occurred_at=at),
+            ev.derived(env, ev.SESSION_SUMMARIZED, f"{step}:summary",
+                       {"sessionId": session["sessionId"], "personaId": session.get("personaId"),
+                        "endedAt": at, "summary": summary}, occurred_at=at)]
+
+
+def _schedule(s: State, cfg: CoreConfig) -> None:
+    """When this contact next has work due, in its event time (the scheduler turns it into a ContactTick)."""
+    due = []
+    if s["session"] is not None:
+        due.append(parse_time(s["session"]["lastActivityAt"]) + timedelta(seconds=cfg.session_gap_s))
+    s["dueAt"] = min(due).isoformat() if due else None
+
+
+def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig()) -> tuple[State, list[Envelope]]:
+    """Time reached work the contact had due: close a session that has gone silent."""
+    s = copy.deepcopy(state)
+    out: list[Envelope] = []
+    session = s.get("session")
+    if session is not None and env.occurred >= parse_time(session["lastActivityAt"]) + timedelta(
+            seconds=cfg.session_gap_s):
+        out += _close_session(s, env, "tick:session")
+    _schedule(s, cfg)
+    s["seq"] += 1
+    return s, out
 
 
 def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
@@ -66,11 +130,10 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     out: list[Envelope] = []
 
     # sessions: close the previous one and open a new one after the gap (or a new producer session id)
+    s.setdefault("lastSessionSummary", {})
     if sessions.starts_new_session(s["session"], at, cfg.session_gap_s, p.get("session_id")):
         if s["session"] is not None:
-            out.append(ev.derived(env, ev.SESSION_CLOSED, "session:closed",
-                                  {"session": {**s["session"], "endedAt": s["session"]["lastActivityAt"]}},
-                                  occurred_at=s["session"]["lastActivityAt"]))
+            out += _close_session(s, env, "session")
         s["sessionCount"] += 1
         # our own id: a producer may reuse its session id after the gap (it is kept as producerSessionId)
         sid = derived_id(env.event_id, "session")
@@ -103,10 +166,15 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     if p.get("persona_id"):
         s["personaId"] = p["persona_id"]
 
-    # the session window (history for the chat engine)
+    # the session window (history for the chat engine), and the rolling summary every 4 turns
     s["window"] = sessions.push_window(
         s["window"], {"role": p["role"], "content": p["message"], "occurredAt": env.occurred_at},
         cfg.window_size)
+    if s["session"]["turnCount"] % summaries.ROLLING_EVERY == 0:
+        s["session"]["rollingSummary"] = summaries.rolling_summary(s["window"])
+        out.append(ev.derived(env, ev.ROLLING_SUMMARY_UPDATED, "rolling", {
+            "sessionId": s["session"]["sessionId"], "personaId": s["session"].get("personaId"),
+            "summary": s["session"]["rollingSummary"]}))
 
     s["memoryIndex"], memory_events, _ = remember.remember(
         s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
@@ -114,6 +182,10 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
         # the set or text of memories changed (readers key their keyword index on this)
         s["memoryVersion"] = s.get("memoryVersion", 0) + 1
+    profile = _profile_after(s, memory_events)
+    if profile is not None:
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
+    _schedule(s, cfg)
 
     s["seq"] += 1
     return s, out

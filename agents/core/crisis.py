@@ -1,0 +1,969 @@
+"""Crisis language detection (seed 000 §4.2): rules only, no LLM, no I/O, deterministic.
+
+`detect_crisis(text)` -> {"severity": "high"|"medium", "phrase": <the matched span of `text`>,
+"category": <one of CATEGORIES>} or None. `helpline_guidance(locale)` -> a fixed text block for the
+AI's system prompt (acknowledge, encourage reaching out, helplines, emergency number).
+
+Severity (what the caller is expected to do with it)
+    high    explicit first-person suicidal ideation, a plan or the means ("I want to die", "kms",
+            "I have the pills ready", "cutting myself again"): the AI answers with the helpline
+            guidance immediately, and the message is flagged for human review when configured.
+    medium  hopelessness without an explicit wish to die ("I can't take this anymore", "I can't go
+            on like this"), self-directed statements in the second person ("you ever just want to
+            die?"), and concern for somebody else ("what should I do if my friend wants to die"):
+            the AI checks in gently and offers the helpline information; not flagged by itself.
+
+Categories
+    suicidal_ideation    wishing/wanting/planning to die or to kill oneself, passive wishes
+                         ("I wish I was never born", "no reason to live", "better off without me")
+    suicide_plan         means or preparations ("I have the pills ready", "saving up pills", a
+                         suicide/goodbye note, "jump off a bridge", "take all my pills")
+    self_harm            intent or ongoing self-injury ("I'm going to hurt myself", "cutting myself
+                         again", "I can't stop cutting myself"); "starve/punish/hit myself" -> medium
+    hopelessness         medium: "can't take this anymore", "can't go on", "I'm a burden", ...
+    third_party_concern  medium: the person at risk is somebody else ("my friend wants to die",
+                         "my brother said he's going to kill himself"). Chosen over None because the
+                         speaker may need the same resources (crisis lines also counsel people
+                         worried about someone) and a gentle check-in costs little.
+    help_seeking         medium: asking for a suicide/crisis hotline.
+
+How matching works
+    1. The text is tokenised with the original character spans kept; each token is folded (case,
+       accents, apostrophes: "don't" = "dont" = "don’t"), stretched letters are squeezed ("dieeee"
+       -> "die"), in-word leetspeak and masking are undone ("k1ll", "s*icide"), chat spellings are
+       expanded ("wanna" -> "want to", "im" -> "i am", "cant" -> "can not", "kms" stays "kms"), a few
+       frequent typos are mapped ("wnat", "kil", "myslef") and long keywords are matched within edit
+       distance 1 ("sucide", "suicidal" within 2: "sucidial"). Sentence punctuation becomes a
+       boundary that no pattern crosses.
+    2. Word-level regexes (RULES) find candidate phrases; a few words may sit in between ("I honestly
+       just want to die").
+    3. Every candidate is then judged in its sentence:
+       - subject: the nearest subject before the phrase, up to 8 words back within the sentence.
+         I/me/we (or no subject at all, as in chat: "wanna die tbh") -> first person; you -> second
+         (medium); he/she/they/my friend/my mom/someone... -> third_party_concern (for the rules
+         where that expresses concern; "he deserves to die" is not); people/everyone/humans
+         (informational: "why do people commit suicide") and fictional characters -> no alarm;
+         a non-person subject ("my phone is ready to die", "the game is suicide") -> no alarm.
+         Nouns and adjectives ("suicide", "suicidal", "self harm", "overdose") need an explicit
+         first-person subject or an experiential context ("feeling suicidal", "thinking about
+         suicide", "my suicide attempt"): "suicide prevention month" and "what does suicidal mean"
+         raise nothing.
+       - negation between the subject and the phrase ("I don't want to die", "I'm not suicidal",
+         "I would never hurt myself", "I stopped cutting myself") -> no alarm, except urges and
+         ongoing behaviour: "trying not to cut myself", "I can't stop cutting myself" stay high.
+       - quotes and titles: a phrase inside quotation marks when the message talks about a song,
+         film, book, lyrics, ... or right after "called", "titled", "the song", "lyrics", "listening
+         to" -> no alarm (quoting, not intent); quoted words attributed to somebody else ('he texted
+         me "I want to die"') -> third_party_concern.
+       - idioms are excluded by construction: the rules need a self-directed object or an intent
+         verb, so "this traffic is killing me", "I'm dying of laughter", "lol I'm dead", "to die
+         for", "I could kill for a pizza", "dead tired", "the death of me", "my phone is dying"
+         never match; explicit exclusions cover "die of embarrassment/laughing", "die on this
+         hill", "die my hair" (dye), "killing myself at the gym" (progressive "killing myself"
+         needs an intent word or the end of the clause), "cutting myself some slack", "I hurt myself
+         at the gym" (a past injury needs intent, "again" or "on purpose"), "kill me now"
+         (hyperbole, no alarm), "5 kms" (kilometres), "suicide squad/doors/mission/run".
+    4. The most severe candidate wins, then the earliest.
+
+Known limits (documented, not bugs): no alarm for "kys" (aimed at others), "kill me now", "this song
+makes me want to die" (media word right before); humour does not lower the severity ("i want to die
+lol" is high) because masked distress is common; English only.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Callable
+
+SEVERITIES = ("high", "medium")
+CATEGORIES = ("suicidal_ideation", "suicide_plan", "self_harm", "hopelessness", "third_party_concern",
+              "help_seeking")
+
+# ------------------------------------------------------------------------------------ normalisation
+_TOKEN = re.compile(r"[^\W_]+(?:['’‘`´ʼ*][^\W_]+)*", re.UNICODE)
+_INNER = re.compile(r"['’‘`´ʼ*]")
+_SQUEEZE = re.compile(r"(.)\1{2,}")
+_SENTENCE_BREAK = re.compile(r"[.!?;:\n]")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "@": "a", "$": "s"})
+
+# chat spellings -> words (applied after apostrophes are removed and stretched letters squeezed)
+_EXPAND: dict[str, str] = {
+    "wanna": "want to", "wana": "want to", "wanan": "want to", "wnana": "want to", "wanta": "want to",
+    "wantto": "want to", "wannna": "want to", "gonna": "going to", "gona": "going to", "gunna": "going to",
+    "gnna": "going to", "finna": "going to", "boutta": "about to", "bouta": "about to", "imma": "i am going to",
+    "ima": "i am going to", "tryna": "trying to", "gotta": "got to", "hafta": "have to", "needa": "need to",
+    "im": "i am", "ive": "i have", "id": "i would", "ill": "i will", "dont": "do not", "doesnt": "does not",
+    "didnt": "did not", "cant": "can not", "cannot": "can not", "cnt": "can not", "cann0t": "can not",
+    "wont": "will not", "wouldnt": "would not", "couldnt": "could not", "shouldnt": "should not",
+    "isnt": "is not", "arent": "are not", "wasnt": "was not", "werent": "were not", "aint": "am not",
+    "havent": "have not", "hasnt": "has not", "hadnt": "had not", "dnt": "do not", "dont": "do not",
+    "u": "you", "youre": "you are", "yall": "you all", "hes": "he is", "shes": "she is",
+    "theyre": "they are", "theyd": "they would", "hed": "he would", "whats": "what is", "wats": "what is",
+    "wuts": "what is", "thats": "that is", "theres": "there is", "idk": "i do not know",
+    "idc": "i do not care", "rn": "right now", "tn": "tonight", "tonite": "tonight", "2nite": "tonight",
+    "2day": "today", "tmrw": "tomorrow", "tmr": "tomorrow", "tomorow": "tomorrow", "2morrow": "tomorrow",
+    "anymor": "anymore", "anymroe": "anymore", "nomore": "no more", "alot": "a lot", "cuz": "because",
+    "coz": "because", "bc": "because", "cause": "because", "selfharm": "self harm",
+    "selfharming": "self harming", "killmyself": "kill myself", "kilmyself": "kill myself",
+    "endmylife": "end my life", "iwanttodie": "i want to die", "wanttodie": "want to die",
+    "iwannadie": "i want to die", "wannadie": "want to die", "sewerslide": "suicide", "sewerslided": "suicide",
+    "selfdelete": "self delete", "todie": "to die", "2die": "to die", "tdie": "to die", "unaliv": "unalive",
+    "themself": "themselves", "theirself": "themselves",
+    "hisself": "himself", "noone": "no one", "nobodys": "nobody", "everyones": "everyone",
+}
+# frequent typos of the words the rules look for
+_TYPOS: dict[str, str] = {
+    "wnat": "want", "wamt": "want", "watn": "want", "wnt": "want", "whant": "want", "wannt": "want",
+    "dei": "die", "diee": "die", "kil": "kill", "kll": "kill", "kiil": "kill", "kilk": "kill",
+    "myslef": "myself", "mysefl": "myself", "mysef": "myself", "myslf": "myself", "meself": "myself",
+    "myselff": "myself", "alivee": "alive", "tierd": "tired", "thinkin": "thinking", "tryin": "trying",
+    "killin": "killing", "cuttin": "cutting", "hurtin": "hurting", "feelin": "feeling", "nothin": "nothing",
+    "livin": "living", "somethin": "something", "goin": "going",
+}
+# long keywords matched within a small edit distance ("sucide", "suicidial", "anymoer")
+_FUZZY = ("suicide", "suicidal", "myself", "anymore")
+_NOT_FUZZY = frozenset("suicides himself herself itself yourself ourselves thyself anyone anytime mysql".split())
+
+
+def _osa(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment distance (edits incl. adjacent transpositions), capped at limit+1."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def _fold_token(raw: str) -> list[str]:
+    t = "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c)).casefold()
+    t = _INNER.sub("", t)
+    t = _SQUEEZE.sub(r"\1", t)
+    if t[:1].isalpha() and any(c.isdigit() for c in t):
+        t = t.translate(_LEET)  # "k1ll", "su1c1de", "d13" (never "3am", "5kms": they start with a digit)
+    if t in _TYPOS:
+        t = _TYPOS[t]
+    if t in _EXPAND:
+        return _EXPAND[t].split()
+    if len(t) >= 5 and t not in _NOT_FUZZY and t not in _FUZZY:
+        for kw in _FUZZY:
+            limit = 2 if len(kw) >= 8 else 1
+            if t[0] == kw[0] and _osa(t, kw, limit) <= limit:
+                return [kw]
+    return [t]
+
+
+_QUOTED = re.compile(r'"[^"\n]{1,400}"|“[^”\n]{1,400}”|«[^»\n]{1,400}»|„[^“”\n]{1,400}[“”]'
+                     r"|(?<![^\W_])['‘][^\n]{1,400}?['’](?![^\W_])")
+_MEDIA = frozenset("""song songs lyric lyrics album track movie movies film films show series episode book
+novel poem quote quotes quoting scene character characters anime manga game meme band singer rapper sings
+sang singing playlist spotify title titled rap verse chorus tiktok youtube video netflix trailer musical
+mixtape podcast""".split())
+_TITLE_CUES = frozenset("called titled named song lyrics lyric quote quoting singing sings sang listening "
+                        "album track".split())
+_TITLE_SKIP = frozenset("i to the a an".split())  # may stand between a title cue and the title
+
+
+@dataclass
+class _Doc:
+    text: str
+    words: list[str]          # folded words, "|" = sentence boundary
+    spans: list[tuple[int, int]]  # each word's span in the original text ((-1, -1) for "|")
+    norm: str                 # " ".join(words)
+    starts: list[int]         # char offset of each word in norm
+    quoted: list[tuple[int, int]]
+
+    def sentence_has(self, i: int, vocabulary: frozenset[str]) -> bool:
+        """Whether the sentence of word i holds a word of `vocabulary`."""
+        lo = i
+        while lo > 0 and self.words[lo - 1] != "|":
+            lo -= 1
+        hi = i
+        while hi < len(self.words) and self.words[hi] != "|":
+            hi += 1
+        return any(w in vocabulary for w in self.words[lo:hi])
+
+    def after_title_cue(self, i: int) -> bool:
+        """"the song called I want to die", "listening to I want to die": a title, not an intent."""
+        for w in reversed(self.before(i, 3)):
+            if w in _TITLE_CUES:
+                return True
+            if w not in _TITLE_SKIP:
+                return False
+        return False
+
+    def word_at(self, pos: int) -> int:
+        return bisect.bisect_right(self.starts, pos) - 1
+
+    def before(self, i: int, n: int) -> list[str]:
+        """Up to n words before word i, within the sentence."""
+        out: list[str] = []
+        k = i - 1
+        while k >= 0 and len(out) < n and self.words[k] != "|":
+            out.insert(0, self.words[k])
+            k -= 1
+        return out
+
+    def after(self, j: int, n: int) -> list[str]:
+        """Up to n words from word j on, within the sentence."""
+        out: list[str] = []
+        k = j
+        while k < len(self.words) and len(out) < n and self.words[k] != "|":
+            out.append(self.words[k])
+            k += 1
+        return out
+
+
+def _parse(text: str) -> _Doc:
+    words: list[str] = []
+    spans: list[tuple[int, int]] = []
+    last_end = 0
+    for m in _TOKEN.finditer(text):
+        if words and _SENTENCE_BREAK.search(text, last_end, m.start()) and words[-1] != "|":
+            words.append("|")
+            spans.append((-1, -1))
+        for w in _fold_token(m.group()):
+            words.append(w)
+            spans.append((m.start(), m.end()))
+        last_end = m.end()
+    starts, pos = [], 0
+    for w in words:
+        starts.append(pos)
+        pos += len(w) + 1
+    quoted = [(q.start(), q.end()) for q in _QUOTED.finditer(text)]
+    return _Doc(text, words, spans, " ".join(words), starts, quoted)
+
+
+# ------------------------------------------------------------------------------------------- subjects
+_FIRST = frozenset("i me myself we us".split())
+_SECOND = frozenset("you ya yourself".split())
+_PERSON = frozenset("""he she they him her them himself herself themselves friend friends bestie bff
+buddy pal mate brother bro sister sis sibling siblings mom mum mommy mother dad daddy father parent
+parents son daughter kid child cousin wife husband partner boyfriend girlfriend bf gf fiance fiancee ex
+roommate flatmate coworker colleague classmate student students patient client someone somebody anyone
+anybody neighbor neighbour uncle aunt auntie grandma grandpa grandmother grandfather nephew niece teen
+teenager guy girl boy man woman lady crush bestfriend""".split())
+# people the speaker knows: real even when the sentence mentions a film or a song
+_RELATIONS = _PERSON - frozenset("he she they him her them himself herself themselves guy girl boy man woman lady "
+                                 "someone somebody anyone anybody".split())
+_GENERIC = frozenset("people persons folks humans everyone everybody teens teenagers men women kids "
+                     "adults society".split())
+_FICTION = frozenset("character characters protagonist villain hero heroine narrator antagonist mc "
+                     "npc".split())
+_NONPERSON = frozenset("it its this that is was are were has does seems".split())
+_CONJ = frozenset("and but so because or then though although while".split())
+
+
+def _subject(doc: _Doc, i: int, inflected: bool) -> tuple[str, int | None]:
+    """The subject of the phrase starting at word i: (kind, word index).
+
+    kind: first | second | third | generic | fiction | other (non-person) | implicit (none found)."""
+    infinitive = i > 0 and doc.words[i - 1] in ("to", "2")
+    crossed = False
+    nonperson: int | None = None
+    k, steps = i - 1, 0
+    while k >= 0 and steps < 8 and doc.words[k] != "|":
+        w = doc.words[k]
+        kind = None
+        if w in _CONJ:
+            crossed = True
+        elif w in _FIRST:
+            return "first", k
+        elif w in _SECOND:
+            kind = "second"
+        elif w in _PERSON:
+            kind = "third"
+        elif w in _GENERIC:
+            kind = "generic"
+        elif w in _FICTION:
+            kind = "fiction"
+        elif w in _NONPERSON and not infinitive and nonperson is None:
+            nonperson = k
+        if kind is not None:
+            if crossed and not inflected and kind != "second":
+                return "implicit", None  # "my friend is awful and wanna die": the speaker's own clause
+            return kind, k
+        k -= 1
+        steps += 1
+    if nonperson is not None and not (crossed and not inflected):
+        return "other", nonperson
+    if inflected:
+        return "other", None  # "wants to die" with no person named: not the speaker
+    return "implicit", None
+
+
+_OBJECTS = frozenset("me us him her them myself himself herself themselves".split())
+
+
+def _speaker(doc: _Doc, k: int) -> str | None:
+    """Who utters the words starting at word k (a quote): the nominative subject before it."""
+    for w in reversed(doc.before(k, 8)):
+        if w in _OBJECTS:
+            continue
+        if w in _FIRST:
+            return "first"
+        if w in _PERSON or w in _SECOND:
+            return "third"
+    return None
+
+
+_NEG_ONGOING = re.compile(r"\b(?:can|could|do|did|will|would) not stop\b|\bnot (?:going to )?lie\b")
+_NEG_URGE = re.compile(r"\b(?:try|trying|tried|hard|struggling|fighting|resisting|resist|working) "
+                       r"(?:so hard |really hard |hard )?not\b")
+_NEG = re.compile(r"\b(?:not|never|nor|stopped|quit|no longer|nt)\b")
+
+
+def _negated(words: list[str]) -> bool:
+    s = " ".join(words)
+    s = _NEG_ONGOING.sub(" ", s)
+    s = _NEG_URGE.sub(" ", s)
+    return bool(_NEG.search(s))
+
+
+# --------------------------------------------------------------------------------------------- rules
+W = r"[^\s|]+"
+
+
+def _gap(n: int) -> str:
+    return rf"(?:{W} ){{0,{n}}}"
+
+
+TO = r"(?:to|too|2|ta)"
+EOC = r"(?= \||$| lol| lmao| tbh| honestly| fr| ngl| right now| anymore)"
+ANYMORE = r"(?:anymore|any more|no more|any longer|no longer|much longer|much more|for much longer)"
+MYSELF = r"(?:myself|my self|my own self)"
+# what may stand between "can't take" and "anymore": the situation in general, not a named thing
+# ("I can't take this anymore", "can't take the pain anymore"; not "can't take this class anymore")
+_FEELING_GAP = (r"(?:(?:it|this|that|shit|crap|life|everything|anything|any|of|all|the|pain|stress|loneliness|"
+                r"feeling|feelings|hurt|hurting|sadness|living|being|alone|my|so|just|really|myself|way|like) ){0,3}")
+_INTENT = (r"(?:want|wanted|wanting|wants|need|needed|going|planning|plan|planned|ready|about|decided|"
+           r"deciding|considering|consider|contemplating|thinking|think|thought|urge|urges|tempted|"
+           r"feel like|feeling like|felt like|might|will|should|gonna|keep|kept|try|trying|tried|"
+           r"scared|afraid|worried|close|dreaming|fantasizing|fantasising)")
+_DIE_EXCL = (r"(?! (?:for|of|from|laughing|on (?:this|that|the) hill|old|happy|rich|famous|a legend|an old|"
+             r"doing|with (?:my|our|his|her|a|no) boots|at (?:a|an|the) (?:ripe|old)|in (?:my|your) "
+             r"(?:80s|90s|100s|eighties|nineties)|my hair|her hair|his hair|their hair|the hair|hair|"
+             r"before i get old|it (?:red|blue|black|pink|purple|green|blonde|brown))\b)")
+
+Level = tuple[str, str]
+Check = Callable[[_Doc, "re.Match[str]", int, int], "Level | bool | None"]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    pattern: str
+    severity: str
+    category: str
+    mode: str = "subject"      # self: the phrase is self-directed; subject: judge its subject; third
+    negatable: bool = True
+    others: bool = True        # a third-person subject means concern for someone (else: no alarm)
+    noun: bool = False         # an implicit subject needs an experiential context
+    check: Check | None = None  # -> False (veto) | (severity, category) | True/None (keep)
+    neg_scope: str = "prefix"  # negation looked for before the phrase, or also inside it ("all")
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return _compiled(self.pattern)
+
+
+_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(p: str) -> re.Pattern[str]:
+    if p not in _CACHE:
+        _CACHE[p] = re.compile(p)
+    return _CACHE[p]
+
+
+def _words_of(doc: _Doc, m: re.Match[str]) -> tuple[int, int]:
+    """(first word index, one past the last word index) of a match."""
+    return doc.word_at(m.start()), doc.word_at(max(m.start(), m.end() - 1)) + 1
+
+
+def _group_level(levels: dict[str, Level]) -> Check:
+    def check(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | None:
+        for g, lvl in levels.items():
+            if m.group(g):
+                return lvl
+        return None
+    return check
+
+
+def _progressive_needs_intent(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"killing myself" (progressive) is hyperbole ("killing myself at the gym") unless an intent
+    word precedes it or the clause ends / a time follows."""
+    if not re.match(r"(?:killing|killin|hurting|cutting) ", m.group()):
+        return True
+    before = " ".join(doc.before(i, 4))
+    if re.search(rf"\b{_INTENT}\b|\b(?:about|of|instead of|end up|ending up)$", before):
+        return True
+    nxt = doc.after(j, 3)
+    return not nxt or " ".join(nxt).startswith(("tonight", "today", "now", "soon", "this weekend",
+                                                "tomorrow", "later", "eventually", "one day", "someday",
+                                                "again", "right now", "lol", "tbh", "honestly", "fr"))
+
+
+def _kill_myself_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | bool:
+    text = m.group()
+    nxt = " ".join(doc.after(j, 4))
+    if re.match(r"(?:laughing|lmao|in the foot|a favor|a favour)", nxt):
+        return False
+    if text.startswith("drown") and re.match(r"in (?!(?:the|a) (?:lake|river|bathtub|tub|ocean|sea|bath|pool))", nxt):
+        return False  # "drown myself in work / ice cream"
+    if text.startswith("poison") and re.match(r"with (?:junk|fast|sugar|food|carbs|caffeine|coffee|fries|snacks)",
+                                               nxt):
+        return False
+    if not _progressive_needs_intent(doc, m, i, j):
+        return False
+    before = " ".join(doc.before(i, 4))
+    if re.search(r"\b(?:told|tell|telling|tells|said|say|says) (?:me )?to$|\b(?:told|tell|telling|tells) me$", before):
+        return ("medium", "suicidal_ideation")  # being told to kill oneself: harassment, check in
+    if re.search(r"\bcould$", before) and nxt.startswith("for "):
+        return ("medium", "suicidal_ideation")  # "I could kill myself for forgetting her birthday"
+    return True
+
+
+def _kms_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    prev = doc.before(i, 1)
+    if prev and (prev[0][:1].isdigit() or prev[0] in ("few", "many", "several", "some", "hundred", "hundreds",
+                                                      "thousand", "thousands", "of", "the", "those", "these",
+                                                      "more", "extra", "couple", "ten", "five", "two", "three")):
+        return False  # kilometres
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:away|from|per|an hour|a day|long|to go|left|north|south|east|west|ahead|of)\b", nxt)
+
+
+def _rather_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = doc.after(j, 6)
+    if nxt and nxt[0] == "than":
+        rest = " ".join(nxt[1:])
+        return bool(re.match(r"(?:live|living|be alive|being alive|go on|keep going|keep living|feel|feeling|"
+                             r"wake up|exist|existing|be here|spend another|deal with (?:this|life)|stay)", rest))
+    return True
+
+
+def _wish_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"wish I was never born / didn't exist / wouldn't wake up" need the negation; "wish I was dead" not."""
+    mid = m.group("mid") or ""
+    end = m.group("end")
+    if end in ("born", "exist", "existed", "wake up", "woken up", "alive", "here"):
+        return bool(re.search(r"\b(?:not|never)\b", mid)) or end == "existed" and "never" in mid
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:of|for|laughing|from) ", nxt + " ")
+
+
+def _eoc_disappear(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | bool:
+    if m.group("forever"):
+        return ("high", "suicidal_ideation")
+    if m.group("exist"):
+        return ("high", "suicidal_ideation")
+    nxt = doc.after(j, 1)
+    if not nxt or nxt[0] in ("lol", "tbh", "honestly", "fr", "ngl", "sometimes", "completely", "entirely"):
+        return ("medium", "hopelessness")
+    return False
+
+
+def _intent_before(n: int = 4, extra: str = "") -> Check:
+    def check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+        before = " ".join(doc.before(i, n))
+        return bool(re.search(rf"\b{_INTENT}\b{extra}", before))
+    return check
+
+
+def _not_conditional(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    before = " ".join(doc.before(i, 6))
+    return not re.search(r"\bif (?:you|someone|somebody|they|anyone|he|she)\b", before)
+
+
+def _better_off_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level:
+    before = doc.before(i, 4)
+    if any(w in ("you", "he", "she", "him", "her", "boyfriend", "girlfriend", "bf", "gf", "partner", "ex")
+           for w in before) and not any(w in ("everyone", "everybody", "world", "family", "all", "they",
+                                              "people", "kids", "parents", "friends") for w in before):
+        return ("medium", "hopelessness")  # "you'd be better off without me": often a break-up
+    return ("high", "suicidal_ideation")
+
+
+def _self_harm_level(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level:
+    if m.group("soft"):
+        return ("medium", "self_harm")
+    return ("high", "self_harm")
+
+
+def _cutting_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:a|an|some|off|short|out|slack|free|loose|in|down|the|with a|on a|on the|by|"
+                        r"shaving|while|when|cooking|back)\b", nxt)
+
+
+def _overdose_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"on (?:sugar|caffeine|coffee|candy|chocolate|netflix|anime|cuteness|love|carbs|junk|"
+                        r"tv|memes|content|vitamin)", nxt)
+
+
+def _wrist_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 3))
+    return not (m.group().startswith(("cut ", "cutting ")) and re.match(
+        r"(?:on|with|while|by accident|accidentally|opening|when)\b", nxt))
+
+
+def _third_reflexive_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:laughing|in the foot|at work|at the gym|to (?:finish|get|make|pay|meet))", nxt):
+        return False
+    if not re.match(r"(?:killing|killin) ", m.group()):
+        return True
+    return _progressive_needs_intent(doc, m, i, j)
+
+
+def _third_harm_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    before = " ".join(doc.before(i, 4))
+    nxt = " ".join(doc.after(j, 3))
+    return bool(re.search(rf"\b(?:{_INTENT}|threatening|threatened|talks|talking|started|starting|been|keeps)\b",
+                          before) or re.match(r"(?:again|on purpose|deliberately|intentionally)", nxt))
+
+
+_SUICIDE_EXCL = (r"(?! (?:squad|mission|missions|doors?|run|runs|drill|drills|sprint|sprints|lane|bomber|"
+                 r"bombers|bombing|bombings|booth|rate|rates|prevention|awareness|statistics|stats|blonde|king|"
+                 r"forest|watch|pact song|hotline|hot line|line|lifeline|helpline|crisis line|squeeze|pass|"
+                 r"risk|risks|research|study|studies|epidemic|crisis|number|numbers)\b)")
+_EXPERIENCE_BEFORE = re.compile(
+    r"\b(?:feel|feeling|felt|been|get|getting|got|having|have|had|so|very|really|super|kinda|pretty|bit|lil|"
+    r"little|again|still|extremely|always|my|passive|active|commit|committing|attempt|attempted|attempting|"
+    r"thinking|think|thought|thoughts|considering|consider|contemplating|contemplate|planning|plan|plans|"
+    r"tried|try|trying|want|wanted|wanting|urge|urges|started|start|relapsed|relapse|keep|kept|survived|"
+    r"going|about|stop)\b")
+_EXPERIENCE_AFTER = re.compile(r"^(?:thoughts|again|lately|tonight|right now|today|feelings|urges|attempt|"
+                               r"note|plan|ideation lately|scars|relapse)\b")
+
+
+def _noun_context(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    if len(doc.before(i, 3)) + (j - i) + len(doc.after(j, 3)) <= 3:
+        return True  # the whole sentence is about it: "suicidal", "so suicidal rn", "self harm again"
+    return bool(_EXPERIENCE_BEFORE.search(" ".join(doc.before(i, 3)))
+                or _EXPERIENCE_AFTER.search(" ".join(doc.after(j, 2))))
+
+
+RULES: tuple[_Rule, ...] = (
+    # ---------------------------------------------------------------- suicidal ideation (first person)
+    _Rule("want_to_die",
+          rf"\b(?:want|wanted|wanting|wants|need|needs|ready|planning|plan|plans|tempted|wish|wishing|wished|"
+          rf"longing|desperate|trying|tried|going to try|decided|choose|choosing) {_gap(1)}{TO} "
+          rf"(?:(?:just|literally|fucking|fkin|fking|simply|actually|really|honestly|quietly|peacefully|finally|"
+          rf"already|gladly|fr) )?(?:die|dye{EOC})\b{_DIE_EXCL}",
+          "high", "suicidal_ideation",
+          check=lambda d, m, i, j: not re.search(r"cross my heart and$", " ".join(d.before(i, 4))), neg_scope="all"),
+    _Rule("feel_like_dying",
+          rf"\b(?:feel|feeling|felt) like (?:just )?(?:dying|giving up on life|ending it|ending it all)\b"
+          rf"(?! (?:of|after|from|laughing|here|in this|inside|because of the|with)\b)",
+          "high", "suicidal_ideation"),
+    _Rule("deserve_to_die", rf"\b(?:deserve|deserves|deserved) {TO} (?:just )?(?:die|be dead|suffer and die)\b",
+          "high", "suicidal_ideation", others=False),
+    _Rule("should_die",
+          rf"\b(?:should|ought to|might as well|may as well|better) (?:just )?(?:go )?(?:die|be dead)\b{_DIE_EXCL}",
+          "high", "suicidal_ideation", others=False),
+    _Rule("wish_dead",
+          rf"\bwish(?:ed|ing)? (?:that )?i (?P<mid>(?:{W} ){{0,3}}?)(?P<end>dead|die|died|born|exist|existed|"
+          rf"wake up|woken up|alive|here)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False, check=_wish_check),
+    _Rule("hope_i_die",
+          rf"\bhop(?:e|ing) (?:that )?i (?:just )?(?:die|do not wake up|never wake up|will not wake up|"
+          rf"get hit by a (?:bus|car|truck|train)|do not make it|do not survive|will die)\b{_DIE_EXCL}",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("be_dead",
+          rf"\b(?:want|wanted|wanting|wants|wish|need|rather|prefer|better off) {_gap(1)}(?:{TO} )?(?:be |being )?"
+          rf"dead\b(?! (?:tired|serious|wrong|right|on|set|last|end|inside|asleep|silent|quiet|honest|broke|"
+          rf"center|centre|ass|meat|weight|heat|beat|ringer|giveaway|lift|air|zone|link|stop|eyes|calm|sexy|"
+          rf"gorgeous|cute|funny|than)\b)",
+          "high", "suicidal_ideation", others=False),
+    _Rule("rather_die", r"\brather (?:just )?(?:die|be dead)\b", "high", "suicidal_ideation", others=False,
+          check=_rather_check),
+    _Rule("not_live",
+          rf"\b(?:do not|does not|did not|no longer|not|never|will not|would not) (?:really |even |actually |"
+          rf"honestly |truly |fully |just )?(?:want|wish|feel like|care|need|deserve|see the point|see a point|"
+          rf"see any point|see a reason|see any reason|have a reason|have any reason|have the will|have any will|"
+          rf"have the strength|plan) {_gap(1)}(?:{TO}|in|of|for) (?P<high>(?:be|being|stay|staying) alive|"
+          rf"live|living|exist|existing|keep living|go on living|continue living|(?:wake|waking) up|"
+          rf"be on this earth|be in this world|breathe|be born|have been born)"
+          rf"(?! (?:in|with|at|near|by|there|here|abroad|together|alone|on|off|under|somewhere|anywhere|nearby|"
+          rf"close|far|next|out|up|my|a|an|the|so far|stream|streaming|music|show|tv|broadcast|early|before|"
+          rf"for (?:work|school|class)|so early|this early|that early)\b)",
+          "high", "suicidal_ideation", negatable=False),
+    _Rule("not_be_here",
+          rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
+          rf"(?:be here|be around|go on|keep going|carry on|continue) {ANYMORE}\b",
+          "high", "suicidal_ideation", negatable=False),
+    _Rule("not_be_here_eoc",
+          rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
+          rf"(?:be here|be around|go on|keep going|carry on|continue|try){EOC}",
+          "medium", "hopelessness", negatable=False, others=False),
+    _Rule("kill_myself",
+          rf"\b(?:kill|killing|off|offing|unalive|unaliving|end|ending|hang|hanging|shoot|shooting|drown|drowning|"
+          rf"poison|poisoning|suffocate|suffocating|electrocute|stab|stabbing|murder|murdering|overdose|"
+          rf"self delete|delete) {MYSELF}\b",
+          "high", "suicidal_ideation", mode="self", check=_kill_myself_check),
+    _Rule("kms", r"\b(?:kms|k m s|kmys)\b", "high", "suicidal_ideation", mode="self", check=_kms_check),
+    _Rule("unalive", r"\b(?:unalive|unaliving|self delete|self deleting|self deletion|ctb)\b",
+          "high", "suicidal_ideation", noun=True),
+    _Rule("end_my_life",
+          r"\b(?:end|ending|ended|take|taking|took) (?:my|me) (?:own )?life\b(?! (?:back|in|into|to|by the horns|"
+          r"seriously|more seriously|for granted|one day|a day|easy|slow|slowly|a step|over|apart)\b)",
+          "high", "suicidal_ideation", mode="self"),
+    _Rule("end_it_all",
+          r"\bend(?:ing|ed)? (?:it all|this all|it for good|it once and for all|it forever|my suffering|"
+          r"everything(?= \||$))\b",
+          "high", "suicidal_ideation"),
+    _Rule("end_it",
+          rf"\b(?:want|going|ready|planning|plan|about|decided|thinking about|thought about|think about|tempted|"
+          rf"need|gonna) {_gap(1)}(?:{TO} )?(?:end|ending) it(?: (?:tonight|today|now|soon|this weekend|"
+          rf"tomorrow|already|finally|for real))?{EOC}",
+          "high", "suicidal_ideation", neg_scope="all"),
+    _Rule("end_things",
+          rf"\b(?:thinking|thought|think|want|going|planning|ready) {_gap(1)}(?:of |about |to )?end(?:ing)? "
+          rf"things{EOC}",
+          "medium", "hopelessness", neg_scope="all"),
+    _Rule("suicidal", r"\bsuicidal\b(?! (?:tendencies|squad|mission)\b)", "high", "suicidal_ideation",
+          noun=True),
+    _Rule("suicide", rf"\bsuicide\b{_SUICIDE_EXCL}", "high", "suicidal_ideation", noun=True),
+    _Rule("hotline", r"\b(?:suicide|crisis|suicide prevention) (?:hotline|hot line|lifeline|helpline|line)\b",
+          "medium", "help_seeking", mode="self", negatable=False),
+    _Rule("no_reason",
+          rf"\b(?:no|not any|not a single|zero|nothing|lost (?:my|the|all)) (?:good |real )?(?:reason|reasons|"
+          rf"point|purpose|will|desire|motivation) (?:left )?(?:to|in|for|of|2) (?:(?P<high>live|living|life|"
+          rf"be alive|being alive|stay alive|staying alive|exist|existing|wake up|waking up)|"
+          rf"(?P<med>go on|going on|keep going|keep living|carry on))\b",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    _Rule("nothing_to_live_for", rf"\bnothing (?:left )?(?:to|2) live for\b", "high", "suicidal_ideation",
+          mode="self", negatable=False),
+    _Rule("not_worth_living",
+          r"\b(?:(?:life|living|being alive|existence|existing|this life|my life) (?:is|was|feels|seems|has become|"
+          r"am) (?:not|no longer|never|so not) (?:really )?worth (?:it|living|anything)|not worth (?:living|being "
+          r"alive|staying alive))\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("point_of_living",
+          r"\bwhat is (?:even )?the point (?:of|in) (?:(?P<high>living|being alive|existing|staying alive|"
+          r"going on)|(?P<med>life|anything|trying|it all|any of this|everything))\b",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    _Rule("no_point",
+          rf"\bno point (?:anymore|any more|in anything|to anything|in life|to life|in it all|to any of this|"
+          rf"in any of this|in (?:even )?trying{EOC}|trying{EOC})",
+          "medium", "hopelessness", mode="self", negatable=False),
+    _Rule("better_off_without_me", r"\bbetter (?:off )?without me\b", "high", "suicidal_ideation", mode="self",
+          negatable=False, check=_better_off_check),
+    _Rule("better_off_if_gone",
+          r"\bbetter off if i (?:was|were|am|had|just) (?:not |never )?(?:gone|dead|around|here|born|been born|"
+          r"died|disappeared)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("nobody_if_i_died",
+          rf"\b(?:nobody|no one|no body|not a single person|none of them) (?:{W} ){{0,3}}(?:care|notice|miss me|"
+          rf"cry|mind|come to my funeral)\b(?: {W}){{0,2}} if i (?:died|die|was gone|were gone|disappeared|"
+          rf"disappear|was dead|were dead|kill myself|was not here|were not here|was not around|left forever|"
+          rf"never woke up|did not wake up|vanished)\b"
+          rf"|\bif i (?:died|die|was gone|were gone|disappeared|was dead|killed myself|kill myself) "
+          rf"(?:{W} ){{0,4}}(?:nobody|no one|no body) (?:would |will )?(?:even )?(?:care|notice|miss me|cry)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("nobody_would_miss_me", r"\b(?:nobody|no one|no body) (?:would|will) (?:even )?(?:miss me|notice "
+          r"if i was gone)\b", "medium", "hopelessness", mode="self", negatable=False),
+    _Rule("disappear",
+          rf"\b(?:want|wish|wishing|need|just want|could) {_gap(2)}(?:{TO} )?(?:(?P<exist>not exist|cease to exist|"
+          rf"stop existing)|(?:just )?(?:disappear|vanish|fade away)(?P<forever> (?:forever|for good|for ever|"
+          rf"permanently|from this world|from existence|off the face of the earth|from the earth|and never "
+          rf"come back|and never return))?)\b",
+          "medium", "hopelessness", check=_eoc_disappear, neg_scope="all"),
+    _Rule("sleep_forever",
+          rf"\b(?:want|wish|hope|need|going) {_gap(2)}(?:{TO} )?(?:go to )?(?:sleep|fall asleep|close my eyes|go to "
+          rf"bed)(?: and)? (?:(?P<never>never wake up|not wake up|never wake|do not wake up|never open them again)|"
+          rf"(?P<forever>forever|for ever|permanently))\b",
+          "high", "suicidal_ideation",
+          check=_group_level({"never": ("high", "suicidal_ideation"), "forever": ("medium", "hopelessness")})),
+    _Rule("tired_of_living",
+          r"\b(?:(?P<high>(?:tired|sick|exhausted|weary) of (?:living|being alive|existing|life itself)|"
+          r"(?:done|finished) with (?:life|living|being alive|existing|this life)|hate (?:being alive|existing|"
+          r"living)|over (?:living|being alive|existing))|(?P<med>(?:tired|sick|exhausted|weary) of (?:life|this "
+          r"life|my life|it all|everything|fighting|trying)|done with (?:everything|it all|my life)))\b",
+          "high", "suicidal_ideation",
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    _Rule("want_it_to_end",
+          rf"\bwant (?:(?P<high>it all|everything|all of it|all of this|all this|my life|life) {TO} (?:end|stop|be "
+          rf"over)|(?P<med>the pain|the suffering|this pain|it|this) {TO} (?:end|stop|be over){EOC})\b",
+          "high", "suicidal_ideation",
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    # ------------------------------------------------------------------------------ hopelessness
+    _Rule("cant_take_anymore",
+          rf"\bcan not (?:take|handle|bear|stand|do|cope with|deal with|live with|face|keep doing|survive|endure|"
+          rf"manage|go through|keep up with|live like|go on like|keep going like|continue like) {_FEELING_GAP}"
+          rf"{ANYMORE}\b"
+          rf"|\bcan not take (?:it|this|much|any) ?(?:more|no more)\b",
+          "medium", "hopelessness", negatable=False, others=False),
+    _Rule("cant_go_on",
+          rf"\bcan not (?:live|go on|keep going|carry on|keep living|cope|do it|do this|take it|take this|handle it|"
+          rf"handle this|handle life|be here|keep doing this|breathe)(?: like this| anymore| any more| any longer|"
+          rf"{EOC})",
+          "medium", "hopelessness", negatable=False, others=False),
+    _Rule("give_up_on_life",
+          r"\b(?:give|giving|gave|given) up on (?:life|living|everything|myself)\b",
+          "medium", "hopelessness", others=False),
+    _Rule("burden",
+          r"\b(?:i am|am|such|just|only|being|been|i feel like|feel like) (?:such |just |only |nothing but |a "
+          r"total |so much of )?(?:a|an) (?:huge |big |massive |total |complete )?burden\b",
+          "medium", "hopelessness", others=False),
+    _Rule("hopeless",
+          r"\b(?:(?:feel|feeling|felt|am|so|completely|totally|utterly) (?:so |completely |totally |utterly |just )?"
+          r"(?:hopeless|worthless)|(?:life|everything|my life) is (?:so |completely |totally )?hopeless|there is "
+          r"no hope(?: left)?|no hope left|lost all hope|have no hope left)\b",
+          "medium", "hopelessness", others=False),
+    # ---------------------------------------------------------------------------------- self harm
+    _Rule("self_harm_intent",
+          rf"\b(?:{_INTENT}|started|start|starting|been|can not stop|could not stop|relapsed and|keep on) "
+          rf"{_gap(2)}(?:{TO} )?(?:(?P<hard>hurt|hurting|harm|harming|cut|cutting|burn|burning|scratch|scratching|"
+          rf"bleed|bleeding|slice|slicing|carve|carving)|(?P<soft>hit|hitting|punch|punching|punish|punishing|"
+          rf"starve|starving)) {MYSELF}\b",
+          "high", "self_harm", mode="self", check=_self_harm_level, neg_scope="all"),
+    _Rule("want_to_cut",
+          rf"\b(?:want|wanted|wanting|wants|urge|urges|need|needing|going|tempted|craving|itching) {TO} (?:cut|self "
+          rf"harm|bleed){EOC}",
+          "medium", "self_harm", mode="self", neg_scope="all",
+          check=lambda d, m, i, j: ("high", "self_harm") if re.search(
+              r"\b(?:knife|knives|blade|blades|razor|razors|again|relapse|relapsed)\b", d.norm) else True),
+    _Rule("cutting_again",
+          rf"\b(?:cutting|cut|burning|burned|burnt|hurting|hurt|harming|harmed|scratching|scratched|carving|carved) "
+          rf"(?:myself|my (?:wrists?|arms?|legs?|thighs?|skin|body|stomach|hips?)) {_gap(2)}(?:again|on purpose|"
+          rf"deliberately|intentionally|til i bleed|until i bleed|till i bleed|to feel something|to cope|to feel "
+          rf"better|to punish myself)\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.match(r"(?:while|when|cooking|shaving|by accident|accidentally|on (?:a|an|"
+                                                r"the)|at (?:the|work))\b", " ".join(d.after(j, 3)))),
+    _Rule("cutting_myself",
+          r"\bcutting (?:myself|my (?:wrists?|arms?|thighs?|legs?|skin))\b",
+          "high", "self_harm", mode="self", check=_cutting_check),
+    _Rule("wrists",
+          r"\b(?:slit|slitting|slash|slashing|cut|cutting|slice|slicing|open|opening) (?:my|both my|my own) wrists?\b",
+          "high", "suicidal_ideation", mode="self", check=_wrist_check),
+    _Rule("self_harm_noun", r"\bself (?:harm|harming|harmed|injury|injuring|injure|mutilation|mutilating)\b",
+          "high", "self_harm", noun=True),
+    # ------------------------------------------------------------------------------- plans and means
+    _Rule("means_ready",
+          r"\b(?:have|got|with|holding|hold|bought|got out) (?:the |my |all the |all my |enough |a bottle of |a "
+          r"handful of )?(?:pills|tablets|sleeping pills|rope|noose|razor blades?|blades?|painkillers) (?:ready|lined "
+          r"up|counted out|counted|in front of me|in my hand|set up)\b|\bnoose (?:is |all )?(?:ready|tied|set up)\b",
+          "high", "suicide_plan"),
+    _Rule("stockpiling",
+          rf"\b(?:saved|saving|stockpiled|stockpiling|hoarding|hoarded|stashing|stashed) (?:up )?(?:{W} ){{0,2}}?"
+          rf"(?:pills|sleeping pills|tablets|meds|painkillers|paracetamol|tylenol)\b",
+          "high", "suicide_plan"),
+    _Rule("take_all_pills",
+          rf"\b(?:take|taking|swallow|swallowing|down|downing|overdose on|od on) (?:all|every one of|every single "
+          rf"one of|the whole|a whole|the entire|the rest of|a handful of) (?:{W} ){{0,2}}?(?:pills|meds|tablets|"
+          rf"(?:bottle|pack|packet|box) of (?:{W} )?(?:pills|meds|tablets|sleeping pills|tylenol|paracetamol|advil|"
+          rf"painkillers))\b",
+          "high", "suicide_plan", check=_intent_before(4)),
+    _Rule("took_pills",
+          r"\b(?:took|swallowed|downed) (?:a |an )?(?:whole |entire |full )?(?:bottle|handful|box|pack|packet) of "
+          r"(?:pills|tablets|sleeping pills|painkillers|meds|paracetamol|tylenol)\b|\bswallowed all (?:of )?(?:my|"
+          r"the) (?:pills|meds|tablets)\b",
+          "high", "suicide_plan"),
+    _Rule("note",
+          r"\b(?:writing|wrote|written|write|left|leaving|leave|drafting|drafted|typed|typing) (?:my|a|the|out my|"
+          r"out a) (?:suicide|goodbye) (?:note|letter|letters|notes|message|messages)\b"
+          r"|\b(?:my )?(?:final|last) goodbye\b|\bgoodbye (?:forever|for good|everyone forever)\b",
+          "high", "suicide_plan"),
+    _Rule("jump",
+          r"\b(?:jump|jumping|leap|leaping|throw myself|throwing myself|step|stepping) (?:off|from|in front of|onto) "
+          r"(?:a|the|this|that|my) (?:[^\s|]+ )?(?:bridge|building|roof|rooftop|cliff|balcony|ledge|overpass|tower|"
+          r"skyscraper|train|bus|truck|lorry|car|traffic|highway|motorway|subway)\b",
+          "high", "suicide_plan",
+          check=_intent_before(4, extra=r"|\b(?:of|about)$")),
+    _Rule("crash_car",
+          r"\b(?:drive|driving|crash|crashing|swerve|swerving|steer|steering) (?:my car |the car |myself )?"
+          r"(?:into|off) "
+          r"(?:a|the|an|some|oncoming) (?:[^\s|]+ )?(?:wall|tree|bridge|cliff|traffic|truck|lorry|river|barrier|pole|"
+          r"pillar|lake|overpass)\b",
+          "high", "suicide_plan", check=_intent_before(4, extra=r"|\b(?:of|about)$")),
+    _Rule("gun_to_head",
+          r"\b(?:gun|pistol|barrel|knife|blade) (?:to|against|at|in) my (?:head|temple|mouth|throat|wrists?|chest)\b",
+          "high", "suicide_plan", mode="self", check=_not_conditional),
+    _Rule("overdose", r"\boverdos(?:e|ed|ing)\b", "high", "suicide_plan", noun=True, check=_overdose_check),
+    _Rule("od", rf"\b(?:going to|want to|about to|will|ready to|planning to|thinking about) od\b(?! on (?:sugar|"
+          rf"caffeine|coffee|candy|netflix)\b)", "high", "suicide_plan"),
+    # ------------------------------------------------------------------------------ third persons
+    _Rule("third_reflexive",
+          r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
+          r"offed|end|ended|ends|ending|overdosed on purpose) (?:himself|herself|themselves)\b",
+          "medium", "third_party_concern", mode="third", check=_third_reflexive_check),
+    _Rule("third_harm",
+          r"\b(?:hurt|hurts|hurting|harm|harms|harming|cut|cuts|cutting|burn|burns|burning|starve|starves|starving) "
+          r"(?:himself|herself|themselves)\b",
+          "medium", "third_party_concern", mode="third", check=_third_harm_check),
+    _Rule("third_life",
+          r"\b(?:end|ended|ending|ends|take|took|taking|takes) (?:his|her|their) (?:own )?life\b(?! back\b)",
+          "medium", "third_party_concern", mode="third"),
+)
+
+_RANK = {"high": 2, "medium": 1}
+
+
+def _in_quotes(doc: _Doc, start: int, end: int) -> tuple[int, int] | None:
+    for qs, qe in doc.quoted:
+        if qs <= start and end <= qe:
+            return qs, qe
+    return None
+
+
+def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
+    i, j = _words_of(doc, m)
+    level: Level = (rule.severity, rule.category)
+    if rule.check is not None:
+        verdict = rule.check(doc, m, i, j)
+        if verdict is False:
+            return None
+        if isinstance(verdict, tuple):
+            level = verdict
+    start, end = doc.spans[i][0], doc.spans[j - 1][1]
+
+    # quotes, titles, media (media words count in the phrase's own sentence)
+    if doc.after_title_cue(i):
+        return None
+    media = doc.sentence_has(i, _MEDIA)
+    quote = _in_quotes(doc, start, end)
+    speaker_third = False
+    if quote is not None:
+        if media:
+            return None
+        # who says the quoted words? the nominative subject before the opening quote
+        k = next((n for n, sp in enumerate(doc.spans) if sp[0] >= quote[0]), i)
+        speaker_third = _speaker(doc, k) == "third"
+
+    # subject and negation
+    inflected = doc.words[i].endswith("s") and len(doc.words[i]) > 3 and doc.words[i] not in ("less", "unless")
+    if rule.mode == "self":
+        kind, at = ("first", None)
+        s_kind, s_at = _subject(doc, i, False)
+        if s_kind == "first":
+            at = s_at
+    elif rule.mode == "third":
+        kind, at = _subject(doc, i, True)
+        if kind in ("generic", "fiction") or media and not (at is not None and doc.words[at] in _RELATIONS):
+            return None
+        return ("medium", "third_party_concern")
+    else:
+        kind, at = _subject(doc, i, inflected)
+
+    if rule.negatable:
+        lo = at + 1 if at is not None else max(0, i - 3)
+        window = [w for w in doc.words[lo:(j if rule.neg_scope == "all" else i)] if w != "|"]
+        if _negated(window):
+            return None
+
+    if speaker_third:
+        return ("medium", "third_party_concern")
+    if kind in ("first",):
+        return level
+    if kind == "implicit":
+        if rule.noun and not _noun_context(doc, m, i, j):
+            return None
+        return level
+    if kind == "second":
+        return ("medium", level[1])
+    if kind == "third":
+        if not rule.others or media and not (at is not None and doc.words[at] in _RELATIONS):
+            return None
+        return ("medium", "third_party_concern")
+    return None  # generic, fiction, non-person subjects
+
+
+def detect_crisis(text: str) -> dict[str, Any] | None:
+    """The most severe crisis phrase of `text`, or None. Never raises on a string."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    doc = _parse(text)
+    if not doc.words:
+        return None
+    best: tuple[int, int, dict[str, Any]] | None = None
+    for rule in RULES:
+        for m in rule.regex.finditer(doc.norm):
+            if m.end() <= m.start():
+                continue
+            level = _judge(doc, rule, m)
+            if level is None:
+                continue
+            i, j = _words_of(doc, m)
+            start, end = doc.spans[i][0], doc.spans[j - 1][1]
+            hit = {"severity": level[0], "phrase": text[start:end], "category": level[1]}
+            key = (-_RANK[level[0]], start)
+            if best is None or key < best[:2]:
+                best = (key[0], key[1], hit)
+    return best[2] if best else None
+
+
+# ------------------------------------------------------------------------------------ helplines
+# region -> (lines, emergency number). Verified public numbers; keep this table short and exact.
+_HELPLINES: dict[str, tuple[tuple[str, ...], str]] = {
+    "US": (("In the US: call or text 988 (988 Suicide & Crisis Lifeline), or chat at 988lifeline.org.",), "911"),
+    "CA": (("In Canada: call or text 988 (9-8-8 Suicide Crisis Helpline).",), "911"),
+    "GB": (("In the UK: call Samaritans on 116 123 (free, 24/7).",), "999"),
+    "IE": (("In Ireland: call Samaritans on 116 123 (free, 24/7).",), "112 or 999"),
+    "AU": (("In Australia: call Lifeline on 13 11 14.",), "000"),
+    "NZ": (("In New Zealand: call or text 1737.",), "111"),
+    "IN": (("In India: call Tele-MANAS on 14416 (or 1-800-891-4416).",), "112"),
+    "DE": (("In Germany: call TelefonSeelsorge on 0800 111 0 111 or 0800 111 0 222.",), "112"),
+    "FR": (("In France: call 3114 (numéro national de prévention du suicide).",), "112"),
+}
+_REGION_ALIASES = {"UK": "GB"}
+_INTERNATIONAL = "Anywhere: findahelpline.com lists free, confidential helplines by country."
+
+
+def _region(locale: str | None) -> str | None:
+    """"en-US", "en_GB", "hi-IN", "US" -> the region; a bare language ("en", "de") -> None."""
+    if not isinstance(locale, str) or not locale.strip():
+        return None
+    parts = [p for p in re.split(r"[-_.@]", locale.strip()) if p]
+    if len(parts) == 1:
+        p = parts[0]
+        region = p if (len(p) == 2 and p.isalpha() and p.isupper()) else None
+    else:
+        region = next((p.upper() for p in parts[1:] if len(p) == 2 and p.isalpha()), None)
+    return _REGION_ALIASES.get(region, region) if region else None
+
+
+def helpline_guidance(locale: str | None = None) -> str:
+    """Safety guidance for the AI's system prompt when crisis language is detected (no LLM involved).
+
+    `locale` like "en-US", "en_GB", "IN": the region picks the helpline and emergency number;
+    unknown or missing -> findahelpline.com, with the US and UK lines as examples."""
+    region = _region(locale)
+    if region in _HELPLINES:
+        lines, emergency = _HELPLINES[region]
+        resources = [*lines, _INTERNATIONAL]
+        emergency_text = f"{emergency} (or the local emergency number)"
+    else:
+        resources = [_INTERNATIONAL, "For example, in the US: call or text 988; in the UK and Ireland: "
+                                     "Samaritans on 116 123."]
+        emergency_text = "the local emergency number (911 in the US, 999 in the UK, 112 in the EU)"
+    res = "\n".join(f"  - {r}" for r in resources)
+    return (
+        "CRISIS SUPPORT (respond to this first, in your own warm words):\n"
+        "- Acknowledge what they shared and thank them for telling you. Take it seriously: do not minimize, "
+        "joke, lecture or change the subject.\n"
+        "- Gently ask whether they are safe right now.\n"
+        "- Encourage them to reach out today to someone they trust and to a crisis line "
+        "(free, confidential, 24/7):\n"
+        f"{res}\n"
+        f"- If they are in immediate danger or have already hurt themselves, urge them to call {emergency_text} now.\n"
+        "- Stay with them in the conversation and keep listening. You are not a replacement for professional "
+        "help; never give information about means or methods."
+    )

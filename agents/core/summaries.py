@@ -1,0 +1,108 @@
+"""Extractive summaries (offline, deterministic): the rolling summary of a session (every 4 turns,
+at most 600 characters), the structured session summary when a session closes, and the permanent
+profile paragraph rebuilt whole from the contact's durable facts (seeds 003 and 004).
+
+Sentence salience is a small, explainable score: content words weighted by how rare they are in the
+session, a bonus for first-person statements, numbers, names (capitalised words not at a sentence
+start) and plans; greetings and filler score nothing. An OpenAI-compatible model can replace these
+texts when configured; these are what rapport produces on its own.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+from agents.core.memory import is_low_content
+
+ROLLING_EVERY = 4
+ROLLING_MAX_CHARS = 600
+PROFILE_MAX_CHARS = 700
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[^\W_]+")
+_STOP = frozenset("""a an the and or but if of to in on at for from by with about as is are was were be been am i me my
+we our you your he him his she her it its they them their this that these those there here so not no yes do does did
+have has had just really very too also what when where who how why can could would should will shall may might
+""".split())
+_PLAN = re.compile(r"\b(i'll|i will|i'm going to|i am going to|i promise|i plan to|i need to|i have to|gonna|"
+                   r"tomorrow|tonight|next week|next month|this weekend|later today)\b", re.IGNORECASE)
+_COMMIT = re.compile(r"\b(i'll|i will|i promise|i'm going to|i am going to|let me|i plan to)\b", re.IGNORECASE)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENT.split(text or "") if s and s.strip()]
+
+
+def _content_words(s: str) -> list[str]:
+    return [w for w in _WORD.findall(s.lower()) if w not in _STOP and len(w) > 2]
+
+
+def salience(turns: list[dict[str, Any]]) -> list[tuple[float, int, str, dict]]:
+    """(score, order, sentence, turn) for every sentence of the turns, best first."""
+    sents = [(s, t) for t in turns for s in sentences(t["content"]) if not is_low_content(s)]
+    df = Counter(w for s, _ in sents for w in set(_content_words(s)))
+    n = max(len(sents), 1)
+    out = []
+    for i, (s, t) in enumerate(sents):
+        words = _content_words(s)
+        if not words:
+            continue
+        score = sum(math.log(1 + n / df[w]) for w in set(words)) / math.sqrt(len(words) + 2)
+        score *= 1.3 if t["role"] == "user" else 0.8
+        if re.search(r"\b(i|i'm|i've|my)\b", s, re.IGNORECASE):
+            score *= 1.2
+        if re.search(r"\d", s):
+            score *= 1.1
+        if _NAME.search(s):
+            score *= 1.1
+        if _PLAN.search(s):
+            score *= 1.15
+        out.append((round(score, 6), i, s, t))
+    return sorted(out, key=lambda x: (-x[0], x[1]))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def rolling_summary(turns: list[dict[str, Any]], max_chars: int = ROLLING_MAX_CHARS) -> str:
+    """The most salient sentences of the session so far, in the order they were said, within max_chars."""
+    picked, used = [], 0
+    for _, order, s, t in salience(turns):
+        line = f"{'User' if t['role'] == 'user' else 'AI'}: {s}"
+        if used + len(line) + 1 > max_chars:
+            continue
+        picked.append((order, line))
+        used += len(line) + 1
+    return _clip(" ".join(line for _, line in sorted(picked)), max_chars)
+
+
+def session_summary(turns: list[dict[str, Any]], people: list[str], moods: list[str]) -> dict[str, Any]:
+    """{one_liner, what_mattered, open_loops, commitments, people, tone} (seed 004 SessionSummary)."""
+    ranked = salience(turns)
+    user_q = [s for t in turns if t["role"] == "user" for s in sentences(t["content"]) if s.endswith("?")]
+    answered_after = {i for i, t in enumerate(turns) if t["role"] == "assistant"}
+    last_user_q = [s for i, t in enumerate(turns) if t["role"] == "user" and not any(j > i for j in answered_after)
+                   for s in sentences(t["content"]) if s.endswith("?")]
+    plans = [s for t in turns if t["role"] == "user" for s in sentences(t["content"]) if _PLAN.search(s)]
+    commitments = [s for t in turns for s in sentences(t["content"]) if _COMMIT.search(s)]
+    tone = Counter(moods).most_common(1)[0][0] if moods else "neutral"
+    return {
+        "one_liner": _clip(ranked[0][2], 160) if ranked else "Small talk",
+        "what_mattered": [_clip(s, 200) for _, _, s, _ in ranked[:3]],
+        "open_loops": list(dict.fromkeys(_clip(s, 200) for s in (last_user_q + plans)))[:5],
+        "commitments": list(dict.fromkeys(_clip(s, 200) for s in commitments))[:5],
+        "people": list(dict.fromkeys(people))[:10],
+        "tone": tone,
+        "questions": len(user_q),
+    }
+
+
+def profile_paragraph(name: str | None, facts: list[str], preferences: list[str],
+                      max_chars: int = PROFILE_MAX_CHARS) -> str:
+    """The permanent profile: a compact paragraph of durable facts, rebuilt whole when they change."""
+    parts = ([name] if name else []) + facts + preferences
+    text = ". ".join(p.rstrip(".") for p in parts if p)
+    return _clip(text + "." if text else "", max_chars)
