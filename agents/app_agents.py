@@ -12,7 +12,7 @@ from ops import metrics
 from projections import db
 from schemas import events as ev
 from schemas.envelope import encode, now_utc, partition_key
-from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic
+from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
 from streams.config import settings
 
 log = logging.getLogger("rapport.agents")
@@ -73,6 +73,8 @@ async def process_interactions(stream):  # noqa: ANN001
         for e in outcome.derived:
             key, value = derived_record(e)
             await memory_events_topic.send(key=key, value=value)
+            if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers
+                await triggers_topic.send(key=key, value=value)
 
 
 if settings().web_port:

@@ -386,6 +386,21 @@ async def post_payload(request: Request) -> JSONBody:
         count=getattr(svc.embedder, "count_tokens", None)))
 
 
+def trigger_json(t: dict) -> dict:
+    return {"id": t["id"], "kind": t["kind"], "dueAt": iso(t["due_at"]), "reason": t["reason"], "status": t["status"],
+            "severity": t["severity"], "humanReview": t["human_review"], "sourceEventIds": t["source_event_ids"],
+            "createdAt": iso(t["created_at"]), **(t["details"] or {})}
+
+
+@app.get("/contacts/{contact_id}/triggers")
+async def get_triggers(contact_id: str, tenant_id: str = "default") -> Response:
+    """Check-ins, crisis flags and owner insights, with due time, reason and source events."""
+    if (bad := check_contact(contact_id)) is not None:
+        return bad
+    rows = await svc.store.triggers(tenant_id, contact_id)
+    return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "triggers": [trigger_json(t) for t in rows]})
+
+
 @app.get("/contacts/{contact_id}/export")
 async def export_contact(contact_id: str, tenant_id: str = "default") -> Response:
     """Everything held about the contact (GDPR export): state, memories with their event history,
@@ -406,7 +421,7 @@ async def export_contact(contact_id: str, tenant_id: str = "default") -> Respons
         "entities": [{**entity_json(e), "aliases": e["aliases"], "firstSeen": iso(e["first_seen"]),
                       "lastSeen": iso(e["last_seen"]), "mentions": e["mentions"]} for e in rows.get("entities", [])],
         "sessions": [{k: iso(v) for k, v in s.items()} for s in rows.get("sessions", [])],
-        "triggers": [{k: iso(v) for k, v in t.items()} for t in rows.get("triggers", [])],
+        "triggers": [trigger_json(t) for t in rows.get("triggers", [])],
         "messages": [{"eventId": r["event_id"], "eventType": r["event_type"], "occurredAt": iso(r["occurred_at"]),
                       "recordedAt": iso(r["recorded_at"]), **(r["payload"] or {})} for r in rows.get("ledger", [])],
     })

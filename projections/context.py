@@ -59,11 +59,16 @@ def contact_state_json(state: dict[str, Any] | None, as_of: datetime) -> dict[st
     last_seen = parse_time(state["lastSeen"]) if state.get("lastSeen") else None
     streak = effective_streak(state.get("lastActiveDay"), state.get("activeStreak", 0), as_of)
     mood = state.get("mood") or {}
-    return {"mood": mood.get("mood", "neutral"), "moodConfidence": mood.get("confidence", 0.0),
-            "energy": mood.get("energy", "medium"), "style": mood.get("style", "casual"),
-            "relationshipStage": relationship_stage(state["sessionCount"], streak, last_seen, as_of),
-            "activeStreak": streak, "sessionCount": state["sessionCount"],
-            "churnRisk": state.get("churnRisk", 0.0)}
+    out = {"mood": mood.get("mood", "neutral"), "moodConfidence": mood.get("confidence", 0.0),
+           "energy": mood.get("energy", "medium"), "style": mood.get("style", "casual"),
+           "relationshipStage": relationship_stage(state["sessionCount"], streak, last_seen, as_of),
+           "activeStreak": streak, "sessionCount": state["sessionCount"],
+           "churnRisk": state.get("churnRisk", 0.0)}
+    if mood.get("unusual"):
+        out["moodUsual"] = mood.get("usual")  # extension: the baseline this mood departs from
+    if state.get("preferredHours"):
+        out["preferredOutreachHours"] = state["preferredHours"]  # extension (seed 000 §4.2)
+    return out
 
 
 CARD_MIN_IMPORTANCE = 0.6   # seed 004 keeps importance >= 2 of 0..3 (or pinned) on cards
@@ -146,6 +151,36 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
     return "\n".join(lines)
 
 
+def emotional_blocks(state: dict[str, Any] | None, st: dict[str, Any], as_of: datetime) -> list[str]:
+    """CONTACT EMOTIONAL CONTEXT and ADAPTATION (seed 000 §4.3), and helpline guidance first when crisis
+    language was used recently (never dependent on an LLM)."""
+    from agents.core.crisis import helpline_guidance
+    from agents.core.emotion import crisis_active
+    from agents.core.tone import adaptation
+
+    if not state or not state.get("mood"):
+        return []
+    m = state["mood"]
+    blocks = []
+    c = crisis_active(state, as_of.isoformat())
+    if c:
+        blocks.append(f"SAFETY FIRST (crisis language at {c['at']}: \"{c['phrase']}\"; flagged for human review):\n"
+                      + helpline_guidance(None))
+    lines = ["CONTACT EMOTIONAL CONTEXT:", f"- Current mood: {m['mood']} (energy: {m['energy']}, style: {m['style']})"]
+    if m.get("unusual") and m.get("usual"):
+        lines.append(f"- This is unusual: {m['usual']}")
+    lines.append(f"- Relationship stage: {st['relationshipStage']} ({st['sessionCount']} sessions)")
+    last = next(iter((state.get("lastSessionSummary") or {}).values()), None)
+    if last:
+        lines.append(f"- Recent context: {last['one_liner']}")
+    if state.get("preferredHours"):
+        lines.append(f"- {state['preferredHours']['label']}")
+    blocks.append("\n".join(lines))
+    blocks.append("ADAPTATION:\n" + "\n".join(f"- {x}" for x in adaptation(
+        m["mood"], m["energy"], bool(m.get("unusual")), last["one_liner"] if last else None)))
+    return blocks
+
+
 def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list[str]:
     """The permanent profile (seed 003), the latest closed session's summary for this persona and the
     rolling summary of the session in progress (seed 004)."""
@@ -211,5 +246,6 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     ents = [entity_json(e) for e in entities or [] if e["ref"] in involved]
     return {"contact": contact, "state": st, "memories": memories, "entities": ents, "history": history,
             "context_text": context_text(contact, st, memories[:len(packed)], cards, state,
-                                         (extra_blocks or []) + summary_blocks(state, persona_id)),
+                                         emotional_blocks(state, st, as_of) + (extra_blocks or [])
+                                         + summary_blocks(state, persona_id)),
             "memory_budget": memory_budget}

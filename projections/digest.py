@@ -29,6 +29,10 @@ TABLES: dict[str, tuple[str, str]] = {
                  "mentions", "tenant_id, contact_id, ref"),
     "memory_entities": ("memory_id, tenant_id, contact_id, ref", "memory_id, ref"),
     "processed_events": ("tenant_id, event_id, contact_id, contact_seq", "tenant_id, event_id"),
+    "mood_log": ("tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, unusual, source",
+                 "tenant_id, contact_id, event_id"),
+    "triggers": ("id, tenant_id, contact_id, kind, due_at, reason, status, severity, human_review, source_event_ids, "
+                 "created_at, details", "id"),
     "session_summaries": ("tenant_id, contact_id, session_id, persona_id, ended_at, summary",
                           "tenant_id, contact_id, session_id"),
 }

@@ -44,8 +44,8 @@ class Batch:
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
-CONTACT_TABLES = ("memory_entities", "entities", "memories", "sessions", "session_summaries", "events",
-                  "processed_events", "contacts")
+CONTACT_TABLES = ("memory_entities", "entities", "memories", "sessions", "session_summaries", "mood_log",
+                  "triggers", "events", "processed_events", "contacts")
 
 
 def erased_tracking_id(tenant_id: str, contact_id: str) -> str:
@@ -142,6 +142,20 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         "UPDATE memories SET status='archived', updated_at=%s WHERE id=%s",
         lambda e: (e.occurred_at, e.payload["memoryId"]))],
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
+    ev.MOOD_CLASSIFIED: [(
+        "INSERT INTO mood_log (tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, "
+        "unusual, source) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+        lambda e: (e.tenant_id, e.contact_id, e.event_id, e.causation_id, e.payload["at"], e.payload["mood"],
+                   e.payload["energy"], e.payload["style"], e.payload["confidence"], e.payload["unusual"],
+                   e.payload["source"]))],
+    ev.TRIGGER_CREATED: [(
+        "INSERT INTO triggers (id, tenant_id, contact_id, kind, due_at, reason, status, severity, human_review, "
+        "source_event_ids, created_at, details) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb) "
+        "ON CONFLICT (id) DO NOTHING",
+        lambda e: (lambda t: (t["id"], e.tenant_id, e.contact_id, t["kind"], t["dueAt"], t["reason"], t["status"],
+                              t.get("severity"), bool(t.get("humanReview")), t["sourceEventIds"], t["createdAt"],
+                              orjson.dumps({k: v for k, v in t.items() if k in ("category", "audience")}).decode())
+                   )(e.payload["trigger"]))],
     ev.SESSION_SUMMARIZED: [(
         "INSERT INTO session_summaries (tenant_id, contact_id, session_id, persona_id, ended_at, summary) "
         "VALUES (%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT (tenant_id, contact_id, session_id) DO UPDATE SET "

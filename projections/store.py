@@ -109,6 +109,13 @@ class Store:
                 (tenant_id, contact_id, as_of, persona_id, refs, min_importance))
             return await cur.fetchall()
 
+    async def triggers(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(f"SELECT * FROM {s}.triggers WHERE tenant_id=%s AND contact_id=%s "
+                                     f"ORDER BY due_at, id", (tenant_id, contact_id))
+            return await cur.fetchall()
+
     async def export(self, tenant_id: str, contact_id: str) -> dict[str, list[dict[str, Any]]]:
         """Every row held about the contact, table by table (GDPR export)."""
         s = await self.schema()

@@ -222,3 +222,56 @@ def test_two_workers_share_partitions_and_apply_each_event_once(tmp_path):
         assert code == 0 and alive == []
     finally:
         stack.kill()
+
+
+def test_emotional_layer_over_http(tmp_path):
+    stack = RunningStack(tmp_path / "data")
+    stack.start()
+    try:
+        with stack.client() as c:
+            # three sad messages in a row (contact in India, evening): a difficult-period memory and a
+            # check-in due the next morning at 09:00 local time
+            sad = ["I feel so sad today, nothing is going right", "I've been crying all evening",
+                   "I miss my grandmother so much, it hurts"]
+            evs = [{"contact_id": "meera", "role": "user", "message": m, "event_id": f"sad-{i}",
+                    "occurred_at": f"2026-03-10T21:{10 + i:02d}:00+05:30"} for i, m in enumerate(sad)]
+            assert c.post("/ingest", json=evs).status_code == 202
+            ctx = wait_for(c, "meera", "sad-2", budget=1000)
+            assert ctx["state"]["mood"] == "sad"
+            mems = c.get("/contacts/meera/memories").json()["memories"]
+            assert any(m["content"] == "Went through a difficult period around March 10, 2026" for m in mems)
+            trig = c.get("/contacts/meera/triggers").json()["triggers"]
+            check = [t for t in trig if t["kind"] == "check_in"]
+            assert len(check) == 1 and check[0]["dueAt"].startswith("2026-03-11T03:30:00")  # 09:00 +05:30
+            assert check[0]["sourceEventIds"] == ["sad-2"]
+            assert "ADAPTATION:" in ctx["context_text"] and "don't force positivity" in ctx["context_text"]
+
+            # crisis language: an immediate trigger for human review, guidance in the very next context
+            r = c.post("/ingest", json={"contact_id": "meera", "role": "user", "event_id": "crisis-1",
+                                        "message": "honestly I can't take this anymore, I just want to die",
+                                        "occurred_at": "2026-03-10T21:20:00+05:30"})
+            assert r.status_code == 202
+            ctx = wait_for(c, "meera", "crisis-1", as_of="2026-03-10T21:21:00+05:30")
+            assert ctx["context_text"].startswith("CONTACT CONTEXT") and "SAFETY FIRST" in ctx["context_text"]
+            assert "988" in ctx["context_text"] or "helpline" in ctx["context_text"].lower()
+            crisis = [t for t in c.get("/contacts/meera/triggers").json()["triggers"] if t["kind"] == "crisis"]
+            assert len(crisis) == 1 and crisis[0]["humanReview"] and crisis[0]["severity"] == "high"
+            # an idiom is not a crisis
+            c.post("/ingest", json={"contact_id": "ravi", "role": "user", "event_id": "idiom-1",
+                                    "message": "this traffic is killing me lol"})
+            wait_for(c, "ravi", "idiom-1")
+            assert c.get("/contacts/ravi/triggers").json()["triggers"] == []
+
+            # 20 days of late-evening messages: the timing pattern and preferred outreach hours
+            late = [{"contact_id": "nina", "role": "user", "event_id": f"late-{d}",
+                     "message": f"Finally done with day {d}, time to unwind and chat about the shows I watch",
+                     "occurred_at": f"2026-02-{d + 1:02d}T22:{15 + d:02d}:00-05:00"} for d in range(20)]
+            assert c.post("/ingest", json=late).status_code == 202
+            ctx = wait_for(c, "nina", "late-19", as_of="2026-02-21T12:00:00-05:00", budget=2000)
+            assert ctx["state"]["preferredOutreachHours"]["label"] == "Usually chats between 10pm-12am"
+            patterns = [m for m in c.get("/contacts/nina/memories").json()["memories"] if m["memoryType"] == "pattern"]
+            assert [p["content"] for p in patterns] == ["Usually chats between 10pm-12am"]
+        code, _, alive = stack.stop()
+        assert code == 0 and alive == []
+    finally:
+        stack.kill()

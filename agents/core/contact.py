@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core import remember, sessions, summaries
+from agents.core import emotion, remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -97,7 +97,8 @@ def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
     return [ev.derived(env, ev.SESSION_CLOSED, f"{step}:closed", {"session": session}, occurred_at=at),
             ev.derived(env, ev.SESSION_SUMMARIZED, f"{step}:summary",
                        {"sessionId": session["sessionId"], "personaId": session.get("personaId"),
-                        "endedAt": at, "summary": summary}, occurred_at=at)]
+                        "endedAt": at, "summary": summary}, occurred_at=at)] + \
+        emotion.step_session_closed(s, env, session, step)
 
 
 def _schedule(s: State, cfg: CoreConfig) -> None:
@@ -122,9 +123,10 @@ def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig()) -> t
 
 
 def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
-                      cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None
-                      ) -> tuple[State, list[Envelope]]:
-    """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them)."""
+                      cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None,
+                      llm_mood: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+    """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
+    `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier)."""
     s = copy.deepcopy(state)
     p, at = env.payload, env.occurred
     out: list[Envelope] = []
@@ -176,6 +178,10 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
             "sessionId": s["session"]["sessionId"], "personaId": s["session"].get("personaId"),
             "summary": s["session"]["rollingSummary"]}))
 
+    if p["role"] == "user":
+        emotion_events, emotion_memories = emotion.step_message(s, env, llm_mood)
+        out.extend(emotion_events)
+        candidates = candidates + emotion_memories
     s["memoryIndex"], memory_events, _ = remember.remember(
         s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
     out.extend(memory_events)

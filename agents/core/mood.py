@@ -1,50 +1,56 @@
 """Offline mood classifier: the default of the mood chain (seed 000 §4.1), numpy + stdlib only.
 
-`classify(text)` -> {"mood", "energy", "style", "confidence"}; `keyword_baseline(text)` is the seed's
-keyword fallback, kept verbatim for comparison (ops/bench_mood.py runs both).
+`classify(text)` -> {"mood", "energy", "style", "confidence"}, deterministic, ~0.5 ms a message;
+`keyword_baseline(text)` is the seed's keyword fallback, kept verbatim for comparison
+(ops/bench_mood.py runs both on the same data).
 
 Mood
-    A multinomial logistic regression over hashed sparse features (ops/train_mood.py trains it on the
-    GoEmotions train split mapped onto our moods, data/README.md, plus the hand-labelled chat messages
-    in data/mood_labelled.jsonl, which alone teach `flirty` and `bored`). Features, all hashed with
-    crc32 into N_BUCKETS buckets and L2-normalised per group:
-      - words: folded unigrams (stretched letters "sooo" -> "soo", digits -> 0, emoticons/emoji as
-        tokens) where words in the scope of a negator ("not", "never", "don't", ...; up to 3 words, up
-        to punctuation or "but") are marked "NOT_", plus word bigrams;
-      - char n-grams (2-5) inside word boundaries, for misspellings and unseen inflections;
-      - cues: mood-lexicon hits (plain and negated), emoji/emoticon mood hints, "!" / "?" / ALL CAPS /
-        stretched-word / laughter / length buckets, a "dry short reply" flag.
-    The weights are the committed artifact data/mood_model.npz (float16, loaded once, lazily).
-    Rules applied on top of the model's probabilities, in order:
-      1. dry short replies ("k", "ok.", "whatever", "meh", "fine", "sure", "idc", 🙄, 🥱; at most three
-         words, no "!", no positive emoji) -> bored;
-      2. negation: if the predicted mood is supported by its lexicon only under negation ("not happy",
-         "don't feel great", "not worried"), that mood and the same-polarity moods without a plain
-         lexicon hit are removed and the best remaining mood wins;
-      3. strong flirty cues (😘 😏 😉 💋, "wink", "you're cute", "miss your voice", "thinking about you")
-         add a bonus to flirty; "thank you" style phrases add a bonus to grateful.
-    confidence = the model's probability of the chosen mood renormalised over the moods still allowed
-    (rule 1 reports max(p, 0.75)).
+    A multinomial logistic regression over hashed sparse features, trained by ops/train_mood.py on the
+    GoEmotions train split mapped onto our moods (data/README.md) plus the `train` part of
+    data/mood_labelled.jsonl, hand-written chat messages, the only source of `flirty` and `bored`.
+    The weights are the committed artifact data/mood_model.npz (int8, one scale per mood, ~0.5 MB),
+    read once, lazily, on the first call. Features (crc32-hashed into N_BUCKETS, L2-normalised per group):
+      - words: folded tokens (lower case, "sooo" -> "soo", "hahaha" -> "haha", digits -> 0, emoji and
+        emoticons as tokens) with the up-to-3 words after a negator ("not", "never", "don't", "no", ...;
+        the scope ends at punctuation or "but") marked "NOT_"; word bigrams;
+      - char 2-5-grams inside words, for misspellings and unseen inflections;
+      - cues: mood-lexicon hits, plain and negated, emoji/emoticon mood hints, "!" / "?" / shouting /
+        stretched words / laughter / "..." / intensifiers / length buckets, the dry-reply flag below.
+    Negators that do not negate: "no worries", "no way", "never been this happy", "couldn't be
+    happier", "can't stop smiling", "can't wait".
+    Rules on top of the model, in order:
+      1. emoji and phrases shift the scores (log-odds): +1.5 per emoji/emoticon hinting at a mood
+         (x sqrt(count), at most 2 counted); +2.5 to flirty for a flirty phrase ("you're cute",
+         "miss your voice", "wink", "thinking about you", "love you", ...; not when the message names
+         family: "miss you mom"); +2.5 to grateful for a thanks phrase ("thank you", "lifesaver", ...);
+      2. a dry short reply -- at most 3 words, all dry ("k", "ok.", "whatever", "meh", "fine", "sure",
+         "idc", "hmm") or a dry phrase ("if you say so", "nothing much", "sure whatever"), or bored
+         emoji only (🥱 😐) -- with no "!", "?" or positive emoji is bored (confidence >= 0.75); the
+         same words with "!", "?" or a positive emoji ("ok!", "sure 😊") are never bored;
+      3. emoji-only messages take the mood most of their emoji hint at;
+      4. negation: when the winning mood's lexicon occurs only negated ("not happy", "don't feel
+         great", "not worried"), that mood and the moods of the same polarity without a plain lexicon
+         hit are dropped and the best remaining mood wins ("not happy" -> sad, "not worried" -> neutral).
+    confidence = the chosen mood's probability renormalised over the moods still allowed.
 
 Energy (high|medium|low), by rule from the mood and surface cues:
-    base level by mood: excited, angry -> high; sad, anxious, bored -> low; others -> medium.
-    "!!" or three or more "!", or shouting (ALL-CAPS words of 2+ letters making up most of the letters,
-    at least 4 letters) -> high, always (so adding "!!!" never lowers energy).
-    Otherwise +1 for one "!", for an intensifier ("so", "really", "super", "sooo", ...), for a stretched
-    word ("yesss"), for laughter ("haha", "lol", 😂) or for 2+ emoji (each at most once, capped at +1
-    for moods whose base is low unless two cues agree), -1 for a trailing "...", tiredness words
-    ("tired", "exhausted", "sleepy"), diminishers ("kinda", "a bit") or a dry short reply.
+    "!!", three or more "!", or shouting (mostly capital letters, 4+ of them in ALL-CAPS words) -> high,
+    always (so adding "!!!" never lowers energy). Otherwise start from the mood (excited, angry: high;
+    sad, anxious, bored: low; the others: medium) and go one level up for a strong cue (a stretched
+    word "yesss", laughter "haha"/"lol"/😂, 2+ emoji) or two weak ones (one "!", each intensifier
+    "so"/"really"/"super"/..., an ALL-CAPS word "SO"); low moods need two cues of any kind. Go one level
+    down for a trailing "...", a diminisher ("kinda", "a bit"), a dry reply, calm words ("chill",
+    "cozy", "relaxed") or tiredness ("tired", "exhausted", "sleepy"; not "tired of").
 
-Style (playful|deep|casual|supportive|romantic|venting), the approach the reply should take:
-    flirty -> romantic; angry, frustrated -> venting; sad, anxious -> deep when the message is long
-    (20+ words) or reflective ("i feel like", "why do i", "life", ...), else supportive; happy, excited
-    -> playful with high energy, laughter or emoji, else casual; bored -> playful (introduce topics);
-    grateful -> casual; neutral -> deep when long and reflective, else casual.
+Style (playful|deep|casual|supportive|romantic|venting), the approach the reply should take (§4.3):
+    flirty -> romantic; angry, frustrated -> venting; sad, anxious -> deep when long (20+ words) or
+    reflective ("i feel like", "why do i", "what's the point", ...), else supportive; happy, excited ->
+    playful with high energy, laughter or emoji, else casual; bored -> playful (bring new topics);
+    neutral -> deep when long and reflective, else casual; grateful -> casual.
 """
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
 import zlib
 from collections import Counter
@@ -64,68 +70,111 @@ FEATURE_VERSION = 1  # bump when the features change; the artifact records the v
 POSITIVE = frozenset({"happy", "excited", "grateful", "flirty"})
 NEGATIVE = frozenset({"sad", "anxious", "angry", "frustrated", "bored"})
 
+_RUN3 = re.compile(r"([a-z])\1{2,}")
+
+
+def _fold(tok: str) -> str:
+    tok = _RUN3.sub(r"\1\1", tok)
+    if tok[0].isdigit():
+        return re.sub(r"\d", "0", tok)
+    if re.fullmatch(r"(?:a?h+a+)+h*|(?:ha)+h?|(?:he)+h?|(?:ah)+a?h?", tok) and len(tok) >= 4:
+        return "haha"
+    if re.fullmatch(r"lo+l+(?:o+l+)*|lolz|lulz", tok):
+        return "lol"
+    return tok.replace("'", "")
+
+
+
 # ---------------------------------------------------------------------------------------------------
-# lexicons (folded forms: lower case, letter runs of 3+ folded to 2)
+# word lists (compared with folded tokens, see _fold)
+
+
+def _words(s: str) -> frozenset[str]:
+    return frozenset(_fold(w) for w in s.split())
+
 
 LEXICON: dict[str, frozenset[str]] = {
-    "happy": frozenset("""happy happier happiest glad great awesome amazing love loved loving lovely fun funny
-        hilarious haha hehe lol lmao lmfao rofl yay good nice wonderful fantastic joy enjoy enjoyed enjoying
-        smile smiling laugh laughing laughed cool best beautiful perfect delighted pleased cheerful content
-        excellent brilliant glorious blessed proud fab fabulous""".split()),
-    "sad": frozenset("""sad sadness unhappy depressed depressing depression down crying cry cried cries tears
-        miss missed missing lonely alone heartbroken hurt hurts hurting upset grief grieving lost loss sorry
-        miserable awful devastated gloomy empty broken died dead death funeral disappointed disappointing
-        disappointment hopeless sucks terrible worst""".split()),
-    "anxious": frozenset("""worried worry worrying worries nervous anxious anxiety scared afraid fear fears
-        terrified panic panicking stressed stress stressing stressful overthinking freaking dread dreading
-        uneasy tense frightened scary scares nightmare""".split()),
-    "excited": frozenset("""excited exciting excite pumped thrilled hyped hype stoked woohoo woo psyched
-        ecstatic eager finally yess yesss omg wow""".split()),
-    "angry": frozenset("""angry anger mad furious rage raging hate hated hating pissed livid outraged fuming
-        disgusting disgusted wtf stupid idiot idiots bullshit fuck fucking fucked damn asshole""".split()),
-    "frustrated": frozenset("""annoyed annoying annoys frustrated frustrating frustration ugh ugh irritated
-        irritating smh argh ridiculous bothered bothering tired sick seriously again""".split()),
-    "flirty": frozenset("""cute cutie handsome gorgeous sexy hot kiss kisses kissing babe baby darling
-        sweetheart wink winks crush flirt flirting cuddle cuddles xoxo xo beautiful hun hottie""".split()),
-    "bored": frozenset("""bored boring boredom meh whatever yawn dull tedious idc nothing""".split()),
-    "grateful": frozenset("""thank thanks thankful grateful gratitude appreciate appreciated appreciates
-        thx ty tysm tyvm blessed""".split()),
+    "happy": _words("""happy happier happiest happiness glad great awesome amazing love loved loving lovely fun
+        funny hilarious haha hehe lol lmao lmfao rofl yay good nice wonderful fantastic joy joyful enjoy enjoyed
+        enjoying smile smiling smiled laugh laughing laughed cool best beautiful perfect delighted pleased
+        cheerful content excellent brilliant glorious blessed proud fab fabulous awesome terrific superb
+        marvelous cheers cheery jolly merry pleasant satisfied relieved grin grinning giggle giggling fantastic
+        sweet adorable wholesome heartwarming yummy delicious gorgeous lucky fortunate gleeful"""),
+    "sad": _words("""sad sadness sadly unhappy depressed depressing depression down crying cry cried cries tears
+        teary miss missed missing lonely loneliness alone heartbroken heartbreak heartbreaking hurt hurts
+        hurting upset grief grieving grieve mourn mourning lost loss sorry miserable awful devastated
+        devastating gloomy empty broken died dead death funeral disappointed disappointing disappointment
+        hopeless sucks terrible worst sob sobbing weep weeping unloved rejected abandoned numb melancholy
+        regret regrets painful pain suffering gutted bummed blue worthless homesick tragic tragedy"""),
+    "anxious": _words("""worried worry worrying worries nervous nervously anxious anxiety scared afraid fear
+        fears fearful terrified terrifying panic panicking panicked stressed stress stressing stressful
+        overthinking freaking dread dreading uneasy tense frightened frightening scary scares nightmare shaky
+        shaking trembling insecure paranoid jittery restless apprehensive hesitant alarmed spooked creepy"""),
+    "excited": _words("""excited exciting excite excitement pumped thrilled thrilling hyped hype stoked woohoo
+        woo psyched ecstatic eager eagerly finally yess omg wow upcoming countdown celebrate celebrating party
+        epic incredible unbelievable adventure"""),
+    "angry": _words("""angry anger angrily mad furious fury rage raging enraged hate hated hating hates pissed
+        livid outraged outrageous fuming disgusting disgusted disgust wtf stupid idiot idiots idiotic bullshit
+        fuck fucking fucked damn asshole hostile resent resentful bitter infuriating infuriated unacceptable
+        appalling despicable scum pathetic shameful hell screw screwed jerk"""),
+    "frustrated": _words("""annoyed annoying annoys annoyance frustrated frustrating frustration ugh irritated
+        irritating irritates smh argh ridiculous bothered bothering bothers tired sick seriously again
+        impatient exasperated fed stuck useless pointless hassle inconvenient broke broken laggy slow
+        waste wasted ugh whyy sigh"""),
+    "flirty": _words("""cute cutie handsome gorgeous sexy hot kiss kisses kissing kissed babe baby darling
+        sweetheart wink winks winking crush flirt flirting flirty cuddle cuddles cuddling xoxo xo beautiful
+        hun honey hottie seductive tease teasing blush blushing date dating romantic naughty"""),
+    "bored": _words("""bored boring boredom meh whatever yawn yawning dull tedious idc nothing monotonous
+        uneventful lame blah zzz"""),
+    "grateful": _words("""thank thanks thankful grateful gratitude appreciate appreciated appreciates
+        appreciation thx ty tysm tyvm blessed indebted lifesaver"""),
 }
-# mood-lexicon words that are too ambiguous to drive the negation rule on their own
-_WEAK_LEX = frozenset({"good", "cool", "nice", "love", "lol", "down", "lost", "sorry", "dead", "again", "sick",
-                       "tired", "nothing", "hot", "baby", "finally", "omg", "wow", "damn", "best"})
+# lexicon words too ambiguous to drive the negation rule as strongly as the others
+_WEAK_LEX = _words("""good cool nice love lol down lost sorry dead again sick tired nothing hot baby finally omg
+    wow damn best sweet broke broken slow stuck hell party date blue pain""")
 
-FLIRTY_PHRASES = ("you're cute", "youre cute", "you are cute", "ur cute", "you're hot", "ur hot", "so cute",
-                  "miss your", "miss you", "thinking about you", "thinking of you", "can't stop thinking",
-                  "cant stop thinking", "your voice", "your smile", "your eyes", "wink wink", "*wink*",
-                  "on a date", "come over", "kiss you", "hold you", "cuddle", "good night beautiful",
-                  "hey handsome", "hey gorgeous", "hey beautiful", "wish you were here", "dream about you",
-                  "you look good", "you look great", "looking good", "turn me on", "in bed")
+FLIRTY_PHRASES = ("you're cute", "you are cute", "ur cute", "you're hot", "ur hot", "so cute", "miss your",
+                  "miss you", "thinking about you", "thinking of you", "can't stop thinking", "your voice",
+                  "your smile", "your eyes", "your lips", "wink wink", "wink", "on a date", "come over",
+                  "kiss you", "kiss me", "hold you", "hold me", "cuddle", "good night beautiful", "hey handsome",
+                  "hey gorgeous", "hey beautiful", "hey sexy", "wish you were here", "dream about you",
+                  "dreamt about you", "you look good", "you look great", "looking good", "turn me on",
+                  "in bed", "love you", "i want you", "u up", "you up", "my crush", "crush on you",
+                  "make me blush", "making me blush")
+# no flirty phrase bonus when the message names family (or mates): "miss you mom", "love you bro"
+FAMILY = _words("""mom mum mommy mummy mama ma dad daddy papa pa grandma grandpa granny gran nana nan grandad
+    grandmother grandfather bro brother sis sister son daughter aunt auntie uncle cousin dude man guys
+    bestie fam""")
 GRATEFUL_PHRASES = ("thank you", "thanks so much", "thank u", "thanks a lot", "much appreciated",
-                    "means a lot", "so grateful", "appreciate it", "appreciate you", "thanks again",
-                    "you're the best", "youre the best", "ur the best", "you saved me", "lifesaver")
+                    "means a lot", "so grateful", "appreciate it", "appreciate you", "appreciate u",
+                    "thanks again", "you're the best", "ur the best", "you saved me", "lifesaver",
+                    "life saver", "owe you one", "bless you", "couldn't have done it without you")
 REFLECTIVE_PHRASES = ("i feel like", "why do i", "why am i", "i wonder", "sometimes i", "i keep thinking",
-                      "my life", "what's the point", "whats the point", "meaning", "i don't know what",
-                      "i dont know what", "ever since", "i realized", "i've been thinking", "ive been thinking",
-                      "no one understands", "nobody understands", "i used to")
+                      "my life", "what's the point", "the point of", "meaning", "i don't know what",
+                      "ever since", "i realized", "i've been thinking", "no one understands",
+                      "nobody understands", "i used to", "deep down", "to be honest i")
 
-NEGATORS = frozenset("""not no never nothing nobody none neither nor cannot cant dont doesnt didnt isnt arent
-    wasnt werent wont wouldnt couldnt shouldnt havent hasnt hadnt aint without hardly barely nt""".split())
+NEGATORS = _words("""not no never nothing nobody none neither nor cannot cant dont doesnt didnt isnt arent
+    wasnt werent wont wouldnt couldnt shouldnt havent hasnt hadnt aint without hardly barely nt""")
 _NOT_NEGATION = frozenset({"no way", "no doubt", "no problem", "no worries", "not only", "never mind",
                            "nothing but"})
-_SCOPE_BREAK = frozenset({"but", "though", "although", "however", "yet"})
-INTENSIFIERS = frozenset("""so soo very really rly super extremely totally absolutely incredibly insanely
-    completely utterly truly seriously hella mad crazy damn freaking fucking sooo such too most""".split())
-DIMINISHERS = frozenset("""kinda kind sorta somewhat slightly bit little lil mildly""".split())
-TIRED_WORDS = frozenset("""tired exhausted sleepy drained worn wiped yawn zzz sleep knackered""".split())
-CALM_WORDS = frozenset("""calm chill chilling chilled relaxed relaxing cozy cosy peaceful lazy quiet mellow
-    content""".split())
-LAUGH = frozenset({"haha", "hehe", "lol", "lmao", "lmfao", "rofl", "xd", "hahah", "ahah", "ahaha"})
+# "never been this happy", "couldn't be happier", "can't be more excited": emphasis, not negation
+_EMPHATIC_AFTER_NEG = _words("been felt be feel")
+_EMPHATIC_THIRD = _words("this so more happier better prouder gladder")
+_SCOPE_BREAK = _words("but though although however yet")
+INTENSIFIERS = _words("""so soo very really rly super extremely totally absolutely incredibly insanely
+    completely utterly truly seriously hella mad crazy damn freaking fucking such too most""")
+DIMINISHERS = _words("""kinda kind sorta somewhat slightly bit little lil mildly""")
+TIRED_WORDS = _words("""tired exhausted sleepy drained worn wiped yawn zzz sleep knackered""")
+CALM_WORDS = _words("""calm chill chilling chilled relaxed relaxing cozy cosy peaceful lazy quiet mellow
+    content""")
+LAUGH = _words("haha hehe lol lmao lmfao rofl xd")
 
 # dry, low-effort replies that read as disengaged when they are the whole message
-DRY_WORDS = frozenset("""k kk ok okay okey okk fine whatever meh idc mhm hm hmm sure nm nvm eh yawn zzz
-    cool nothing same w/e whatevs ig guess suppose bored boring nah""".split())
-_DRY_NEEDS_COMPANY = frozenset({"cool", "same", "nah", "guess", "suppose"})  # dry only with another dry word
+DRY_WORDS = _words("""k kk ok okay okey okk fine whatever meh idc mhm mhmm hm hmm sure nm nvm eh yawn zzz
+    cool nothing same whatevs ig guess suppose bored boring nah""")
+_DRY_CORE = _words("k kk ok okay okey okk fine whatever meh idc mhm mhmm hm hmm sure nm nvm eh yawn zzz "
+                   "whatevs bored boring")  # at least one of these; "cool", "same", "nah" alone are not dry
 
 # emoji / emoticon hints (variation selectors and skin tones are stripped before lookup)
 EMOJI_MOODS: dict[str, str] = {}
@@ -150,7 +199,6 @@ EMOTICONS = {":)": "happy", ":-)": "happy", ":d": "happy", ":-d": "happy", "xd":
 _EMOTICON_RE = "|".join(re.escape(e) for e in sorted(EMOTICONS, key=len, reverse=True))
 _TOKEN_RE = re.compile(rf"(?:{_EMOTICON_RE})(?=\s|$)|[a-z0-9]+(?:'[a-z]+)*|\.\.+|[!?]+|[^\w\s]", re.UNICODE)
 _STRIP_CHARS = dict.fromkeys([0xFE0F, 0xFE0E, 0x200D] + list(range(0x1F3FB, 0x1F400)))
-_RUN3 = re.compile(r"([a-z])\1{2,}")
 _PUNCT = frozenset(".,;:!?")
 
 
@@ -158,126 +206,132 @@ def _is_emoji(ch: str) -> bool:
     return ch in EMOJI_MOODS or unicodedata.category(ch) == "So" or 0x1F000 <= ord(ch) <= 0x1FAFF
 
 
-def _fold(tok: str) -> str:
-    tok = _RUN3.sub(r"\1\1", tok)
-    if tok[0].isdigit():
-        return re.sub(r"\d", "0", tok)
-    if re.fullmatch(r"(?:a?h+a+)+h*|(?:ha)+h?|(?:he)+h?|(?:ah)+a?h?", tok) and len(tok) >= 4:
-        return "haha"
-    if re.fullmatch(r"lo+l+(?:o+l+)*|lolz|lulz", tok):
-        return "lol"
-    return tok.replace("'", "")
+_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z]+)*")
+
+
+def _phrases(items: tuple[str, ...]) -> tuple[str, ...]:
+    """Phrases in the padded folded-word form that `Cues.padded` is matched against."""
+    return tuple(" " + " ".join(_fold(w) for w in _WORD_RE.findall(p.lower())) + " " for p in items)
+
+
+_FLIRTY_P, _GRATEFUL_P, _REFLECTIVE_P = _phrases(FLIRTY_PHRASES), _phrases(GRATEFUL_PHRASES), \
+    _phrases(REFLECTIVE_PHRASES)
+DRY_PHRASES = frozenset(p.strip() for p in _phrases(("if you say so", "if u say so", "whatever you say",
+                                                     "whatever u say", "nothing much", "not much", "same old",
+                                                     "same old same old", "fine i guess", "ok i guess",
+                                                     "cool i guess", "sure i guess", "lol ok", "lol k",
+                                                     "ok whatever", "ok cool", "k cool", "yeah whatever",
+                                                     "sure whatever", "i don't care", "idk whatever")))
+
+
+def _negates(t: str, nxt: str, nxt2: str) -> bool:
+    """Does negator `t` open a negation scope? Not in "no worries", "never been this happy",
+    "couldn't be happier", "can't stop smiling", "can't wait"."""
+    if f"{t} {nxt}" in _NOT_NEGATION:
+        return False
+    if t == "never" and nxt in ("been", "felt") and (nxt2 in ("this", "so", "more") or nxt2.endswith("er")):
+        return False
+    if t in ("couldnt", "cant", "cannot") and nxt == "be" and (nxt2 == "more" or nxt2.endswith("er")):
+        return False
+    if t in ("cant", "cannot", "couldnt") and nxt in ("stop", "help", "wait"):  # "can't stop smiling"
+        return False
+    return True
 
 
 class Cues:
     """Surface analysis of one message, shared by the features and the rules."""
 
-    __slots__ = ("raw", "lower", "tokens", "words", "marked", "n_words", "excl", "excl_run", "question",
-                 "shout", "stretched", "laugh", "emoji", "emoji_moods", "lex_plain", "lex_neg", "intens",
-                 "dimin", "tired", "calm", "trailing_dots", "dry", "flirty_phrase", "grateful_phrase", "reflective")
+    __slots__ = ("raw", "tokens", "words", "padded", "marked", "n_words", "excl", "excl_run", "question",
+                 "shout", "caps_emph", "stretched", "laugh", "emoji", "emoji_moods", "lex_plain", "lex_neg",
+                 "intens", "dimin", "tired", "calm", "trailing_dots", "dry", "dry_words_only", "flirty_phrase",
+                 "grateful_phrase", "reflective")
 
     def __init__(self, text: str) -> None:
         raw = unicodedata.normalize("NFKC", text or "").translate(_STRIP_CHARS)
         raw = raw.replace("’", "'").replace("‘", "'").replace("`", "'")
         self.raw = raw
         lower = raw.lower()
-        self.lower = lower
-        toks = _TOKEN_RE.findall(lower)
-        tokens: list[str] = []
-        for t in toks:
-            if t in EMOTICONS:
-                tokens.append(t)
-            elif t[0].isalnum():
-                tokens.append(_fold(t))
-            else:
-                tokens.append(t)
+        tokens = [t if t in EMOTICONS or not t[0].isalnum() else _fold(t) for t in _TOKEN_RE.findall(lower)]
         self.tokens = tokens
-        self.words = [t for t in tokens if t[0].isalnum() and t not in EMOTICONS]
-        self.n_words = len(self.words)
-        self.excl = raw.count("!")
-        self.excl_run = "!!" in raw
+        self.words = words = [t for t in tokens if t[0].isalnum() and t not in EMOTICONS]
+        self.padded = " " + " ".join(words) + " "
+        self.n_words = len(words)
+        self.excl = raw.count("!") + 2 * raw.count("‼")
+        self.excl_run = "!!" in raw or "‼" in raw
         self.question = "?" in raw
         letters = [c for c in raw if c.isalpha()]
         caps_words = [w for w in re.findall(r"[^\W\d_]{2,}", raw) if w.isupper()]
         upper = sum(1 for c in letters if c.isupper())
-        self.shout = (len(letters) >= 4 and upper / max(1, len(letters)) >= 0.6 and bool(caps_words)
-                      and sum(len(w) for w in caps_words) >= 4)
+        self.shout = (len(letters) >= 4 and upper / len(letters) >= 0.6 and sum(len(w) for w in caps_words) >= 4)
+        self.caps_emph = bool(caps_words)
         self.stretched = bool(re.search(r"([a-z])\1{2,}", lower)) and not re.fullmatch(r"[\Wz]*", lower)
         self.emoji = [c for c in raw if _is_emoji(c)]
         self.emoji_moods = [EMOJI_MOODS[c] for c in self.emoji if c in EMOJI_MOODS] + \
                            [EMOTICONS[t] for t in tokens if t in EMOTICONS]
-        self.laugh = any(w in LAUGH for w in self.words) or "😂" in raw or "🤣" in raw
+        self.laugh = any(w in LAUGH for w in words) or "😂" in raw or "🤣" in raw
         self.trailing_dots = bool(re.search(r"(\.\.+|…)\s*$", raw))
-        self.intens = any(w in INTENSIFIERS for w in self.words)
-        self.dimin = any(w in DIMINISHERS for w in self.words) or "a bit" in lower or "a little" in lower
-        self.tired = any(w in TIRED_WORDS and nxt != "of" for w, nxt in zip(self.words, self.words[1:] + [""]))
-        self.calm = any(w in CALM_WORDS for w in self.words)
-        # negation scope marking and lexicon hits
+        self.intens = sum(w in INTENSIFIERS for w in words)
+        self.dimin = any(w in DIMINISHERS for w in words) or " a bit " in self.padded or " a little " in self.padded
+        self.tired = any(w in TIRED_WORDS and nxt != "of" for w, nxt in zip(words, words[1:] + [""]))
+        self.calm = any(w in CALM_WORDS for w in words)
+        # negation scopes ("NOT_" marks up to 3 words after a negator, up to punctuation or "but") and
+        # lexicon hits, plain or negated (strong words count 2, ambiguous ones 1)
         marked: list[str] = []
         lex_plain: dict[str, int] = {}
         lex_neg: dict[str, int] = {}
         scope = 0
-        prev = ""
-        for t in tokens:
+        n = len(tokens)
+        for i, t in enumerate(tokens):
             if not t[0].isalnum() or t in EMOTICONS:
-                if t[0] in _PUNCT or t.startswith(".."):
+                if t[0] in _PUNCT:
                     scope = 0
                 marked.append(t)
-                prev = ""
                 continue
             if t in _SCOPE_BREAK:
                 scope = 0
-            neg_here = scope > 0
-            marked.append("NOT_" + t if neg_here else t)
+            negated = scope > 0
+            marked.append("NOT_" + t if negated else t)
+            quiet = i > 0 and f"{tokens[i - 1]} {t}" in _NOT_NEGATION  # "no worries" is not worry
             for mood, lex in LEXICON.items():
-                if t in lex:
-                    d = lex_neg if neg_here else lex_plain
-                    d[mood] = d.get(mood, 0) + (1 if t in _WEAK_LEX else 2)
+                if t in lex and not quiet:
+                    hits = lex_neg if negated else lex_plain
+                    hits[mood] = hits.get(mood, 0) + (1 if t in _WEAK_LEX else 2)
             if scope:
                 scope -= 1
-            if t in NEGATORS:
+            if t in NEGATORS and _negates(t, tokens[i + 1] if i + 1 < n else "", tokens[i + 2] if i + 2 < n else ""):
                 scope = 3
-            if prev and f"{prev} {t}" in _NOT_NEGATION:
-                scope = 0
-            prev = t
         self.marked = marked
         self.lex_plain = lex_plain
         self.lex_neg = lex_neg
-        padded = " " + " ".join(self.words) + " "
-        self.flirty_phrase = any(p in lower for p in FLIRTY_PHRASES) or " wink" in padded
-        self.grateful_phrase = any(p in lower for p in GRATEFUL_PHRASES)
-        self.reflective = any(p in lower for p in REFLECTIVE_PHRASES)
-        self.dry = self._dry()
-
-    def _dry(self) -> bool:
-        if self.excl or self.question or self.n_words > 3:
-            return False
-        if any(m in POSITIVE or m == "excited" for m in self.emoji_moods):
-            return False
-        if self.n_words == 0:
-            return bool(self.emoji_moods) and all(m == "bored" for m in self.emoji_moods)
-        words = self.words
-        if not all(w in DRY_WORDS for w in words):
-            return False
-        return not all(w in _DRY_NEEDS_COMPANY for w in words)
+        family = any(w in FAMILY for w in words)
+        self.flirty_phrase = not family and any(p in self.padded for p in _FLIRTY_P)
+        self.grateful_phrase = any(p in self.padded for p in _GRATEFUL_P)
+        self.reflective = any(p in self.padded for p in _REFLECTIVE_P)
+        # a short reply made only of dry words ("k", "ok.", "meh", "fine", "sure whatever")
+        joined = " ".join(words)
+        self.dry_words_only = 0 < len(words) <= 4 and (
+            joined in DRY_PHRASES or (len(words) <= 3 and all(w in DRY_WORDS for w in words)
+                                      and any(w in _DRY_CORE for w in words)))
+        if not words:
+            self.dry_words_only = bool(self.emoji_moods) and all(m == "bored" for m in self.emoji_moods)
+        lively = self.excl or self.question or any(m in POSITIVE for m in self.emoji_moods)
+        self.dry = self.dry_words_only and not lively
 
 
 # ---------------------------------------------------------------------------------------------------
 # features
 
 
-def _h(s: str) -> int:
-    return zlib.crc32(s.encode("utf-8")) & (N_BUCKETS - 1)
+_MASK = N_BUCKETS - 1
 
 
 def _group(feats: list[str], out: dict[int, float], weight: float) -> None:
+    """Hash one feature group into `out`, L2-normalised to `weight`."""
     if not feats:
         return
-    counts: dict[int, float] = {}
-    for f in feats:
-        i = _h(f)
-        counts[i] = counts.get(i, 0.0) + 1.0
-    norm = weight / float(np.sqrt(sum(v * v for v in counts.values())))
+    crc = zlib.crc32
+    counts = Counter(crc(f.encode("utf-8", "surrogatepass")) & _MASK for f in feats)
+    norm = weight / sum(v * v for v in counts.values()) ** 0.5
     for i, v in counts.items():
         out[i] = out.get(i, 0.0) + v * norm
 
@@ -340,12 +394,10 @@ def featurize(text: str, cues: Cues | None = None) -> tuple[np.ndarray, np.ndarr
 # ---------------------------------------------------------------------------------------------------
 # model
 
-_lock = threading.Lock()
-
-
 @lru_cache(maxsize=1)
 def _load(path: str = str(MODEL_PATH)) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    with _lock, np.load(path, allow_pickle=False) as z:
+    """(weights (N_BUCKETS, n_moods) float32, bias, mood order) from the committed artifact, once."""
+    with np.load(path, allow_pickle=False) as z:
         scale = z["scale"].astype(np.float32)
         w = z["W"].astype(np.float32) * scale  # (N_BUCKETS, n_classes), stored int8 per-class scaled
         b = z["b"].astype(np.float32)
@@ -398,7 +450,14 @@ def choose(probs: dict[str, float], c: Cues) -> tuple[str, float]:
     """Rules 1 and 2 over the (rule-shifted) probabilities: (mood, confidence)."""
     if c.dry:
         return "bored", max(probs["bored"], 0.75)
+    if not c.words and c.emoji_moods:  # emoji only: the emoji decide
+        votes = Counter(c.emoji_moods)
+        top = max(votes.values())
+        best = max((m for m in votes if votes[m] == top), key=probs.__getitem__)
+        return best, max(probs[best], 0.8 * top / len(c.emoji_moods))
     allowed = dict(probs)
+    if c.dry_words_only:  # "ok!", "sure 😊", "fine?": dry words, but a lively reply
+        del allowed["bored"]
     best = max(allowed, key=allowed.__getitem__)
     if c.lex_neg.get(best) and not c.lex_plain.get(best):
         group = POSITIVE if best in POSITIVE else NEGATIVE if best in NEGATIVE else frozenset({best})
@@ -418,7 +477,7 @@ def energy_of(mood: str, c: Cues) -> str:
         return "high"
     level = _BASE_ENERGY.get(mood, 1)
     strong = int(c.stretched) + int(c.laugh) + int(len(c.emoji) >= 2)
-    weak = int(c.excl == 1) + int(c.intens)
+    weak = int(c.excl == 1) + min(2, c.intens) + int(c.caps_emph)
     up = (strong + weak >= 2) if level == 0 else (strong >= 1 or weak >= 2)
     down = c.trailing_dots or c.dimin or c.dry or c.calm or (c.tired and mood != "flirty")
     level += int(up) - int(down)
