@@ -27,9 +27,11 @@ async def pipeline() -> InteractionPipeline:
         s = settings()
         version = db.prepare(s.database_url, s.projection_version)
         conn = await db.connect_async(s.database_url, schema=db.schema_of(version))
+        from agents import llm
+
         _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
                                         redis=aioredis.from_url(s.redis_url), version=version,
-                                        follow_active=s.projection_version is None)
+                                        follow_active=s.projection_version is None, moods=llm.from_settings())
     return _pipeline
 
 

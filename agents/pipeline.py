@@ -70,12 +70,13 @@ class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
                  redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
-                 switch_lock: bool = True):
+                 switch_lock: bool = True, moods: Any = None):
         self.conn = conn  # search_path = the projection version's schema
         self.version = version
         self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
         self._after_commit: tuple = ([], set())
         self.switch_lock = switch_lock  # False only for the replay, which holds the lock exclusively
+        self.moods = moods  # agents/llm.py: LLMMoods live, RecordedMoods in a replay, None = offline only
         self.embedder = embedder
         self.redis = redis
         self.config = config
@@ -151,6 +152,7 @@ class InteractionPipeline:
         await self._embed([m for ms in plans for m in ms])
 
         hot = await self._hot_vectors(states.values())
+        llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
         segments = [Batch()]
@@ -169,7 +171,8 @@ class InteractionPipeline:
                 elif e.event_type == ev.CONTACT_TICK:
                     new_state, derived = core.apply_tick(states[key], e, self.config)
                 else:
-                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot)
+                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
+                                                                llm_moods.get(e.event_id))
             except Exception as err:  # a bug must not stop the stream: park the event with the reason
                 log.exception("processing failed for %s", e.event_id)
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))

@@ -125,8 +125,10 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     live = db.schema_of(live_version)
 
     conn = await db.connect_async(url, schema=new)
+    from agents.llm import RecordedMoods
+
     pipe = InteractionPipeline(conn, default_embedder(), broker_epoch=f"replay-{into}", version=into,
-                               switch_lock=False)
+                               switch_lock=False, moods=RecordedMoods(conn, live))
     t0 = time.monotonic()
     events = 0
     bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)

@@ -41,6 +41,9 @@ class Settings:
     embeddings_base_url: str | None = None
     embeddings_dim: int | None = None
     openai_api_key: str | None = None
+    llm_base_url: str | None = None     # any OpenAI-compatible endpoint
+    mood_model: str | None = None       # e.g. a haiku-class chat model; unset = offline classifier only
+    mood_timeout_s: float = 0.2
     # API
     http_host: str = "127.0.0.1"
     http_port: int = 8080
@@ -72,6 +75,9 @@ class Settings:
             embeddings_base_url=_env("RAPPORT_EMBEDDINGS_BASE_URL"),
             embeddings_dim=int(_env("RAPPORT_EMBEDDINGS_DIM", "0")) or None,
             openai_api_key=_env("OPENAI_API_KEY"),
+            llm_base_url=_env("RAPPORT_LLM_BASE_URL"),
+            mood_model=_env("RAPPORT_MOOD_MODEL"),
+            mood_timeout_s=float(_env("RAPPORT_MOOD_TIMEOUT_S", "0.2")),
             http_host=_env("RAPPORT_HTTP_HOST", d.http_host),
             http_port=int(_env("RAPPORT_HTTP_PORT", str(d.http_port))),
             worker_id=_env("RAPPORT_WORKER_ID", f"{socket.gethostname()}-{os.getpid()}"),

@@ -31,15 +31,22 @@ def _pattern_memory(env: Envelope, content: str, key: str, importance: float, re
                           importance=importance, memory_key=key, entity_refs=refs or [], source="rules")
 
 
-def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | None = None
+def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | str | None = None
                  ) -> tuple[list[Envelope], list[dict[str, Any]]]:
     """Classify the user's message and run the per-message detectors. Mutates `s` (the fold's copy).
+    `llm_mood`: the mood model's answer (a dict), "timeout" or "error" (see agents/llm.py), or None.
     Returns (events, pattern/episode memories to integrate through the usual dedup path)."""
     text, at = env.payload["message"], env.occurred_at
     out: list[Envelope] = []
     memories: list[dict[str, Any]] = []
 
-    m = llm_mood if llm_mood else {**mood_model.classify(text), "source": "offline"}
+    previous = s.get("mood")
+    if isinstance(llm_mood, dict):
+        m = llm_mood
+    elif llm_mood == "timeout" and previous:  # the model was too slow: keep the mood we had
+        m = {k: previous[k] for k in ("mood", "energy", "style", "confidence")} | {"source": "previous"}
+    else:  # no model, the model down, or no previous mood: the offline classifier
+        m = {**mood_model.classify(text), "source": "offline"}
     history = s.get("moodHistory")
     base = patterns.baseline(history)
     unusual = bool(base) and patterns.is_unusual(m, base)
