@@ -1,0 +1,2303 @@
+"""Immediate (inline) rules-based extraction of facts and preferences from one chat message
+(seed 000 §3.1, seed 002 §4.2). Pure, standard library only, no model; precompiled regexes over
+short clauses, no nested unbounded quantifiers (p99 well under 10 ms per message).
+
+extract(message, *, role="user", scope="contact", known=None) -> list of candidate items:
+    {"memoryType": "fact"|"preference", "content": third-person text ("Lives in Berlin", "Mom lives in
+     Chennai", "Doesn't like talking about politics"), "relation": a stable name (RELATIONS),
+     "subject": "self" or an entity ref ("pet:bruno", "person:mom", "pet:dog"), "object": the
+     normalized object (lower case, accents folded, leading article dropped: "berlin",
+     "software engineer", "tea over coffee", "29"), "memoryKey", "entities": entity dicts
+     (agents/core/entities.py), "entityRefs", "topics": lowercase tags, "lifetime": "1d"|"3d"|"7d"|
+     "30d"|"permanent", "confidence": 0..1}
+    `known` (optional, ref -> entity record) lets new refs resolve to known spelling/ASR variants
+    (entities.canonical_ref).
+
+How a message is read
+    role != "user" -> [] (the assistant's words are not facts about the contact). Low-content messages
+    ("lol", "ok") -> []. The text is folded (curly quotes, contractions: "I'm" -> "I am", "don't" ->
+    "do not", "wanna" -> "want to"), split into sentences and clauses (at ", and I", "but my", ", do you",
+    "if ..."; "I love biryani but hate spicy food" carries the subject "I" into "hate spicy food").
+    Discourse lead-ins ("btw", "haha", "hey", "so") and rhetorical frames ("did I tell you", "you know",
+    "I told you that") are dropped. Each clause is then, in order:
+      1. avoidance ("don't talk about X", "please don't bring up X", "can we not talk about X",
+         "I'd rather not discuss X", "I don't like talking about X") and interest ("can we talk about X?",
+         "tell me more about X", "let's talk about X") requests; these are read even in questions;
+      2. skipped when it is a question (starts with an interrogative or auxiliary, or is the last clause of
+         a sentence ending in "?" without a tag like "right?"), a hypothetical or wish ("if I had a dog",
+         "I wish", "would", "might", "maybe", "used to", "want to", "thinking of"), or a conditional clause;
+      3. self statements ("my name is", "call me", "my birthday is", "my favorite X is Y", "my hometown
+         is", "<Name> is my <kin|pet>"), then SUBJECT + PREDICATE. Subjects: "I"/"we" (self); a dropped
+         subject before a first-person verb ("just moved to Toronto", "love biryani"); "my/our
+         [adjective] <kin|pet word> [Name]" ("my sister Priya", "my dog Bruno", "my mom"); "he/she/they"
+         when exactly one person or pet was introduced earlier in the same message; a name introduced
+         earlier in the message. A named pet or person ("my dog Bruno ...", "my dog's name is Bruno")
+         also yields the implied possession (has_pet dog / family_member sister / partner wife / knows_person
+         best friend), unless the message says they died or are gone.
+         Predicates are anchored right after the subject (only adverbs like "really", "also", "still"
+         may intervene), which is what makes negation safe: "I do not have a dog", "I am not from Mumbai"
+         match no fact pattern; the negative preference patterns ("do not like", "hate", "cannot stand",
+         "am not a fan of") are explicit.
+    Emotional states are no identity: "I'm tired/so happy/fine/sorry/going to the gym" match nothing,
+    because identity complements must be a name (capitalised, not a common word; a lowercase name only
+    after a greeting, "hi im arjun"), an age, an occupation from the lexicon, or an identity word from a
+    lexicon (vegetarian, introvert, married, a demonym, ...).
+
+Content is third person: self facts drop the subject ("Is 29 years old", "Has a golden retriever named
+Bruno", "Works at Infosys as a software engineer"); other subjects lead with their label ("Mom lives in
+Chennai", "Sister Priya lives in Pune", "Dog Bruno is 3 years old"). The user's filler is dropped ("I
+love biryani so much lol" -> "Loves biryani"; "I love eating biryani" -> "Loves biryani").
+
+memoryKey (the dedup key layer, agents/core/dedup.py: same key + same content = reinforcement, same key
++ different content = the newer supersedes the older)
+    single-valued relations (SINGLE_VALUED: name, preferred_name, age, birthday, lives_in, from,
+    grew_up_in, born_in, works_at, job_title, work_field, studies_at, studies, relationship_status,
+    partner, nationality, pet_name, breed, current_location, favorite_<thing>, business_type,
+    business_location, business_hours, business_name, ...) key on the relation only:
+        "<type>|<subject>|<relation>"      "fact|self|lives_in", "fact|pet:dog|pet_name"
+    so "I live in Mumbai" then "I moved to Berlin" share "fact|self|lives_in", and "my dog's name is
+    Bruno" then "my dog's name is actually Max" share "fact|pet:dog|pet_name" (a name relation keys on
+    the role entity, pet:dog or person:wife, never on the named entity, so renaming supersedes).
+    multi-valued relations key on a polarity-free DOMAIN and the object's slug:
+        "<type>|<subject>|<domain>|<object key>"
+    likes/dislikes/prefers (one object) share the domain "<category>_taste" (category from the object:
+    food_taste for food and drink, activity_taste for "-ing" activities, music_taste, gaming_taste, else
+    taste), so "I love biryani" and "I don't like biryani anymore" share
+    "preference|self|food_taste|biryani" (the newer supersedes) while "I love pizza" gets
+    "preference|self|food_taste|pizza". avoid_topic/interest/not_interested share "talk_about"
+    ("preference|self|talk_about|politics"). "I prefer X over Y" keys on the sorted pair
+    ("preference|self|prefers|coffee~tea") so the reversed comparison supersedes it. has_pet keys on the
+    species ("fact|self|has_pet|dog": "I have a dog" then "I have a golden retriever named Bruno"
+    supersedes; two dogs named in two messages collide - documented limitation), family_member on the
+    canonical kin word, owns/hobby/event/plan/identity/allergy/health/learning/project/business_offering on
+    the object's slug. Different relations or different subjects never share a key.
+
+Lifetime (seed 003)
+    time cue in the clause            lifetime
+    tonight, today, this evening/morning/afternoon, right now     1d
+    tomorrow, this weekend, in a few/couple of days               3d
+    this week, next week, next weekend, on <weekday>, soon        7d
+    this month, next month, in a few weeks, this/next year        30d
+    Durable facts (name, age, where one lives or works, pets, family, ...) and preferences are
+    "permanent" whatever the cue ("I moved to Berlin this month" is still permanent). Time-bound
+    relations take the cue, else a default: plan 7d (a plan needs a cue to be extracted at all), event
+    7d, current_location 1d, health_state 3d, working_on 30d. avoid_topic/interest with a cue are
+    temporary ("I don't want to talk about work today" -> 1d), else permanent.
+
+Scope
+    "contact" (default): personal facts, preferences, avoidance, interest.
+    "tenant": a business owner talking about the business: business facts ("we sell", "our business is",
+    "we are a bakery", "we're located in", "we're open 9 to 5") and the owner's preferences ("I don't want
+    posts longer than 800 words"); personal facts are not extracted in this scope.
+
+Quality (ops/bench_extraction.py, tests/data/extraction_labelled.jsonl): on the held-out split, written
+after the rules and never used to tune them, precision 1.00 / recall 0.87; every nothing-to-extract
+message of the set yields nothing.
+
+Known limitations
+    - no coreference beyond one message: a bare name from an earlier message is no subject ("Bruno is 3"
+      alone yields nothing); `known` only merges spelling variants of refs;
+    - past tense yields nothing ("I used to live in Mumbai", "I worked at TCS"), and a negated fact is no
+      retraction ("I don't live in Berlin anymore" yields nothing; the old memory stays until superseded);
+    - presuppositions inside questions are skipped ("Is it weird that I like pineapple on pizza?");
+    - gapping is not resolved ("my mom lives in Chennai and my dad in Madurai": only mom);
+    - idiomatic preferences are missed ("coffee is life", "movies are my thing");
+    - lower-case names are read only in introductions; a capitalised word after "I'm" that is not in the
+      stop list is read as a name ("I'm Batman");
+    - has_pet keys on the species, so two dogs described in two messages supersede each other;
+    - phrase extents are heuristic ("I'm from a small village in Punjab" is missed, "I like playing chess
+      online" drops "online").
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+from functools import lru_cache
+
+from agents.core import entities as _entities
+from agents.core.entities import KINSHIP, PET_WORDS, canonical_ref
+
+slugify = lru_cache(maxsize=8192)(_entities.slugify)
+
+
+@lru_cache(maxsize=4096)
+def _entity_cached(kind: str, word: str, name: str | None, meta: tuple | None) -> dict[str, Any] | None:
+    if kind == "kin":
+        return _entities.kin_entity(word, name)
+    if kind == "pet":
+        return _entities.pet_entity(word, name)
+    return _entities.make_entity(word, name or "", dict(meta or ()))
+
+
+def _copy(e: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if e is None else {**e, "metadata": dict(e["metadata"])}
+
+
+def kin_entity(word: str, name: str | None = None) -> dict[str, Any] | None:
+    return _copy(_entity_cached("kin", word, name, None))
+
+
+def pet_entity(word: str, name: str | None = None) -> dict[str, Any] | None:
+    return _copy(_entity_cached("pet", word, name, None))
+
+
+def make_entity(entity_type: str, name: str, metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    if metadata and any(isinstance(v, (list, dict)) for v in metadata.values()):
+        return _entities.make_entity(entity_type, name, metadata)
+    return _copy(_entity_cached("make", entity_type, name, tuple(sorted((metadata or {}).items()))))
+from agents.core.memory import is_low_content, normalize_text
+
+MAX_CHARS = 2000   # longer messages are read up to here
+MAX_CLAUSES = 40   # and up to this many clauses (bounds the latency of pathological input)
+LIFETIMES = ("1d", "3d", "7d", "30d", "permanent")
+
+# ============================================================================ relations and keys
+SINGLE_VALUED = frozenset("""
+name preferred_name age birthday lives_in from grew_up_in born_in works_at job_title work_field work_location
+employment_status studies_at studies relationship_status partner nationality pronouns zodiac_sign pet_name
+breed current_location business_type business_location business_hours business_name business_audience
+business_delivery_area
+""".split())
+# multi-valued relation -> the polarity-free domain its key uses ("taste" gets a category prefix)
+MULTI_DOMAIN = {
+    "likes": "taste", "dislikes": "taste", "prefers": "taste", "wants": "taste", "does_not_want": "taste",
+    "avoid_topic": "talk_about", "interest": "talk_about", "not_interested": "talk_about",
+    "has_pet": "has_pet", "family_member": "family_member", "knows_person": "knows_person", "owns": "owns",
+    "plays": "hobby", "hobby": "hobby", "learning": "learning", "identity": "identity", "allergic_to": "allergy",
+    "health_condition": "health", "health_state": "health", "event": "event", "plan": "plan",
+    "working_on": "project", "runs_business": "runs_business", "business_offering": "business_offering",
+}
+PREFERENCE_RELATIONS = frozenset({"likes", "dislikes", "prefers", "wants", "does_not_want", "avoid_topic",
+                                  "interest", "not_interested"})
+RELATIONS = tuple(sorted(SINGLE_VALUED | set(MULTI_DOMAIN)))  # plus favorite_<thing>
+TEMPORAL_DEFAULT = {"plan": "7d", "event": "7d", "current_location": "1d", "health_state": "3d",
+                    "working_on": "30d"}
+CUE_TEMPORARY = frozenset({"avoid_topic", "interest", "not_interested"})
+
+
+def memory_type_of(relation: str) -> str:
+    return "preference" if relation in PREFERENCE_RELATIONS or relation.startswith("favorite_") else "fact"
+
+
+def memory_key(memory_type: str, subject: str, relation: str, object_key: str | None = None,
+               category: str | None = None, domain: str | None = None) -> str:
+    """The dedup key (module docstring): single-valued relations key on the relation, multi-valued ones
+    on a polarity-free domain plus the object key (a slug; "a~b", sorted, for a comparison, whose domain
+    is "prefers")."""
+    if relation in SINGLE_VALUED or relation.startswith("favorite_"):
+        return f"{memory_type}|{subject}|{relation}"
+    domain = domain or MULTI_DOMAIN.get(relation, relation)
+    if domain == "taste":
+        domain = f"{category}_taste" if category else "taste"
+    return f"{memory_type}|{subject}|{domain}|{object_key or ''}"
+
+
+# ============================================================================ lexicons
+def _words(s: str) -> frozenset[str]:
+    return frozenset(w.replace("_", " ") for w in s.split())
+
+
+OCCUPATIONS = _words("""
+engineer developer programmer coder designer architect doctor physician surgeon dentist nurse pharmacist
+therapist psychologist psychiatrist teacher professor lecturer tutor student researcher scientist analyst
+accountant lawyer attorney paralegal consultant manager director executive ceo cto cfo coo founder cofounder
+co-founder entrepreneur intern chef cook baker barista bartender waiter waitress cashier clerk salesman
+salesperson marketer writer author journalist editor photographer artist painter musician singer dancer
+actor actress filmmaker producer youtuber streamer influencer blogger pilot driver mechanic electrician
+plumber carpenter technician officer soldier cop firefighter paramedic farmer librarian secretary
+receptionist administrator recruiter banker trader investor economist trainer instructor veterinarian
+translator interpreter freelancer contractor housewife homemaker guard janitor nanny caregiver counselor
+pastor priest model tailor undergrad postdoc tester sysadmin specialist coordinator supervisor associate
+broker realtor physiotherapist physio radiologist midwife dietitian nutritionist chemist biologist physicist
+mathematician statistician historian principal welder machinist dispatcher courier sde swe dev devops
+animator illustrator copywriter strategist auditor optometrist pediatrician cardiologist dermatologist
+anesthesiologist resident surveyor pharmacologist geologist astronomer jeweler florist butcher hairdresser
+hairstylist stylist barber beautician makeup_artist teller underwriter actuary paramedic lineman miner
+fisherman sailor captain chauffeur clerk cleaner housekeeper gardener landscaper roofer painter mason
+bricklayer programmer coach rapper composer dj vlogger podcaster lifeguard veterinarian vet paralegal
+""")
+STUDENT_LEVELS = _words("""
+first second third fourth final last 1st 2nd 3rd 4th year grad graduate undergrad undergraduate phd doctoral
+masters master's college university uni high school exchange international part-time full-time medical
+""")
+IDENTITY_NOUNS = _words("""
+vegetarian vegan pescatarian introvert extrovert ambivert morning_person night_owl night_person early_bird
+gamer cat_person dog_person foodie bookworm homebody single_mom single_dad single_parent mom dad mother
+father parent grandparent grandmother grandfather twin christian muslim hindu sikh jain buddhist jew atheist
+agnostic athlete runner cyclist swimmer gym_rat perfectionist procrastinator overthinker workaholic
+otaku nerd geek tea_person coffee_person people_person first-generation_immigrant immigrant expat only_child
+eldest_child middle_child youngest_child firstborn
+""")
+ZODIAC = _words("aries taurus gemini cancer leo virgo libra scorpio sagittarius capricorn aquarius pisces")
+IDENTITY_ADJ = _words("""
+vegetarian vegan pescatarian introverted extroverted left-handed right-handed colorblind colourblind
+diabetic lactose_intolerant gluten_intolerant gluten-free pregnant autistic deaf gay lesbian bisexual bi
+straight trans transgender nonbinary non-binary queer religious spiritual christian muslim hindu sikh jain
+buddhist jewish atheist agnostic neurodivergent dyslexic sober teetotal
+""")
+REL_STATUS = {"single": "single", "married": "married", "engaged": "engaged", "divorced": "divorced",
+              "widowed": "widowed", "separated": "separated", "taken": "in a relationship",
+              "in a relationship": "in a relationship", "seeing someone": "seeing someone",
+              "dating someone": "dating someone", "happily married": "married", "newly married": "married",
+              "recently married": "married", "recently divorced": "divorced", "newly engaged": "engaged"}
+EMPLOYMENT = {"retired": "retired", "unemployed": "unemployed", "self-employed": "self-employed",
+              "self employed": "self-employed", "between jobs": "between jobs", "jobless": "unemployed",
+              "out of work": "unemployed", "freelancing": "freelancing", "a freelancer": "freelancing",
+              "job hunting": "job hunting", "looking for a job": "job hunting", "a stay at home mom":
+              "stay-at-home parent", "a stay-at-home mom": "stay-at-home parent", "a stay at home dad":
+              "stay-at-home parent", "a stay-at-home dad": "stay-at-home parent"}
+DEMONYMS = _words("""
+indian american british english german french canadian australian chinese japanese korean pakistani
+bangladeshi sri_lankan nepali italian spanish mexican brazilian nigerian kenyan russian irish scottish
+welsh dutch swedish norwegian danish finnish polish portuguese greek turkish egyptian iranian persian
+filipino indonesian malaysian singaporean thai vietnamese argentinian argentine colombian chilean peruvian
+south_african ghanaian ethiopian ukrainian romanian hungarian czech austrian swiss belgian israeli
+lebanese saudi emirati new_zealander kiwi jamaican cuban tamil punjabi bengali gujarati malayali telugu
+kannadiga marathi bihari sindhi kashmiri
+""")
+PARTNER_KIN = frozenset({"wife", "husband", "girlfriend", "boyfriend", "partner", "fiance"})
+SOCIAL_KIN = frozenset({"friend", "best_friend", "roommate", "boss", "coworker", "ex", "crush", "neighbor",
+                        "therapist", "teacher", "mentor", "coach"})
+POSSESSIONS = _words("""
+car bike bicycle motorcycle motorbike scooter house apartment flat condo boat garden farm ps5 playstation
+xbox piano guitar truck van jeep tesla laptop gaming_pc
+""")
+EVENTS = _words("""
+exam exams test tests interview job_interview meeting presentation deadline appointment doctor's_appointment
+doctors_appointment dentist_appointment dentist's_appointment vet_appointment date first_date party
+wedding flight trip match game concert surgery operation class lecture shift night_shift call audition
+recital performance hackathon review performance_review viva final finals midterm midterms quiz
+assignment submission checkup check-up session therapy_session workshop conference seminar recital
+""")
+HEALTH_CHRONIC = _words("""
+diabetes asthma adhd autism anxiety depression ocd ptsd bipolar migraines arthritis allergies insomnia
+high_blood_pressure hypertension celiac ibs pcos epilepsy eczema psoriasis dyslexia back_pain
+chronic_pain thyroid a_thyroid_problem endometriosis
+""")
+HEALTH_ACUTE = _words("""
+cold fever flu headache cough sore_throat covid food_poisoning hangover migraine toothache stomach_ache
+stomachache sprained_ankle broken_arm broken_leg the_flu
+""")
+FOODS = _words("""
+biryani pizza pasta sushi ramen tacos taco burger burgers dosa dosas idli sambar paneer chicken mutton fish
+seafood noodles rice curry chocolate chocolates ice_cream cake cakes dessert desserts sweets coffee tea chai
+beer wine whisky whiskey vodka spicy_food food street_food pani_puri chaat momos dumplings salad fries
+steak bbq barbecue kebab kebabs samosa samosas vada_pav pav_bhaji butter_chicken tikka naan fruit fruits
+mango mangoes banana bananas apple apples avocado avocados cheese bread eggs egg bacon pancakes waffles
+cookies donuts doughnuts smoothies juice soda coke pepsi milk cereal oats soup vegetables veggies broccoli
+mushrooms mushroom olives onions garlic coriander cilantro chillies chilies pickles thai_food chinese_food
+italian_food indian_food mexican_food korean_food japanese_food junk_food fast_food home_food breakfast
+lunch dinner brunch snacks spicy meat pork beef lamb prawns shrimp tofu kimchi pho curd yogurt yoghurt
+rasgulla gulab_jamun jalebi halwa kheer ladoo lassi filter_coffee espresso latte cappuccino matcha boba
+bubble_tea sandwiches sandwich hummus falafel shawarma biriyani pulao khichdi rajma chole dal daal roti
+chapati parotta poori puri upma poha pho pad_thai dim_sum croissants pastries pastry bagels burritos
+nachos spaghetti lasagna risotto cucumber tomatoes potatoes peanuts nuts strawberries oranges grapes
+watermelon pineapple coconut candy gum mayo mayonnaise ketchup mustard wasabi mint cinnamon caffeine
+alcohol cocktails mocktails lemonade
+""")
+GAMES = _words("""
+valorant minecraft fortnite league_of_legends lol csgo cs:go cs2 counter-strike pubg bgmi gta gta_v gta_5
+fifa call_of_duty cod warzone apex apex_legends overwatch dota dota_2 roblox among_us genshin genshin_impact
+elden_ring zelda mario pokemon animal_crossing the_sims sims rocket_league free_fire clash_of_clans
+clash_royale chess video_games games gaming
+""")
+MUSIC = _words("""
+rock jazz pop hip_hop hip-hop rap edm classical_music kpop k-pop metal country indie_music bollywood_music
+lo-fi lofi blues reggae techno house_music punk r&b rnb soul folk_music carnatic_music hindustani_music
+music
+""")
+ACTIVITIES_DO = _words("""
+yoga pilates crossfit karate judo kickboxing taekwondo boxing ballet gymnastics meditation martial_arts
+zumba aerobics calisthenics weightlifting powerlifting parkour tai_chi jiu_jitsu bjj mma salsa bharatanatyam
+kathak
+""")
+INDUSTRIES = _words("""
+it tech technology marketing finance sales hr healthcare education retail software banking consulting
+insurance hospitality construction media law real_estate government engineering design advertising
+publishing logistics manufacturing pharma pharmaceuticals research academia accounting fashion
+journalism nursing medicine film music gaming telecom operations customer_support support cybersecurity
+security data analytics
+""")
+SCHOOL_WORDS = ("university", "college", "school", "institute", "academy", "polytechnic", "iit", "iim", "nit",
+                "bits", "vit", "uni", "campus")
+BUSINESS_WORDS = ("business", "company", "shop", "store", "brand", "startup", "restaurant", "bakery", "cafe",
+                  "café", "firm", "agency", "studio", "salon", "clinic", "office", "outlet", "showroom",
+                  "boutique", "kitchen", "gym", "spa", "pharmacy", "hotel", "venue", "place")
+ACRONYMS = frozenset("""iit iim nit mit ucla nyu usa uk us uae tcs ibm hcl ey kpmg pwc bits vit srm aiims nasa
+bbc isro drdo hsbc sbi hdfc icici lic nhs un who ai ml ui ux qa hr it sde swe cto ceo cfo coo vp gm
+""".split())
+COMPOUND_OBJECTS = frozenset({"mac and cheese", "rock and roll", "salt and pepper", "fish and chips",
+                              "bread and butter", "pb and j", "rhythm and blues", "dungeons and dragons",
+                              "pen and paper", "sweet and sour", "arts and crafts", "drum and bass",
+                              "law and order", "pride and prejudice", "rice and beans", "chips and salsa",
+                              "peanut butter and jelly", "tom and jerry", "hide and seek", "research and development"})
+# capitalised words that are not names ("I'm Fine", "I'm Home")
+NAME_STOP = frozenset("""
+a an the i me my we you he she it they this that here there home back done fine good great ok okay sorry
+tired happy sad bored busy sick ready sure glad excited stressed worried anxious lonely hungry thirsty
+sleepy awake late early free lost confused curious serious kidding joking going coming trying just so very
+really not also still feeling gonna about off out in on up down over alright well better worse new old
+single married engaged divorced fat thin tall short alive dead drunk high sober broke rich poor fucked
+screwed finished exhausted pumped stoked hyped thrilled nervous scared afraid angry mad upset annoyed
+frustrated grateful thankful blessed lucky proud ashamed embarrassed jealous hurt heartbroken okayish meh
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+september october november december today tomorrow tonight yesterday now always never sometimes what who
+where why how which yes no yeah nope hey hi hello thanks thank please sir madam bro dude man girl boy guy
+lol haha hmm omg wow oh ah uh um well like literally totally basically actually honestly probably maybe
+definitely almost nearly only even too quite pretty kinda sorta super hella mostly all both each every
+someone somebody anyone everyone nobody nothing something anything everything none god jesus hungover
+vegetarian vegan gay straight bi christian muslim hindu english indian american doing being having getting
+making taking working studying living staying moving leaving waiting looking thinking trying feeling
+planning hoping starting learning playing watching reading writing eating drinking sleeping at with from
+to for of by as and or but if then than because since while when until again already sick ill unwell
+available online offline outside inside away around nearby near far close open closed sorry apologies
+excited hopeful hopeless useless helpless cool hot cold warm wet dry hungry full stuffed bad terrible
+awful horrible amazing awesome fantastic wonderful fabulous perfect normal weird strange crazy insane
+mad dumb stupid smart clever funny silly lazy shy quiet loud calm relaxed chill fine fucking bloody
+stuck later soon sometime anytime asap whatever crazy baby babe honey dear darling sweetie old-fashioned
+broken shattered drained burnt burned overwhelmed depressed disappointed surprised shocked amazed impressed
+interested bored sleepy jealous lucky unlucky blessed cursed ruined wasted hammered stoned baked lit
+starving freezing boiling sweating dying crying laughing kidding serious new alone together okay sure
+certain positive negative right wrong correct fair unfair honest late early everywhere nowhere somewhere
+""".split())
+GREETING = re.compile(r"^\s*(?:hi+|hey+|hello+|heya|hiya|yo|sup|namaste|hola|good\s+(?:morning|evening|afternoon))\b",
+                      re.I)
+NUMWORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+            "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+            "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2,
+          "couple of": 2, "a couple": 2, "twin": 2, "twins": 2}
+
+
+# ============================================================================ text folding
+_TRANS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'", "“": '"', "”": '"', "—": " - ",
+                        "–": " - ", "…": "... ", "\u00a0": " "})
+_FOLDS = [(re.compile(p, re.I), r) for p, r in (
+    (r"\bi\s*'\s*m\b", "I am"), (r"\bim\b(?=\s+[a-z0-9])", "I am"), (r"\bi\s*'\s*ve\b", "I have"),
+    (r"\bive\b(?=\s+(?:got|been|a|an|two|three|\d))", "I have"), (r"\bi\s*'\s*d\b", "I would"),
+    (r"\bi\s*'\s*ll\b", "I will"), (r"\bwon'?t\b", "will not"), (r"\bcan'?t\b", "cannot"),
+    (r"\b(do|does|did|is|are|was|were|have|has|had|could|would|should|must|need)n'?t\b", r"\1 not"),
+    (r"\bwe\s*'\s*re\b", "we are"), (r"\bwe\s*'\s*ve\b", "we have"), (r"\bthey\s*'\s*re\b", "they are"),
+    (r"\byou\s*'\s*re\b", "you are"), (r"\bhe\s*'\s*s\b", "he is"), (r"\bshe\s*'\s*s\b", "she is"),
+    (r"\bit\s*'\s*s\b", "it is"), (r"\bthat\s*'\s*s\b", "that is"), (r"\bname\s*'\s*s\b", "name is"),
+    (r"\blet\s*'\s*s\b", "let us"), (r"\b(what|where|who|how)\s*'\s*s\b", r"\1 is"),
+    (r"\bwanna\b", "want to"), (r"\bgonna\b", "going to"), (r"\bgotta\b", "got to"), (r"\bkinda\b", "kind of"),
+    (r"\bsorta\b", "sort of"), (r"\bu\b", "you"), (r"\bur\b", "your"), (r"\b(?:pls|plz|plss)\b", "please"),
+    (r"\bluv\b", "love"), (r"\bfav\b", "favorite"), (r"\bfave\b", "favorite"), (r"\bfavourite\b", "favorite"),
+    (r"\bcoz\b|\bcuz\b|\bbcoz\b|\bbc\b", "because"), (r"\s*&\s*", " and "), (r"\btmrw\b|\btmr\b", "tomorrow"),
+    (r"\bi\b", "I"),
+)]
+_SENT_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|(?<=[!?])(?=[A-Za-z])|\n+|\s*;\s*|\s+(?=\()|\)\s*"
+                         r"|(?<=[\u2600-\u27bf\U0001F300-\U0001FAFF])\s+(?=[A-Za-z])")
+_TAG_Q = re.compile(r"(?:,?\s*(?:right|ok|okay|yeah|yk|you know|lol|haha|huh|no|eh|innit|correct|remember|"
+                    r"did I not|do I not|is it not|am I not|you see))\s*\?+\s*$", re.I)
+
+
+def _trigger(pattern: str) -> str:
+    """A literal every match of a fold contains (a cheap pre-test before running the regex)."""
+    if "'?" in pattern or "|" in pattern:
+        return ""
+    if "'" in pattern:
+        return "'"
+    m = re.search(r"[a-z&]{2,}", pattern.replace("\\b", " ").replace("\\s", " "))
+    return m.group(0)[:2] if m else ""
+
+
+_FOLD_TRIGGERS = [(_trigger(rx.pattern), rx, rep) for rx, rep in _FOLDS]
+
+
+def _fold(text: str) -> str:
+    t = text.translate(_TRANS)
+    low = t.lower()
+    for trig, rx, rep in _FOLD_TRIGGERS:
+        if trig in low:
+            t = rx.sub(rep, t)
+    return " ".join(t.split())
+
+
+# ============================================================================ clauses
+_SUBJ_AHEAD = r"(?:i|my|our|we|he|she|they|you|me)\b"
+_Q_AHEAD = (r"(?:what|where|when|who|why|how|which|do|does|did|are|is|can|could|would|will|have|has|"
+            r"and you|what about|how about)\b")
+_CARRY_VERBS = (r"(?:(?:also|really|totally|absolutely|still|just|even|kind of|truly|now)\s+){0,2}"
+                r"(?:love|loves|like|likes|hate|hates|enjoy|enjoys|adore|adores|dislike|dislikes|do not|"
+                r"does not|cannot|prefer|prefers|work|works|live|lives|have|has|am|play|plays|study|studies|"
+                r"moved|grew|turned|own|owns|detest|despise|never|go|goes|sell|offer|make|bake|serve|deliver)\b")
+_CLAUSE_SPLIT = re.compile(
+    rf"(?P<carry>\s*,?\s+(?:and|but)\s+(?={_CARRY_VERBS}))"
+    rf"|\s*[,:]\s*(?:and\s+|but\s+|so\s+|then\s+|plus\s+|also\s+)?(?={_SUBJ_AHEAD}|{_Q_AHEAD})"
+    rf"|\s+(?:and|but|so|plus|although|though|while|whereas|because|since|then|also|yet)\s+"
+    rf"(?=(?:also\s+|then\s+|now\s+)?{_SUBJ_AHEAD})"
+    rf"|\s+(?:and|but|or)\s+(?=(?:do|does|did|are|is|can|could|would|will|have|has)\s+you\b)"
+    rf"|\s*,?\s+(?=(?:if|unless|when|whenever|until|whether|even though|in case)\s)"
+    rf"|\s+-\s+", re.I)
+_LEAD = re.compile(
+    r"^(?:(?:and|but|so|also|plus|now|then|oh|ohh|well|yeah|yea|yes|yep|no|nah|nope|ok|okay|anyway|anyways|"
+    r"btw|by the way|lol|lmao|haha\w*|hehe\w*|honestly|actually|basically|hey+|hi+|hello+|heya|hiya|yo|um+|"
+    r"uh+|hmm+|tbh|fyi|just so you know|for the record|fun fact|as you know|like I said|I mean|oh and|"
+    r"and also|speaking of which|good morning|good evening|good night|sup|dear|bro|dude|man|oops|ah+|wow|"
+    r"omg|ugh|alright|right|namaste|hola|guess what|you know what|ngl|not going to lie|funnily enough|"
+    r"of course|sure|true|exactly|same|also also|anyhow|so yeah|oh yeah|oh btw|update|quick update|"
+    r"lastly|finally|firstly|first of all|secondly|plus|again|to be honest|truth is|the thing is|"
+    r"in fact|seriously|literally|personally|for me|as for me|me personally|thanks|thank you|on weekends|"
+    r"on the weekends?|at night|in the evenings?|in the mornings?|every (?:day|morning|evening|night|weekend)|"
+    r"these days|nowadays|usually|mostly|sometimes|most days|after work|lately|recently|currently|"
+    r"right now|at the moment|tonight|today|tomorrow|this weekend|next week|next month|this week|this month|"
+    r"these past few (?:days|weeks|months)|since last year|for the past few (?:years|months)|in general)"
+    r"(?=[\s,:;!.\-]|$)[\s,:;!.\-]*)+", re.I)
+_RHETORIC = re.compile(
+    r"^(?:did I (?:ever )?(?:tell|mention to) you|did I (?:ever )?mention|did you know|you know|remember|"
+    r"I (?:think I )?(?:told|mentioned to) you|I (?:think I )?mentioned|I forgot to (?:tell you|mention)|"
+    r"I should (?:mention|tell you|say)|I must (?:say|admit)|I have to (?:say|admit)|I (?:will|would|can) "
+    r"(?:admit|say)|let me tell you|I can tell you|I want you to know|just so you know|as I said|like I said|"
+    r"you should know|I guess|I suppose|I think|I feel like|I believe|I realised|I realized|I found out)"
+    r"(?: that)?(?=[\s,:]|$)[\s,:]*", re.I)
+_QSTART = re.compile(r"^(?:what|where|when|who|whom|whose|why|how|which|do|does|did|are|is|am|was|were|can|"
+                     r"could|would|will|should|shall|have|has|had|may|might|wanna|any idea|is it|and you|"
+                     r"what about|how about|you)\b", re.I)
+_CONDITIONAL = re.compile(r"^(?:if|unless|when|whenever|until|whether|even though|in case|suppose|supposing|"
+                          r"imagine|what if|even if|assuming|pretend|let us say|say)\b", re.I)
+_BLOCKS_REST = re.compile(r"^(?:if|unless|suppose|supposing|imagine|what if|even if|assuming|pretend|let us say|"
+                          r"in case)\b", re.I)
+_HYPO = re.compile(
+    r"\b(?:if|unless|whether|wish|wished|wishing|would(?!\s+(?:rather|prefer|like to (?:talk|chat|discuss)|"
+    r"love to (?:talk|chat)))|could|might|maybe|perhaps|probably|suppose|supposing|imagine|imagining|pretend|"
+    r"pretending|hypothetically|someday|one day|"
+    r"(?<!getting )(?<!get )(?<!got )(?<!be )(?<!am )(?<!is )(?<!are )used to|"
+    r"dream of|dreaming of|dreaming about|hope to|hoping to|"
+    r"hopefully|plan to|planning to|planning on|thinking of|thinking about|considering|want to|wants to|"
+    r"wanted to|should|if only|ever since|was(?!\s+born)|were|(?<!have )(?<!has )had|did|pretty sure I|not sure|"
+    r"guess I|bet I|pretend|fake|fictional|in my dreams?|in the game|my character)\b", re.I)
+
+_CUES = [(re.compile(p, re.I), lt) for p, lt in (
+    (r"\b(?:tonight|tonite|today|this (?:evening|morning|afternoon|arvo)|right now|rn|at the moment|"
+     r"later today|in an hour|in a few hours|for now)\b", "1d"),
+    (r"\b(?:tomorrow|this weekend|day after tomorrow|in a (?:few|couple(?: of)?) days|in (?:two|2|three|3) days|"
+     r"over the weekend|this saturday|this sunday)\b", "3d"),
+    (r"\b(?:this week|next week|next weekend|this coming week|in a week|(?:on|this|next) (?:monday|tuesday|"
+     r"wednesday|thursday|friday|saturday|sunday)|soon|later this week)\b", "7d"),
+    (r"\b(?:this month|next month|in a (?:few|couple(?: of)?) weeks|in (?:two|2|three|3|four|4) weeks|"
+     r"later this month|this year|next year|this (?:summer|winter|spring|fall|autumn)|next (?:summer|winter|"
+     r"spring|fall|autumn))\b", "30d"),
+)]
+
+
+def _cue(text: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for rx, lt in _CUES:
+        m = rx.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), lt)
+    return best[1] if best else None
+
+
+def _strip_lead(c: str) -> tuple[str, bool]:
+    """-> (clause without lead-ins and rhetorical frames, whether a rhetorical frame was removed)."""
+    rhetorical = False
+    for _ in range(4):
+        before = c
+        c = _LEAD.sub("", c)
+        m = _RHETORIC.match(c)
+        if m and m.end() < len(c):
+            c = c[m.end():]
+            rhetorical = True
+        if c == before:
+            break
+    return c.strip(" ,.-:"), rhetorical
+
+
+def _clauses(text: str) -> list[dict[str, Any]]:
+    """Sentences split into clauses: {"text", "question", "carry", "blocked"}."""
+    out: list[dict[str, Any]] = []
+    for sent in _SENT_SPLIT.split(text):
+        if not sent or not sent.strip(" .,!?"):
+            continue
+        sent = sent.strip()
+        ends_q = sent.rstrip(" \"')*").endswith("?") and not _TAG_Q.search(sent)
+        pieces: list[tuple[str, bool]] = []
+        pos, carry = 0, False
+        for m in _CLAUSE_SPLIT.finditer(sent):
+            if m.start() > pos:
+                pieces.append((sent[pos:m.start()], carry))
+            carry = m.group("carry") is not None
+            pos = m.end()
+        pieces.append((sent[pos:], carry))
+        blocked_rest = False
+        n = len(pieces)
+        for i, (raw, carry) in enumerate(pieces):
+            c, rhetorical = _strip_lead(raw.strip())
+            c = _TAG_Q.sub("", c).rstrip(" ?!.,")
+            if not c:
+                continue
+            conditional = bool(_CONDITIONAL.match(c))
+            question = bool(_QSTART.match(c)) or (ends_q and i == n - 1 and not rhetorical)
+            out.append({"text": c, "raw": raw.strip(), "question": question, "carry": carry,
+                        "blocked": blocked_rest or conditional})
+            if _BLOCKS_REST.match(c):
+                blocked_rest = True
+    return out
+
+
+# ============================================================================ phrases and objects
+_CUT = re.compile(
+    r"\s*(?:[,;:()\[\]\"!?]|\.(?:\s|$)|\s-\s|\b(?:because|since|but|although|though|which|who|whom|whose|"
+    r"where|while|whereas|so that|so I|when|whenever|if|unless|until|as long as|lol|lmao|haha\w*|hehe\w*|"
+    r"tbh|btw|imo|ngl|honestly|and I|and my|and we|and you|and it|and he|and she|and they|and then|"
+    r"you know|I guess|I think|I suppose|I mean|anyway|right)\b)", re.I)
+_TAIL = re.compile(
+    r"(?:\s+(?:so much|so so much|a lot|a ton|very much|too|as well|also|really|anymore|any more|these days|"
+    r"nowadays|at all|now|right now|currently|lately|still|though|actually|and stuff|and all|and things|"
+    r"or something|or so|etc|in general|generally|so bad|like crazy|for sure|every day|everyday|"
+    r"all the time|xd|ig|man|dude|bro|ok|okay|yeah|please|again|more|most|the most|haha|lol|even more|"
+    r"more and more|personally|myself|to be honest|anyways|anyway|ever|obviously|of course|"
+    r"tonight|today|tomorrow|this week|next week|this weekend|this month|next month|for now|with me|"
+    r"with you|here|there|just|only|sometimes|a little|a bit|quite a bit))+\s*$", re.I)
+_TAIL_ADV = re.compile(
+    r"(?:\s+(?:online|outdoors|indoors|at home|alone|with (?:my )?friends|on (?:the )?weekends|at night|"
+    r"in the (?:evenings?|mornings?)|after work|on my phone|in my free time|in my spare time|whenever I can|"
+    r"when I can|every (?:day|week|weekend|morning|evening|night)))+\s*$", re.I)
+_TRAIL_JUNK = re.compile(r"[^\w)'+#&%$]+$")
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+_PRONOUN_OBJ = frozenset("""it this that these those them him her me us you yourself yourselves everything
+nothing anything something everyone anybody everybody someone somebody one what how when where why who
+which the way such so too its your ur ya yours there here stuff things thing lot much more any some
+whatever whoever the fact whenever if""".split())
+_REJECT_OBJ = frozenset({"something else", "anything else", "other things", "other stuff", "it all",
+                         "this one", "that one", "the idea", "your idea", "the same", "it more",
+                         "that idea", "what you said", "this conversation", "talking to you",
+                         "chatting with you", "this chat", "you guys", "the way you"})
+
+
+_CUT_LIST = re.compile(_CUT.pattern.replace("[,;:()", "[;:()", 1), re.I)
+
+
+def _clean(s: str, *, cut: bool = True, commas: bool = True, adverbials: bool = True) -> str:
+    s = s.strip()
+    if cut:
+        m = (_CUT if commas else _CUT_LIST).search(s)
+        if m:
+            s = s[:m.start()]
+    for _ in range(3):
+        s = _TRAIL_JUNK.sub("", s).strip()
+        s2 = _TAIL.sub("", s)
+        if adverbials:
+            s2 = _TAIL_ADV.sub("", s2)
+        if s2 == s:
+            break
+        s = s2
+    return _TRAIL_JUNK.sub("", s).strip()
+
+
+def _norm_obj(s: str) -> str:
+    return _ARTICLE.sub("", normalize_text(s)).strip()
+
+
+def _display(s: str) -> str:
+    """Proper-noun display: a phrase typed all lower case is title-cased ("new york" -> "New York")."""
+    s = " ".join(s.split())
+    if not s or not s.islower():
+        return s
+    small = {"of", "de", "la", "the", "and", "da", "del", "von", "van", "on", "upon", "in", "at", "y"}
+    out = []
+    for i, w in enumerate(s.split()):
+        if w in ACRONYMS:
+            out.append(w.upper())
+        elif i and w in small:
+            out.append(w)
+        else:
+            out.append("-".join(p[:1].upper() + p[1:] for p in w.split("-")))
+    return " ".join(out)
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+def _third(s: str) -> str:
+    """First-person possessives in an object -> third person ("my job" -> "their job")."""
+    return re.sub(r"\b(?:my|our)\b", "their", re.sub(r"\b(?:me|myself)\b", "them", s, flags=re.I), flags=re.I)
+
+
+_DOUBLE_FINAL = frozenset("run swim jog shop chat plan stop sit get dig skip hop rap drum bat spin hit "
+                          "cut set put win".split())
+
+
+def _gerund(v: str) -> str:
+    w = v.lower()
+    if w.endswith("ing") and len(w) > 4:
+        return v
+    if w in _DOUBLE_FINAL:
+        return v + v[-1] + "ing"
+    if w.endswith("ie"):
+        return v[:-2] + "ying"
+    if w.endswith("e") and not w.endswith(("ee", "oe", "ye")) and len(w) > 2:
+        return v[:-1] + "ing"
+    return v + "ing"
+
+
+def _is_name_word(w: str, allow_lower: bool = False) -> bool:
+    if not w or len(w) < 2 or w.casefold() in NAME_STOP or w.casefold() in KINSHIP or w.casefold() in PET_WORDS:
+        return False
+    core = w.replace("'", "").replace("-", "")
+    if not core.isalpha():
+        return False
+    if w[0].isupper():
+        return not (len(w) > 3 and w.isupper() and w.casefold() in ACRONYMS)
+    return allow_lower
+
+
+_NAME_RX = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def _take_name(s: str, *, allow_lower: bool = False, max_words: int = 3) -> tuple[str | None, str]:
+    """A leading personal name ("Priya Sharma lives ..." -> ("Priya Sharma", " lives ...")."""
+    words: list[str] = []
+    pos = 0
+    for m in _NAME_RX.finditer(s):
+        gap = s[pos:m.start()]
+        if gap.strip() or len(words) >= max_words:
+            break
+        w = m.group()
+        if not _is_name_word(w, allow_lower=allow_lower and not words):
+            break
+        if words and not w[0].isupper():
+            break
+        words.append(w)
+        pos = m.end()
+    if not words:
+        return None, s
+    return " ".join(words), s[pos:]
+
+
+def _age(s: str) -> int | None:
+    s = s.strip().lower()
+    if s.isdigit():
+        n = int(s)
+    else:
+        parts = re.split(r"[\s-]+", s)
+        if not parts or any(p not in NUMWORDS for p in parts) or len(parts) > 2:
+            return None
+        n = sum(NUMWORDS[p] for p in parts)
+    return n if 1 <= n <= 120 else None
+
+
+_AGE_RX = re.compile(r"^(\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|"
+                     r"three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+                     r"(?:\s*(?:years?|yrs?|y/?o|yo)(?:\s+old)?|\s+(?:months?)\s+old)?"
+                     r"(?:\s+(?:now|this year|already|lol|haha|btw|actually|and counting|today|next month))*\s*$",
+                     re.I)
+
+
+# ============================================================================ subjects
+_NOT_SUBJECT_ROLES = frozenset({"mil", "pop", "pops", "mate", "pal", "mam", "maa", "folks", "mrs", "missus",
+                                "kid", "child", "baby", "lab", "indie", "persian", "mouse", "boxer dog",
+                                "significant other", "crush", "mutt", "class", "classes"})
+_ROLE_ALT = "|".join(
+    r"[\s-]+".join(re.escape(w) for w in k.split())
+    for k in sorted((set(KINSHIP) | set(PET_WORDS)) - _NOT_SUBJECT_ROLES, key=lambda k: (-len(k), k)))
+_ADJ = (r"(?:little|younger|older|elder|big|baby|twin|new|old|lovely|sweet|crazy|dear|late|beloved|cute|"
+        r"adorable|step|eldest|youngest|oldest|only|own|two|three|rescue|adopted|precious|fluffy|lazy|"
+        r"black|white|grumpy|silly|favorite|favourite|other|middle|ex|future|current)")
+_ROLE_SUBJ = re.compile(rf"^(?:my|our)\s+(?P<adj>(?:{_ADJ}\s+){{0,2}})(?P<role>{_ROLE_ALT})(?:s|es)?(?![\w-])", re.I)
+_SELF_SUBJ = re.compile(r"^(?:I|we)\b\s*", re.I)
+_PRON_SUBJ = re.compile(r"^(?:he|she|they)\b\s*", re.I)
+_ADV = re.compile(r"^(?:(?:also|really|absolutely|totally|truly|just|still|currently|now|actually|honestly|"
+                  r"literally|basically|kind of|sort of|mostly|mainly|usually|personally|definitely|seriously|"
+                  r"recently|finally|officially|originally|even|so|too|already|simply|genuinely|pretty much|"
+                  r"lowkey|low key|highkey|deeply|super|generally|both|all|obviously|secretly|happily|"
+                  r"proudly|always|lately|right now|at the moment|these days|nowadays|for some reason)\s+){0,4}",
+                  re.I)
+_THIRD_VERB = re.compile(r"^(?:is|has|lives|works|loves|likes|hates|enjoys|adores|prefers|plays|studies|does|"
+                         r"goes|stays|turned|was|got|just|also|really|still|moved|comes|grew|teaches|runs|owns|"
+                         r"can|cannot|will|would|never|absolutely|totally)\b", re.I)
+
+
+def _role_subject(role: str, name: str | None) -> dict[str, Any] | None:
+    role_l = " ".join(role.casefold().replace("-", " ").split())
+    pet = pet_entity(role_l)
+    if pet is not None and role_l in PET_WORDS:
+        ent = pet_entity(role_l, name) if name else pet
+        species = pet["metadata"]["species"]
+        label = f"{species.capitalize()} {name}" if name else species.capitalize()
+        return {"ref": ent["ref"], "label": label, "kind": "pet", "entity": ent, "role_ref": pet["ref"],
+                "role": role_l, "name": name}
+    kin = kin_entity(role_l)
+    if kin is None and role_l.endswith("s"):
+        kin = kin_entity(role_l[:-1])
+    if kin is None:
+        return None
+    ent = kin_entity(role_l, name) if name else kin
+    canon = kin["ref"].split(":", 1)[1]
+    rdisp = canon.replace("_", " ").capitalize()
+    label = f"{rdisp} {name}" if name else rdisp
+    return {"ref": ent["ref"], "label": label, "kind": "person", "entity": ent, "role_ref": kin["ref"],
+            "role": canon, "name": name}
+
+
+_IMPLICIT_I = re.compile(r"^(?:(?:just|recently|finally|also|still|currently|now)\s+)?(?:moved|relocated|live|love|hate|"
+                         r"adore|work|started|got|have|turned|grew\s+up|study|play|prefer|living|working|studying|"
+                         r"based|originally\s+from|from)\b", re.I)
+
+
+def _subject(c: str, ctx: dict[str, Any], carry: bool) -> tuple[dict[str, Any] | None, str, str | None]:
+    """-> (subject, rest of the clause, name-statement value for "my dog's name is X")."""
+    if carry and ctx.get("last_subj") is not None:
+        return ctx["last_subj"], c, None
+    m = _SELF_SUBJ.match(c)
+    if m:
+        return SELF, c[m.end():], None
+    m = _ROLE_SUBJ.match(c)
+    if m:
+        role, rest = m.group("role"), c[m.end():]
+        nm = re.match(r"^\s*'?s?\s+name\s+is\s+(.+)$|^\s+is\s+(?:called|named)\s+(.+)$", rest, re.I)
+        if nm:
+            subj = _role_subject(role, None)
+            return subj, "", (nm.group(1) or nm.group(2)) if subj else None
+        if re.match(r"^\s*'s?\b", rest):
+            return None, rest, None  # "my mom's cooking ..."
+        name = None
+        r2 = re.sub(r"^\s*,?\s*", "", rest)
+        cand, after = _take_name(r2, allow_lower=True)
+        if cand:
+            after2 = re.sub(r"^\s*,?\s*", "", after)
+            if cand[0].isupper() or _THIRD_VERB.match(after2):
+                name, rest = cand, " " + after2
+        subj = _role_subject(role, name)
+        if subj is not None and not m.group("adj").strip().lower().startswith(("ex", "future")):
+            return subj, rest, None
+        return None, rest, None
+    m = _PRON_SUBJ.match(c)
+    if m:
+        intro = ctx.get("introduced") or []
+        if len(intro) == 1:
+            return intro[0], c[m.end():], None
+        return None, c, None
+    m = re.match(r"^([^\W\d_][\w'-]*)\s+", c)
+    if m and m.group(1).casefold() in ctx.get("names", {}):
+        return ctx["names"][m.group(1).casefold()], c[m.end():], None
+    m = _IMPLICIT_I.match(c)
+    if m and not re.search(r"\byou(?:r|rs|rself)?\b", c, re.I) and ctx["scope"] == "contact":
+        # a dropped subject ("just moved to Toronto", "love biryani"): the speaker
+        first = re.sub(r"^(?:(?:just|recently|finally|also|still|currently|now)\s+)", "", c, flags=re.I)
+        if re.match(r"^(?:living|working|studying|based|originally\s+from|from)\b", first, re.I):
+            return SELF, "am " + first, None
+        return SELF, c, None
+    return None, c, None
+
+
+SELF: dict[str, Any] = {"ref": "self", "label": None, "kind": "self", "entity": None}
+
+
+def _say(subj: dict[str, Any], phrase: str) -> str:
+    """Third-person content: "lives in Berlin" -> "Lives in Berlin" / "Mom lives in Berlin"."""
+    phrase = " ".join(phrase.split())
+    if subj["kind"] == "self":
+        return _cap(phrase)
+    return f"{subj['label']} {phrase}"
+
+
+def _article(w: str) -> str:
+    return "an" if w[:1].lower() in "aeiou" and not w.lower().startswith(("uni", "use", "eu")) else "a"
+
+
+def _raw(relation: str, content: str, obj: str, *, key: str | None = None, entities: Iterable | None = None,
+         category: str | None = None, confidence: float = 0.85, tags: Iterable[str] = (),
+         subject: dict[str, Any] | None = None, domain: str | None = None) -> dict[str, Any]:
+    return {"relation": relation, "content": content, "object": _norm_obj(obj) or normalize_text(obj),
+            "key": key, "entities": [e for e in (entities or ()) if e], "category": category,
+            "confidence": confidence, "tags": list(tags), "subject": subject, "domain": domain}
+
+
+def _ent(etype: str, name: str, meta: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    name = _ARTICLE.sub("", name.strip())
+    if not name or not slugify(name) or len(name.split()) > 5:
+        return None
+    try:
+        return make_entity(etype, _display(name), meta)
+    except ValueError:
+        return None
+
+
+# ============================================================================ objects: places, orgs, jobs
+_PLACE_CUT = re.compile(r"\s+(?:for|since|with|as|near|and|but|now|currently|these days|from|to|by|after|"
+                        r"before|until|on|where|because|working|studying|right now|at the moment|all my life|"
+                        r"my whole life|forever|alone|together|temporarily|permanently|again|though|too|"
+                        r"lately|nowadays|this|next|last|tonight|today|tomorrow|originally|in (?:a|an|the)\s)\b.*$", re.I)
+_PLACE_REJECT = frozenset("""denial fear my head peace hope the moment the present the past a bubble my car my
+room hell the dark my dreams a dream sin harmony the shadows luxury misery poverty comfort a box bed the city
+here there town the area this area the same city the same place a house an apartment a flat a hostel
+a dorm my parents house a van a tent the suburbs the countryside my own world my own head my mind
+""".split("\n")) | frozenset({"denial", "fear", "peace", "hope", "hell", "luxury", "misery", "poverty", "comfort",
+                              "bed", "here", "there", "town", "harmony", "sin", "love", "pain", "debt", "trouble",
+                              "shock", "awe", "the moment", "my head", "my car", "my room", "a bubble",
+                              "the present", "the past", "my dreams", "the dark", "the same place", "the area",
+                              "the city", "my mind", "my own world", "the matrix", "a simulation", "the future",
+                              "the past", "another planet", "space", "mars", "the moon", "the weekends"})
+
+
+_PLACE_COMMA = re.compile(r"^(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2},\s*[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)(?![\w'])")
+
+
+def _place(s: str) -> str | None:
+    m = _PLACE_COMMA.match(s.strip())
+    if m:
+        return m.group(0)
+    p = _clean(s)
+    p = _PLACE_CUT.sub("", p)
+    p = _clean(p, cut=False)
+    if not p or len(p.split()) > 5:
+        return None
+    low = p.lower()
+    first = low.split()[0]
+    if low in _PLACE_REJECT or first in _PRONOUN_OBJ or first in {"my", "your", "his", "her", "their", "a", "an",
+                                                                  "not", "no", "some", "every"}:
+        return None
+    if any(ch.isdigit() for ch in p) and not re.search(r"[A-Za-z]{3}", p):
+        return None
+    return _display(p)
+
+
+_ORG_CUT = re.compile(r"\s+(?:as|since|for|in|and|but|now|currently|where|because|with|doing|on|from|until|till|"
+                      r"back|full[\s-]time|part[\s-]time|remotely|these days|right now|for now|over|at|"
+                      r"this|next|last|today|tonight|tomorrow|every|lately|again|though|too|while|which|who|"
+                      r"after|before|during|hybrid)\b.*$", re.I)
+_ORG_REJECT = frozenset({"home", "night", "nights", "the moment", "a living", "free", "fun", "money", "peanuts",
+                         "minimum wage", "a while", "hours", "the weekend", "weekends", "night shift", "night shifts",
+                         "myself", "me", "you", "it", "them", "him", "her", "us", "work", "a bit", "the most",
+                         "long hours", "the same company", "the same place", "nothing", "the day", "a change",
+                         "a cause", "my dad", "my mom", "my father", "my mother", "my family", "my parents"})
+
+
+def _org(s: str) -> tuple[str | None, str]:
+    """-> (organisation display, text after it)."""
+    s = s.strip()
+    m = _ORG_CUT.search(s)
+    head, tail = (s[:m.start()], s[m.start():]) if m else (s, "")
+    org = _clean(head)
+    if not org or len(org.split()) > 5:
+        return None, tail
+    low = org.lower()
+    if low in _ORG_REJECT or low.split()[0] in _PRONOUN_OBJ or low[0].isdigit() or \
+            low.split()[0] in {"not", "no", "nothing", "my", "your"}:
+        return None, tail
+    return (_display(org) if not _ARTICLE.match(org) else org), tail
+
+
+_QUALITY = frozenset("""really very good bad terrible great decent amazing horrible awful lousy pretty quite such
+huge big total complete bit little lot horrible shitty crappy proper real true wannabe aspiring former ex
+retired failed struggling wanna be future""".split())
+_JOB_OK_WORD = re.compile(r"^(?:[a-z][a-z'/-]*|[A-Z]{2,5}s?|[A-Z][a-z]+|\d+(?:st|nd|rd|th))$")
+
+
+def _job(s: str) -> tuple[str | None, str]:
+    """A leading occupation phrase ("a senior software engineer at X" -> ("senior software engineer",
+    " at X")); None unless it ends in an occupation word and is no judgement ("a terrible cook")."""
+    s = _ARTICLE.sub("", s.strip())
+    toks = list(re.finditer(r"[\w'/&+-]+", s))
+    for k, m in enumerate(toks[:6]):
+        w = m.group().lower()
+        base = w[:-1] if w.endswith("s") and w[:-1] in OCCUPATIONS and w not in OCCUPATIONS else w
+        if base in OCCUPATIONS:
+            pre = [t.group() for t in toks[:k]]
+            if any(p.lower() in _QUALITY or not _JOB_OK_WORD.match(p) or p.lower() in NAME_STOP and
+                   p.lower() not in {"single"} for p in pre):
+                return None, s
+            if base == "cook" and k == 0 and s[m.end():].strip().lower().startswith(("for", "at home")):
+                return None, s
+            job = s[toks[0].start():m.end()] if pre else m.group()
+            return job, s[m.end():]
+        if w in {"at", "for", "with", "in", "from", "and", "who", "by", "of", "to", "on"}:
+            return None, s
+    return None, s
+
+
+def _category(norm: str) -> str | None:
+    words = norm.split()
+    if not words:
+        return None
+    last = words[-1]
+    if norm in FOODS or last in FOODS or " ".join(words[-2:]) in FOODS or norm.endswith(("food", "cuisine")):
+        return "food"
+    if norm in GAMES or " ".join(words[:2]) in GAMES:
+        return "gaming"
+    if norm in MUSIC or last in MUSIC or " ".join(words[-2:]) in MUSIC:
+        return "music"
+    if words[0].endswith("ing") and len(words[0]) > 4 and words[0] not in {"everything", "nothing", "something",
+                                                                          "anything", "morning", "evening",
+                                                                          "thing", "king", "spring", "ring"}:
+        return "activity"
+    return None
+
+
+def _thing_entities(disp: str, norm: str, category: str | None) -> list[dict[str, Any]]:
+    base = _ARTICLE.sub("", disp)
+    if re.match(r"^(?:my|our|their)\s+", base, re.I):
+        word = re.sub(r"^(?:my|our|their)\s+", "", base, flags=re.I)
+        ent = kin_entity(word) or (pet_entity(word) if word.lower() in PET_WORDS else None)
+        if ent:
+            return [ent]
+        base = word
+    if category == "food":
+        return [e for e in (_ent("food", base.lower()), make_entity("topic", "food")) if e]
+    if category == "gaming":
+        meta = {"aliases": [_display(base)]} if norm not in {"gaming", "video games", "games"} else {}
+        return [make_entity("hobby", "gaming", meta)]
+    if category == "activity":
+        return [e for e in (_ent("hobby", base.lower()),) if e]
+    if len(norm.split()) <= 4:
+        e = _ent("topic", base.lower())
+        return [e] if e else []
+    return []
+
+
+# ============================================================================ "I have ..."
+_HAS_LEX: dict[str, str] = {}
+for _w in PET_WORDS:
+    if _w not in {"mouse", "lab", "indie", "persian", "boxer dog"}:
+        _HAS_LEX[_w] = "pet"
+for _w in KINSHIP:
+    if _w not in {"crush", "pop", "pops", "mate", "pal", "mam", "maa", "mil", "folks", "mrs", "missus", "class"}:
+        _HAS_LEX.setdefault(_w, "kin")
+for _lex, _kind in ((POSSESSIONS, "own"), (EVENTS, "event"), (HEALTH_CHRONIC, "chronic"), (HEALTH_ACUTE, "acute")):
+    for _w in _lex:
+        _HAS_LEX.setdefault(_w.replace("-", " "), _kind)
+_HAS_MAXLEN = max(len(k.split()) for k in _HAS_LEX)
+_DETS = {"a", "an", "one", "two", "three", "four", "five", "six", "some", "several", "few", "couple", "of",
+         "my", "our", "the", "another", "new", "2", "3", "4", "5", "6", "twin", "twins", "lots", "many", "multiple",
+         "upcoming", "big", "important", "huge", "little", "small", "cute", "beautiful", "lovely", "old",
+         "young", "older", "younger", "elder", "baby", "adorable", "rescue", "adopted", "sweet", "3-year-old",
+         "golden", "black", "white", "brown", "fluffy", "tiny", "crazy", "lazy", "grumpy", "wonderful",
+         "amazing", "awesome", "super", "really", "very", "pet", "stupid", "silly", "annoying", "final", "doctor's",
+         "dentist's", "job", "first", "second", "2nd", "1st", "third", "second-year", "big", "massive",
+         "chronic", "mild", "severe", "bad", "terrible", "awful", "slight", "bit", "nasty", "horrible"}
+_NEG_DETS = {"no", "zero", "none", "not", "never", "any", "without", "fake", "imaginary", "stuffed", "toy",
+             "hot", "plush", "robot", "virtual", "pretend", "dream"}
+_REMAINDER_OK = {"named", "called", "name", "who", "that", "which", "and", "with", "at", "in", "on", "for",
+                 "from", "to", "back", "whose", "too", "also", "now", "as", "here", "there", "lol", "haha",
+                 "btw", "but", "so", "at", "since", "tonight", "today", "tomorrow", "this", "next", "soon",
+                 "and", "of", "living", "staying", "who's", "whom", "already", "together", "though", "i", "right",
+                 "by", "just", "finally", "again", "after", "before", "around", "about", "over", "coming", "later",
+                 "her", "his", "their", "she", "he", "they", "we", "my", "it", "its", "who", "whos"}
+_NAMES_AFTER = re.compile(r"^\s*,?\s*(?:(?:named|called|name is|whose name is|by the name of|(?:her|his|their|its)\s+"
+                          r"names?\s+(?:is|are))\s+)?"
+                          r"([^\W\d_][\w'-]*(?:\s*(?:,|and)\s*[^\W\d_][\w'-]*){0,3})", re.I)
+_PIECE_SPLIT = re.compile(r"\s+and\s+(?=(?:an?|one|two|three|four|\d+|some|my)\s)|,\s*(?:and\s+)?"
+                          r"(?=(?:an?|one|two|three|four|\d+|some)\s)", re.I)
+_TOKEN = re.compile(r"[\w'-]+")
+
+
+def _plural(word: str, n: int) -> str:
+    if n <= 1:
+        return word
+    if word.endswith(("s", "sh", "ch", "x")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _singular(word: str) -> str:
+    w = word.lower()
+    if w in _HAS_LEX:
+        return w
+    for suf, rep in (("ies", "y"), ("es", ""), ("s", "")):
+        if w.endswith(suf) and w[: len(w) - len(suf)] + rep in _HAS_LEX:
+            return w[: len(w) - len(suf)] + rep
+    if w == "children":
+        return "children"
+    return w
+
+
+def _has(subj: dict[str, Any], np: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for piece in _PIECE_SPLIT.split(np):
+        out.extend(_has_piece(subj, piece.strip(), ctx))
+    return out
+
+
+def _has_piece(subj: dict[str, Any], piece: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    toks = list(_TOKEN.finditer(piece))
+    if not toks:
+        return []
+    low = [t.group().lower() for t in toks]
+    if low[0] in _NEG_DETS:
+        return []
+    count = 1
+    head = kind = None
+    k_end = 0
+    for i in range(min(len(toks), 6)):
+        for n in range(min(_HAS_MAXLEN, len(toks) - i), 0, -1):
+            phrase = " ".join(low[i:i + n]).replace("-", " ")
+            cand = phrase if phrase in _HAS_LEX else None
+            if cand is None and n == 1:
+                sg = _singular(phrase)
+                cand = sg if sg in _HAS_LEX else None
+            if cand is None and n > 1:
+                sg = " ".join(low[i:i + n - 1] + [_singular(low[i + n - 1])]).replace("-", " ")
+                cand = sg if sg in _HAS_LEX else None
+            if cand:
+                head, kind, k_end = cand, _HAS_LEX[cand], i + n
+                break
+        if head:
+            pre = low[:i]
+            if any(p in _NEG_DETS for p in pre) or any(p not in _DETS and not p.isdigit() and
+                                                       p not in COUNTS for p in pre):
+                if kind not in {"event", "acute", "chronic"} or any(p in _NEG_DETS for p in pre):
+                    return []
+            for p in pre:
+                if p in COUNTS:
+                    count = max(count, COUNTS[p])
+                elif p.isdigit():
+                    count = max(count, int(p))
+            if low[i] != head.split()[0] and low[i].endswith("s") and count == 1 and kind in {"pet", "kin"}:
+                count = 2
+            break
+    if not head:
+        return []
+    rest = piece[toks[k_end - 1].end():]
+    rest_toks = _TOKEN.findall(rest)
+    if rest_toks and kind in {"pet", "kin", "own"}:
+        first = rest_toks[0]
+        if first.lower() not in _REMAINDER_OK and not (first[0].isupper() and _is_name_word(first)) \
+                and _cue(rest) is None:
+            return []  # a compound noun: "a dog walker", "a sister company"
+    said_words = [t.group().lower() for t in toks[k_end - len(head.split()):k_end]]
+    said_words[-1] = _singular(said_words[-1]) if _singular(said_words[-1]) in _HAS_LEX or \
+        " ".join(said_words[:-1] + [_singular(said_words[-1])]) in _HAS_LEX else said_words[-1]
+    said = " ".join(said_words)
+    names: list[str] = []
+    if kind in {"pet", "kin"}:
+        m = _NAMES_AFTER.match(rest)
+        if m:
+            explicit = bool(re.match(r"^\s*,?\s*(?:named|called|name is|whose name is|by the name of|"
+                                     r"(?:her|his|their|its)\s+names?\s+(?:is|are))\s", rest, re.I))
+            for nm in re.split(r"\s*(?:,|\band\b)\s*", m.group(1)):
+                if nm and _is_name_word(nm, allow_lower=explicit):
+                    names.append(nm if nm[0].isupper() else nm.capitalize())
+                elif names or not explicit:
+                    break
+    sref = subj["ref"]
+    if kind == "pet":
+        ent0 = pet_entity(head)
+        if ent0 is None:
+            return []
+        species = ent0["metadata"]["species"]
+        ents = [pet_entity(head, n) for n in names] or [ent0]
+        noun = _plural(said, count)
+        qty = {1: _article(noun), 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
+        named = f" named {' and '.join(names)}" if names else ""
+        content = _say(subj, f"{'has' if subj['kind'] != 'self' else 'has'} {qty} {noun}{named}")
+        for e, n in zip(ents, names):
+            _introduce(ctx, _role_subject(head, n), n)
+        if not names and count == 1:
+            _introduce(ctx, _role_subject(head, None), None)
+        return [_raw("has_pet", content, said, key=species.replace(" ", "_"),
+                     entities=ents, tags=("pets", species), confidence=0.9)]
+    if kind == "kin":
+        ent0 = kin_entity(head)
+        if ent0 is None:
+            return []
+        canon = ent0["ref"].split(":", 1)[1]
+        if canon in {"crush"}:
+            return []
+        ents = [kin_entity(head, n) for n in names] or [ent0]
+        rel = "partner" if canon in PARTNER_KIN else ("knows_person" if canon in SOCIAL_KIN else "family_member")
+        noun = said if count == 1 or said in {"children", "kids", "parents", "siblings", "grandparents", "twins",
+                                              "in laws"} else _plural(said, count)
+        qty = {1: _article(noun), 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
+        if said in {"twins", "kids", "children", "parents", "siblings", "grandparents", "in laws", "in-laws"} \
+                and count == 1:
+            qty = ""
+        named = f" named {' and '.join(names)}" if names else ""
+        content = _say(subj, f"has {qty} {noun}{named}")
+        for n in names:
+            _introduce(ctx, _role_subject(head, n), n)
+        return [_raw(rel, content, canon.replace("_", " "), key=canon, entities=ents,
+                     tags=("family" if rel == "family_member" else "relationships",), confidence=0.85)]
+    if kind in {"event", "acute"}:
+        m = _CUT.search(piece)
+        text = _TRAIL_JUNK.sub("", piece[:m.start()] if m else piece).strip()
+    else:
+        text = _clean(piece)
+    if kind == "own":
+        return [_raw("owns", _say(subj, f"has {_third(text)}"), head, key=slugify(head), tags=("possessions",),
+                     confidence=0.75)]
+    if kind == "event":
+        return [_raw("event", _say(subj, f"has {_third(text)}"), head, key=slugify(head), tags=("plans",),
+                     confidence=0.75)]
+    if kind == "chronic":
+        return [_raw("health_condition", _say(subj, f"has {_third(text)}"), head, key=slugify(head),
+                     tags=("health",), confidence=0.8)]
+    return [_raw("health_state", _say(subj, f"has {_third(text)}"), head.removeprefix("the "),
+                 key=slugify(head.removeprefix("the ")), tags=("health",), confidence=0.75)]
+
+
+def _implied(subj: dict[str, Any], name: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    """"my dog Bruno ..." / "my sister Priya ..." / "my dog's name is Bruno": the contact has them."""
+    done = ctx.setdefault("implied", set())
+    role = subj.get("role") or ""
+    if not name or not role:
+        return []
+    if subj["kind"] == "pet":
+        ent = pet_entity(role, name)
+        if ent is None or ent["ref"] in done:
+            return []
+        done.add(ent["ref"])
+        species = ent["metadata"]["species"]
+        return [_raw("has_pet", f"Has {_article(role)} {role} named {name}", role, key=species.replace(" ", "_"),
+                     entities=[ent], tags=("pets", species), subject=SELF, confidence=0.75)]
+    ent = kin_entity(role, name)
+    if ent is None or ent["ref"] in done:
+        return []
+    done.add(ent["ref"])
+    canon = role
+    rel = "partner" if canon in PARTNER_KIN else ("knows_person" if canon in SOCIAL_KIN else "family_member")
+    word = canon.replace("_", " ")
+    return [_raw(rel, f"Has {_article(word)} {word} named {name}", word, key=canon, entities=[ent],
+                 tags=("family" if rel == "family_member" else "relationships",), subject=SELF, confidence=0.7)]
+
+
+def _introduce(ctx: dict[str, Any], subj: dict[str, Any] | None, name: str | None) -> None:
+    if subj is None:
+        return
+    intro = ctx.setdefault("introduced", [])
+    if all(s["ref"] != subj["ref"] for s in intro):
+        intro.append(subj)
+    if name:
+        ctx.setdefault("names", {})[name.casefold()] = subj
+
+
+# ============================================================================ preferences
+_POS = {"love": "loves", "loves": "loves", "adore": "adores", "adores": "adores", "like": "likes",
+        "likes": "likes", "enjoy": "enjoys", "enjoys": "enjoys", "dig": "likes", "digs": "likes",
+        "really like": "really likes", "am obsessed with": "is obsessed with", "cannot get enough of":
+        "can't get enough of", "cannot live without": "can't live without", "worship": "loves",
+        "support": "supports", "root for": "roots for", "am a fan of": "is a fan of"}
+_NEG = {"hate": "hates", "hates": "hates", "dislike": "dislikes", "dislikes": "dislikes", "detest": "hates",
+        "detests": "hates", "despise": "hates", "despises": "hates", "loathe": "hates", "loathes": "hates",
+        "cannot stand": "can't stand", "can not stand": "can't stand", "cannot handle": "can't handle",
+        "cannot tolerate": "can't tolerate", "cannot eat": "can't eat", "am not a fan of": "isn't a fan of",
+        "never liked": "has never liked", "never really liked": "has never liked", "never like": "doesn't like",
+        "never enjoy": "doesn't enjoy", "never enjoyed": "has never enjoyed"}
+_POS_RX = re.compile(r"^(" + "|".join(sorted((re.escape(k) for k in _POS), key=len, reverse=True)) + r")\s+(.+)$",
+                     re.I)
+_NEG_RX = re.compile(r"^(?:(" + "|".join(sorted((re.escape(k) for k in _NEG), key=len, reverse=True)) +
+                     r")|(?:do|does)\s+not\s+(?:really\s+|particularly\s+|even\s+|much\s+|actually\s+|"
+                     r"totally\s+|like\s+)?(like|enjoy|love|care for|dig|eat|drink|do|fancy|support))\s+(.+)$",
+                     re.I)
+_COMPARE = re.compile(r"^(.+?)\s+(?:more than|better than|over|rather than|instead of|than)\s+(.+)$", re.I)
+_TALKING = re.compile(r"^(?:talking|discussing|chatting|speaking|hearing|being asked|getting asked|"
+                      r"thinking)\s+(?:about\s+)?(.+)$", re.I)
+_CONSUME = re.compile(r"^(?:eating|having|drinking|trying|ordering)\s+(.+)$", re.I)
+_VERBISH = frozenset("""stay go watch read play sleep eat drink cook walk run text call talk work study be do get
+have listen write travel sit chill relax hang spend take stay walk drive bike swim dance sing paint draw code
+write die wait cry fight lose win""".split())
+
+
+_PEOPLE_WHO = re.compile(r"^((?:people|persons?|guys|men|women|folks|anyone|someone|those|drivers|kids)\s+"
+                         r"(?:who|that)\s+[^,;.!?]+)", re.I)
+
+
+def _objects(text: str, *, split: bool = True) -> list[tuple[str, str]]:
+    """-> [(display, normalized)] of a preference object list; [] when it is no thing ("it", "you")."""
+    pw = _PEOPLE_WHO.match(text.strip())
+    if pw:
+        o = _clean(pw.group(1), cut=False)
+        return [(_third(o), _norm_obj(o))] if o else []
+    o = _clean(text, commas=not split)
+    if not o:
+        return []
+    m = re.match(r"^to\s+([a-z]+)\b(.*)$", o, re.I)
+    if m:
+        o = _gerund(m.group(1)) + m.group(2)
+    low = o.lower()
+    if low in COMPOUND_OBJECTS or any(cp in low for cp in COMPOUND_OBJECTS) or not split:
+        parts = [o]
+    else:
+        parts = [p for p in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|nor)\s+", o) if p.strip()]
+    out: list[tuple[str, str]] = []
+    gerund_list = bool(parts) and parts[0].split()[0].lower().endswith("ing")
+    for p in parts:
+        p = _clean(p) if split else p.strip()
+        if not p:
+            continue
+        m2 = _CONSUME.match(p)
+        if m2 and _category(_norm_obj(m2.group(1))) == "food":
+            p = m2.group(1)
+        if gerund_list and " " not in p and not p.lower().endswith("ing") and p.lower() in _VERBISH:
+            p = _gerund(p)
+        norm = _norm_obj(p)
+        if not norm or len(norm.split()) > 7:
+            continue
+        first = norm.split()[0]
+        if first in _PRONOUN_OBJ or norm in _REJECT_OBJ or first in {"your", "you", "u", "how", "what", "that",
+                                                                     "when", "to", "being", "it's", "not"} \
+                or re.match(r"^(?:the way|the fact|it when|it if|that you|when you|how you)", norm):
+            if not (first == "being" and len(norm.split()) > 1):
+                continue
+        out.append((_third(p), norm))
+    return out
+
+
+def _pref(subj: dict[str, Any], verb3: str, positive: bool, obj_text: str, ctx: dict[str, Any],
+          relation: str | None = None) -> list[dict[str, Any]]:
+    """likes/dislikes (one item per object), prefers for comparisons, interest/avoid for talking."""
+    m = _TALKING.match(obj_text.strip())
+    if m and m.group(0).lower().startswith(("talking", "discussing", "chatting", "speaking", "being asked",
+                                            "getting asked", "hearing")):
+        return _talk(subj, m.group(1), "interest" if positive else "avoid_topic",
+                     f"{verb3} talking about" if positive else
+                     ("doesn't like talking about" if verb3.startswith("doesn't") else f"{verb3} talking about"),
+                     ctx)
+    if positive and relation is None:
+        mc = _COMPARE.match(_clean(obj_text, cut=True) if " than " in obj_text or " over " in obj_text
+                            else obj_text)
+        if mc and not re.search(r"\b(?:over there|over here|over the|all over)\b", obj_text, re.I):
+            return _prefer_pair(subj, mc.group(1), mc.group(2), ctx)
+    out = []
+    for disp, norm in _objects(obj_text):
+        cat = _category(norm)
+        rel = relation or ("likes" if positive else "dislikes")
+        out.append(_raw(rel, _say(subj, f"{verb3} {disp}"), norm, key=slugify(norm),
+                        entities=_thing_entities(disp, norm, cat), category=cat,
+                        tags=("preferences", cat or "", slugify(norm).replace("_", " ")
+                              if len(norm.split()) <= 3 else ""), confidence=0.85))
+    return out
+
+
+def _prefer_pair(subj: dict[str, Any], a: str, b: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    oa, ob = _objects(a, split=False), _objects(b, split=False)
+    if not oa or not ob:
+        return []
+    (da, na), (db, nb) = oa[0], ob[0]
+    fix = []
+    for d in (da, db):
+        w = d.split()
+        if w and w[0].lower() in _VERBISH:
+            w[0] = _gerund(w[0])
+        fix.append(" ".join(w))
+    da, db = fix
+    na, nb = _norm_obj(da), _norm_obj(db)
+    cat = _category(na) or _category(nb)
+    key = "~".join(sorted((slugify(na), slugify(nb))))
+    ents = _thing_entities(da, na, _category(na)) + _thing_entities(db, nb, _category(nb))
+    return [_raw("prefers", _say(subj, f"prefers {da} over {db}"), f"{na} over {nb}", key=key, entities=ents,
+                 category=cat, domain="prefers", tags=("preferences", cat or ""), confidence=0.85)]
+
+
+def _talk(subj: dict[str, Any] | None, obj_text: str, relation: str, verb3: str, ctx: dict[str, Any],
+          confidence: float = 0.85) -> list[dict[str, Any]]:
+    subj = subj or SELF
+    o = re.sub(r"\s+(?:with me|to me|anymore|any more|please|again|ever|at all|for now|for a while|now|here|"
+               r"today|tonight|right now|this week|in front of me)\b.*$", "", _clean(obj_text), flags=re.I)
+    objs = _objects(o, split=False)
+    if not objs:
+        return []
+    disp, norm = objs[0]
+    ents = _thing_entities(disp, norm, None)
+    if not ents or ents[0]["entityType"] not in {"person", "pet"}:
+        cat = _category(norm)
+        ents = [e for e in ([_ent("topic", _ARTICLE.sub("", re.sub(r"^(?:my|our|their)\s+", "", disp,
+                                                                      flags=re.I)).lower())] +
+                            (_thing_entities(disp, norm, cat) if cat in {"food", "gaming"} else [])) if e]
+    key = slugify(re.sub(r"^(?:my|our|their)\s+", "", norm))
+    return [_raw(relation, _say(subj, f"{verb3} {disp}"), norm, key=key, entities=ents,
+                 tags=("boundaries" if relation == "avoid_topic" else "interests", key.replace("_", " ")),
+                 confidence=confidence)]
+
+
+# ============================================================================ "I am ..." complements
+_COMP_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+(?:also\s+)?", re.I)
+_FAN_OF = re.compile(r"^(?:a\s+|an\s+)?(?:(big|huge|massive|great|die[\s-]?hard|total|true|crazy|absolute)\s+)?"
+                     r"fan\s+of\s+(.+)$", re.I)
+_X_FAN = re.compile(r"^(?:a|an)\s+(?:(?:big|huge|massive|great|die[\s-]?hard|total|true)\s+)?"
+                    r"([\w' -]{2,40}?)\s+fan$", re.I)
+_INTO = re.compile(r"^(?:really\s+|so\s+|super\s+|very\s+|kind of\s+|totally\s+|big\s+|heavily\s+|deeply\s+)?"
+                   r"(?:into|obsessed with|in love with|crazy about|passionate about|addicted to|hooked on|"
+                   r"big on|mad about|nuts about)\s+(.+)$", re.I)
+_INTERESTED = re.compile(r"^(?:really\s+|very\s+|super\s+|so\s+|quite\s+|also\s+)?(?:interested|curious)\s+"
+                         r"(?:in|about)\s+(.+)$", re.I)
+_ALLERGIC = re.compile(r"^(?:severely\s+|very\s+|super\s+|deathly\s+|mildly\s+)?allergic\s+to\s+(.+)$", re.I)
+_NEG_COMP = re.compile(r"^(?:not|never|no longer)\s+(?:really\s+|much\s+of\s+|very\s+|that\s+|a\s+|too\s+|so\s+)?"
+                       r"(?:(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of|into|big on|keen on|fond of|"
+                       r"(interested|curious)\s+in|crazy about)\s+(.+)$", re.I)
+_MOVING = re.compile(r"^(?:moving|relocating|shifting)\s+(?:back\s+)?to\s+(.+)$", re.I)
+_GOING = re.compile(r"^(?:going|heading|flying|driving|travell?ing|off|leaving|taking a trip|going on a trip|"
+                    r"going back)\s+(?:to|for)\s+(.+)$", re.I)
+_VISITING = re.compile(r"^(?:visiting|meeting|seeing|catching up with|hosting)\s+(.+)$", re.I)
+_BASED = re.compile(r"^(?:based|located|settled|living|staying|residing)\s+(?:in|out of|at)\s+(.+)$", re.I)
+_IN_PLACE = re.compile(r"^(?:currently\s+|now\s+|still\s+)?(?:in|at)\s+(.+)$", re.I)
+_WORKING = re.compile(r"^(?:working|employed|interning|an intern)\s+(at|for|with|as|on|in)\s+(.+)$", re.I)
+_STUDYING = re.compile(r"^(?:studying|majoring in|doing (?:a|my)\s+(?:degree|masters|master's|bachelors|phd|"
+                       r"mba|diploma|course)\s+in|pursuing(?: a)?(?: degree in)?)\s+(.+)$", re.I)
+_LEARNING = re.compile(r"^(?:learning|learning how to|teaching myself|taking (?:classes|lessons) in|"
+                       r"practicing|practising|training for)\s+(.+)$", re.I)
+_GOING_TO_DO = re.compile(r"^going\s+to\s+(?!the\b|a\b|an\b|my\b)([a-z]+)\s+(.+)$", re.I)
+_STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|engaged|divorced|single|separated|"
+                          r"widowed))(?:\s+with\s+(.+))?$", re.I)
+
+
+def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    comp = comp.strip()
+    if not comp:
+        return []
+    cue = _cue(clause)
+    m = _NEG_COMP.match(comp)
+    if m:
+        if m.group(1):
+            return _talk(subj, m.group(2), "not_interested", "isn't interested in", ctx)
+        verb = "isn't a fan of" if "fan" in comp.lower() else "isn't into"
+        return _pref(subj, verb, False, m.group(2), ctx)
+    if re.match(r"^(?:not|never|no longer|no)\b", comp, re.I):
+        return []
+    m = _FAN_OF.match(comp)
+    if m:
+        return _pref(subj, f"is a {m.group(1).lower() + ' ' if m.group(1) else ''}fan of", True, m.group(2), ctx)
+    m = _X_FAN.match(_clean(comp))
+    if m and m.group(1).split()[0].lower() not in {"bit", "little", "lot", "of"}:
+        return _pref(subj, "is a fan of", True, m.group(1), ctx)
+    m = _INTO.match(comp)
+    if m:
+        verb = re.match(r"^(?:\w+\s+)?(into|obsessed with|in love with|crazy about|passionate about|addicted to|"
+                        r"hooked on|big on|mad about|nuts about)", comp, re.I)
+        return _pref(subj, f"is {verb.group(1).lower() if verb else 'into'}", True, m.group(1), ctx)
+    m = _INTERESTED.match(comp)
+    if m:
+        return _talk(subj, m.group(1), "interest", "is interested in", ctx, 0.8)
+    m = _ALLERGIC.match(comp)
+    if m:
+        return [_raw("allergic_to", _say(subj, f"is allergic to {d}"), n, key=slugify(n), tags=("health",),
+                     entities=_thing_entities(d, n, _category(n)) if _category(n) == "food" else [],
+                     confidence=0.9) for d, n in _objects(m.group(1))]
+    m = _MOVING.match(comp)
+    if m:
+        p = _place(m.group(1))
+        if p:
+            return [_raw("plan", _say(subj, f"is moving to {p}" + _cue_text(clause)), f"moving to {p}",
+                         key=slugify(f"moving to {p}"), entities=[_ent("place", p)], tags=("plans", "moving"),
+                         confidence=0.8)]
+        return []
+    m = _GOING.match(comp)
+    if m:
+        if not cue:
+            return []
+        target = _plan_target(m.group(1))
+        if not target:
+            return []
+        verb = comp.split()[0].lower()
+        verb = "going" if verb in {"off", "taking", "going"} else verb
+        ents = [_ent("place", target)] if target[:1].isupper() else []
+        return [_raw("plan", _say(subj, f"is {verb} to {_third(target)}" + _cue_text(clause)), f"{verb} to {target}",
+                     key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
+    m = _VISITING.match(comp)
+    if m:
+        target = _plan_target(m.group(1))
+        if not target or not cue and comp.lower().startswith(("meeting", "seeing", "catching", "hosting")):
+            return []
+        who = re.match(r"^(?:my|our)\s+(.+)$", target, re.I)
+        ents = []
+        if who:
+            e = kin_entity(who.group(1))
+            ents = [e] if e else []
+        elif target[:1].isupper():
+            ents = [_ent("place", target)]
+        verb = comp.split()[0].lower()
+        return [_raw("plan", _say(subj, f"is {verb} {_third(target)}" + _cue_text(clause)), f"{verb} {target}",
+                     key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
+    m = _GOING_TO_DO.match(comp)
+    if m:
+        if not cue or m.group(1).lower() in {"be", "go", "have", "get", "try", "need", "die", "cry", "sleep",
+                                              "kill", "lose", "miss", "say", "tell", "ask", "do"}:
+            return []
+        act = _clean(f"{m.group(1)} {m.group(2)}")
+        return [_raw("plan", _say(subj, f"is going to {_third(act)}" + _cue_text(clause)), act,
+                     key=slugify(act), tags=("plans",), confidence=0.65)] if act else []
+    m = _BASED.match(comp)
+    if m:
+        p = _place(m.group(1))
+        if not p:
+            return []
+        if comp.lower().startswith("staying") and cue:
+            return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
+                         entities=[_ent("place", p)], tags=("location",), confidence=0.75)]
+        return [_raw("lives_in", _say(subj, f"lives in {p}"), p, entities=[_ent("place", p)], tags=("location",),
+                     confidence=0.85)]
+    m = _WORKING.match(comp)
+    if m:
+        prep, rest = m.group(1).lower(), m.group(2)
+        if prep == "on":
+            o = _clean(rest)
+            if not o or o.split()[0].lower() in _PRONOUN_OBJ:
+                return []
+            return [_raw("working_on", _say(subj, f"is working on {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                         tags=("work", "projects"), confidence=0.7)]
+        if prep == "as":
+            return _job_items(subj, "a " + rest if not _ARTICLE.match(rest) else rest, ctx, require_article=False)
+        if prep == "in":
+            return _work_in(subj, rest)
+        return _works_at(subj, rest, ctx)
+    m = _STUDYING.match(comp)
+    if m:
+        return _studies(subj, m.group(1))
+    m = _LEARNING.match(comp)
+    if m:
+        return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
+                     entities=[_ent("topic", d.lower())], confidence=0.8) for d, n in _objects(m.group(1))]
+    m = _STATUS_WITH.match(_clean(comp, cut=False) if "," not in comp else comp)
+    if m and subj["kind"] == "self":
+        st = REL_STATUS.get(m.group(1).lower().split()[-1], m.group(1).lower())
+        out = [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
+        if m.group(2):
+            out += _has(subj, m.group(2), ctx)
+        return out
+    m = _IN_PLACE.match(comp)
+    away = re.search(r"\b(?:on (?:a )?(?:vacation|holiday|trip|work trip|business trip)|for (?:work|a conference|"
+                     r"a wedding|the weekend)|visiting)\b", comp, re.I)
+    if m and ((cue and cue in {"1d", "3d", "7d"}) or away or re.match(r"^(?:currently|now)\s", comp, re.I)):
+        raw_p = _clean(m.group(1))
+        if raw_p[:1].isupper():
+            p = _place(raw_p)
+            if p:
+                return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
+                             entities=[_ent("place", p)], tags=("location", "travel"), confidence=0.7)]
+        return []
+    out: list[dict[str, Any]] = []
+    for i, part in enumerate(p for p in _COMP_SPLIT.split(comp) if p.strip()):
+        got = _simple_complement(subj, part.strip(), ctx, first=(i == 0))
+        if got is None:
+            if i == 0:
+                return []
+            continue
+        out.extend(got)
+    return out
+
+
+_PLAN_CUT = re.compile(r"\s+(?:for|with|to|tomorrow|tonight|today|this|next|on|in a|in two|in three|after|before|"
+                       r"since|because|and|but|so|later|soon|over the)\b.*$", re.I)
+
+
+def _plan_target(s: str) -> str:
+    return _clean(_PLAN_CUT.sub("", _clean(s)), cut=False)
+
+
+def _cue_text(clause: str) -> str:
+    for rx, _ in _CUES:
+        m = rx.search(clause)
+        if m:
+            return " " + m.group(0).lower()
+    return ""
+
+
+def _simple_complement(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, first: bool
+                       ) -> list[dict[str, Any]] | None:
+    p = _TAIL.sub("", _TRAIL_JUNK.sub("", p.strip(" .!,"))).strip()
+    if not p:
+        return None
+    m = _AGE_RX.match(p)
+    if m:
+        n = _age(m.group(1))
+        lo = 12 if subj["kind"] == "self" else 0
+        if n is None or n < lo or n > 110:
+            return None
+        months = "month" in p.lower()
+        unit = ("month" if n == 1 else "months") if months else ("year" if n == 1 else "years")
+        return [_raw("age", _say(subj, f"is {n} {unit} old"), str(n) + (" months" if months else ""),
+                     tags=("age",), confidence=0.9)]
+    m = re.match(r"^(?:originally\s+|also\s+)?from\s+(.+)$", p, re.I)
+    if m:
+        pl = _place(m.group(1))
+        return [_raw("from", _say(subj, f"is from {pl}"), pl, entities=[_ent("place", pl)], tags=("location",),
+                     confidence=0.85)] if pl else None
+    low = _ARTICLE.sub("", p.lower())
+    if subj["kind"] == "pet":
+        bm = re.match(r"^(?:an?\s+)?(.+)$", p.lower())
+        br = " ".join(bm.group(1).split()) if bm else ""
+        if br in PET_WORDS:
+            meta = pet_entity(br)
+            ents = [dict(subj["entity"], metadata={**subj["entity"]["metadata"], **meta["metadata"]})] \
+                if subj.get("entity") else []
+            return [_raw("breed", _say(subj, f"is {_article(br)} {br}"), br, entities=ents, tags=("pets",),
+                         confidence=0.85)]
+    if low in ZODIAC and (p[:1].isupper() or _ARTICLE.match(p)):
+        return [_raw("zodiac_sign", _say(subj, f"is {_article(low)} {_display(low)}"), low, tags=("identity",),
+                     confidence=0.8)]
+    if low in IDENTITY_NOUNS or low in IDENTITY_ADJ:
+        art = f"{_article(low)} " if _ARTICLE.match(p) else ""
+        return [_raw("identity", _say(subj, f"is {art}{low}"), low, key=slugify(low), tags=("identity",),
+                     confidence=0.8)]
+    if p.lower() in REL_STATUS:
+        st = REL_STATUS[p.lower()]
+        return [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
+    if p.lower() in EMPLOYMENT:
+        st = EMPLOYMENT[p.lower()]
+        return [_raw("employment_status", _say(subj, f"is {st}"), st, tags=("work",), confidence=0.85)]
+    if low in DEMONYMS:
+        return [_raw("nationality", _say(subj, f"is {_display(low)}"), low, tags=("identity",), confidence=0.75)]
+    job = _job_items(subj, p, ctx, require_article=not first or subj["kind"] != "self")
+    if job:
+        return job
+    if first and subj["kind"] in {"self", "person", "pet"}:
+        allow_lower = subj["kind"] == "self" and ctx.get("greeting") and ctx.get("clause_index", 0) == 0
+        name, rest = _take_name(p, allow_lower=bool(allow_lower))
+        if name and (not rest.strip() or re.match(r"^\s*(?:here|btw|by the way|from\s+.+)$", rest, re.I)):
+            if name.casefold() in KINSHIP or name.casefold() in DEMONYMS:
+                return None
+            out = _name_items(subj, name, 0.9 if name[0].isupper() else 0.6, ctx)
+            fm = re.match(r"^\s*from\s+(.+)$", rest, re.I)
+            if fm:
+                more = _simple_complement(subj, "from " + fm.group(1), ctx, first=False)
+                out += more or []
+            return out
+    return None
+
+
+def _name_items(subj: dict[str, Any], name: str, conf: float, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    name = " ".join(w if w[0].isupper() else w.capitalize() for w in name.split())
+    if subj["kind"] == "self":
+        return [_raw("name", f"Name is {name}", name, tags=("identity", "name"), confidence=conf)]
+    role = subj.get("role", "")
+    if subj["kind"] == "pet":
+        ent = pet_entity(role, name)
+        _introduce(ctx, _role_subject(role, name), name)
+        return [_raw("pet_name", f"{_cap(role)}'s name is {name}", name, entities=[ent], tags=("pets", "name"),
+                     subject=dict(subj, ref=subj["role_ref"], entity=None), confidence=conf)]
+    ent = kin_entity(role, name)
+    _introduce(ctx, _role_subject(role, name), name)
+    return [_raw("name", f"{_cap(role.replace('_', ' '))}'s name is {name}", name, entities=[ent],
+                 tags=("family", "name"), subject=dict(subj, ref=subj["role_ref"], entity=None), confidence=conf)]
+
+
+def _job_items(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, require_article: bool = True
+               ) -> list[dict[str, Any]]:
+    if require_article and not _ARTICLE.match(p.strip()):
+        return []
+    job, rest = _job(p)
+    if not job:
+        return []
+    rest = rest.strip()
+    jl = job.lower()
+    head = jl.split()[-1].rstrip("s") if jl.split()[-1] not in OCCUPATIONS else jl.split()[-1]
+    out: list[dict[str, Any]] = []
+    m = re.match(r"^(?:at|for|with)\s+(.+)$", rest, re.I)
+    org = None
+    if m:
+        org, _tail = _org(m.group(1))
+    if head in {"student", "undergrad", "postdoc"}:
+        field = [w for w in jl.split()[:-1] if w not in STUDENT_LEVELS and w not in {"a", "an"}]
+        if org:
+            out.append(_raw("studies_at", _say(subj, f"is {_article(job)} {job} at {org}"), org,
+                            entities=[_ent("school", org)] if not _ARTICLE.match(org) else [],
+                            tags=("education",), confidence=0.85))
+        else:
+            out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work", "education"),
+                            confidence=0.8))
+        if field:
+            f = " ".join(field)
+            out.append(_raw("studies", _say(subj, f"studies {f if f.isupper() or len(f) <= 3 else f}"),
+                            f, tags=("education",), confidence=0.7))
+        return out
+    out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work",), confidence=0.85))
+    if org:
+        out.append(_raw("works_at", _say(subj, f"works at {org} as {_article(job)} {job}"), org,
+                        entities=[_ent("workplace", org)] if not _ARTICLE.match(org) else [], tags=("work",),
+                        confidence=0.85))
+    fm = re.search(r"\bfrom\s+(.+)$", rest, re.I)
+    if fm:
+        pl = _place(fm.group(1))
+        if pl:
+            out.append(_raw("from", _say(subj, f"is from {pl}"), pl, entities=[_ent("place", pl)],
+                            tags=("location",), confidence=0.8))
+    return out
+
+
+def _works_at(subj: dict[str, Any], rest: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    if re.match(r"^\s*(?:myself|my own)\b", rest, re.I):
+        return [_raw("employment_status", _say(subj, "is self-employed"), "self-employed", tags=("work",),
+                     confidence=0.8)]
+    org, tail = _org(rest)
+    if not org:
+        return []
+    jm = re.match(r"^\s+as\s+(?:an?\s+)?(.+)$", tail, re.I)
+    job = None
+    if jm:
+        job, _ = _job("a " + jm.group(1))
+    if _ARTICLE.match(org):
+        ents: list = []
+    elif any(w in org.lower().split() for w in SCHOOL_WORDS[:6]):
+        ents = [_ent("workplace", org)]
+    else:
+        ents = [_ent("workplace", org)]
+    content = f"works at {org}" + (f" as {_article(job)} {job}" if job else "")
+    out = [_raw("works_at", _say(subj, content), org, entities=ents, tags=("work",), confidence=0.9)]
+    if job:
+        out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work",), confidence=0.85))
+    return out
+
+
+def _work_in(subj: dict[str, Any], rest: str) -> list[dict[str, Any]]:
+    o = _clean(rest)
+    if not o:
+        return []
+    low = _ARTICLE.sub("", o.lower())
+    if low in INDUSTRIES or low.split()[0] in INDUSTRIES:
+        return [_raw("work_field", _say(subj, f"works in {o if o.isupper() or low in ACRONYMS else low}"),
+                     low, tags=("work",), confidence=0.8)]
+    if _ARTICLE.match(o):
+        org, _ = _org(o)
+        return [_raw("works_at", _say(subj, f"works in {org}"), org, tags=("work",), confidence=0.7)] if org else []
+    p = _place(o)
+    if p and o[:1].isupper():
+        return [_raw("work_location", _say(subj, f"works in {p}"), p, entities=[_ent("place", p)],
+                     tags=("work", "location"), confidence=0.7)]
+    return []
+
+
+def _studies(subj: dict[str, Any], rest: str) -> list[dict[str, Any]]:
+    m = re.match(r"^(.+?)\s+(?:at|in)\s+(.+)$", rest, re.I)
+    field, org = (m.group(1), m.group(2)) if m else (rest, None)
+    field = _clean(field)
+    out: list[dict[str, Any]] = []
+    if field and field.split()[0].lower() not in _PRONOUN_OBJ and field.lower() not in {"hard", "a lot", "abroad"}:
+        if any(w in field.lower().split() for w in SCHOOL_WORDS) and not org:
+            org, field = field, ""
+        if field:
+            out.append(_raw("studies", _say(subj, f"studies {field}"), field, tags=("education",), confidence=0.8))
+    if org:
+        o, _ = _org(org)
+        if o:
+            out.append(_raw("studies_at", _say(subj, f"studies at {o}"), o,
+                            entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                            confidence=0.85))
+    return out
+
+
+# ============================================================================ predicates
+_P_BE = re.compile(r"^(?:am|is|are)\s+(.+)$", re.I)
+_P_BUSINESS = re.compile(r"^(?:run|runs|own|owns|have|has|started|founded|opened|manage|manages)\s+"
+                         r"(?:a|an|my own|our own|my|our|his|her|the family)\s+(.+)$", re.I)
+_P_HAVE = re.compile(r"^(?:(?:have|has)\s+got|have|has|own|owns|got|adopted|bought|rescued|brought home|"
+                     r"got myself)\s+(.+)$", re.I)
+_P_LIVE = re.compile(r"^(?:live|lives|stay|stays|reside|resides)\s+(?:with\s+(?:my|our|his|her|their)\s+"
+                     r"[\w'-]+(?:\s+[\w'-]+)?\s+)?(?:in|at)\s+(.+)$", re.I)
+_P_MOVED = re.compile(r"^(?:moved|relocated|shifted)\s+(?:back\s+|over\s+|here\s+)?(?:to|into)\s+(.+)$", re.I)
+_P_FROM = re.compile(r"^(?:come|comes|hail|hails)\s+(?:originally\s+)?from\s+(.+)$", re.I)
+_P_GREW = re.compile(r"^(?:grew\s+up|was\s+raised|was\s+brought\s+up)\s+in\s+(.+)$", re.I)
+_P_BORN = re.compile(r"^was\s+born\s+(?:and\s+(?:raised|brought\s+up)\s+)?(in|on)\s+(.+)$", re.I)
+_P_WORK_AS = re.compile(r"^(?:work|works)\s+as\s+(.+)$", re.I)
+_P_WORK_AT = re.compile(r"^(?:work|works)\s+(?:(?:night|day|late|early|evening|weekend|double)\s+shifts?\s+|"
+                        r"part[\s-]time\s+|full[\s-]time\s+|remotely\s+|weekends\s+|nights\s+)?(?:at|for|with)\s+(.+)$",
+                        re.I)
+_P_WORK_IN = re.compile(r"^(?:work|works)\s+in\s+(.+)$", re.I)
+_P_WFH = re.compile(r"^(?:work|works)\s+(?:from\s+home|remotely|remote)\b", re.I)
+_P_JOINED = re.compile(r"^(?:started|joined|start|join)\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?(?:at|for|with)\s+(.+)$"
+                       r"|^(?:joined|got\s+(?:a\s+|my\s+first\s+)?(?:new\s+)?job\s+(?:at|with)|got\s+hired\s+(?:at|by)|"
+                       r"got\s+(?:a\s+)?job\s+offer\s+from)\s+(.+)$", re.I)
+_P_STUDY_AT = re.compile(r"^(?:study|studies|go\s+to\s+college|go\s+to\s+school|go\s+to\s+uni)\s+(?:at|in)\s+(.+)$",
+                         re.I)
+_P_STUDY = re.compile(r"^(?:study|studies|major\s+in|majors\s+in)\s+(.+)$", re.I)
+_P_GO_TO = re.compile(r"^(?:go|goes|attend|attends)\s+(?:to\s+)?(.+)$", re.I)
+_P_PLAY = re.compile(r"^(?:play|plays)\s+(.+)$", re.I)
+_P_GO_ING = re.compile(r"^(?:go|goes)\s+([a-z]+ing)\b(.*)$", re.I)
+_P_DO = re.compile(r"^(?:do|does|practice|practise|practices|practises|train)\s+(?:in\s+)?(.+)$", re.I)
+_P_TURNED = re.compile(r"^(?:just\s+)?turned\s+(.+)$", re.I)
+_P_GO_BY = re.compile(r"^(?:go|goes)\s+by\s+(.+)$", re.I)
+_P_PREFER = re.compile(r"^(?:prefer|prefers|would\s+prefer|would\s+rather)\s+(.+)$", re.I)
+_P_TEACH = re.compile(r"^(?:teach|teaches)\s+(.+?)(?:\s+at\s+(.+))?$", re.I)
+_P_WANT = re.compile(r"^(?:(do|does)\s+not\s+)?(?:want|need|like)\s+(?!to\b)(.+)$", re.I)
+
+
+def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    r = _ADV.sub("", r.strip())
+    if not r:
+        return []
+    tenant = ctx["scope"] == "tenant"
+    m = _NEG_RX.match(r)
+    if m:
+        word = (m.group(1) or m.group(2) or "").lower()
+        verb3 = _NEG.get(word) or f"doesn't {word}"
+        return _pref(subj, verb3, False, m.group(3), ctx)
+    m = _POS_RX.match(r)
+    if m:
+        verb = m.group(1).lower()
+        return _pref(subj, _POS[verb], True, m.group(2), ctx)
+    m = _P_PREFER.match(r)
+    if m:
+        return _prefer(subj, m.group(1), r.lower().startswith("would rather"), ctx)
+    if tenant:
+        m = _P_WANT.match(r)
+        if m and subj["kind"] == "self":
+            neg = bool(m.group(1))
+            return [_raw("does_not_want" if neg else "wants",
+                         _say(subj, f"{'does not want' if neg else 'wants'} {d}".replace("does not", "doesn't")),
+                         n, key=slugify(n), category=_category(n), tags=("preferences",), confidence=0.75)
+                    for d, n in _objects(m.group(2), split=False)]
+        return []
+    if r.lower().startswith(("am ", "is ", "are ")):
+        m = _P_BE.match(r)
+        return _complement(subj, m.group(1), ctx, clause) if m else []
+    m = re.match(r"^(?:have|has)\s+been\s+(.+)$", r, re.I)
+    if m:
+        comp = re.sub(r"\s+(?:for|since)\s+.*$|\s+(?:my|their|his|her)\s+whole\s+life.*$|\s+all\s+my\s+life.*$",
+                      "", m.group(1), flags=re.I)
+        if re.match(r"^(?:going|moving|visiting|meeting|seeing|heading|flying|in|at|to)\b", comp, re.I):
+            return []
+        return _complement(subj, comp, ctx, clause)
+    m = _P_BUSINESS.match(r)
+    if m and any(w in m.group(1).lower().split() for w in BUSINESS_WORDS):
+        o = _clean(m.group(1))
+        return [_raw("runs_business", _say(subj, f"runs {_article(o)} {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                     tags=("work", "business"), confidence=0.8)] if o else []
+    m = _P_JOINED.match(r)
+    if m:
+        target = m.group(1) or m.group(2)
+        if m.group(2) and r.lower().startswith("joined") and not target[:1].isupper():
+            return []
+        return _works_at(subj, target, ctx)
+    m = _P_HAVE.match(r)
+    if m:
+        return _has(subj, m.group(1), ctx)
+    for rx, rel, verb in ((_P_LIVE, "lives_in", "lives in"), (_P_MOVED, "lives_in", "lives in"),
+                          (_P_FROM, "from", "is from"), (_P_GREW, "grew_up_in", "grew up in")):
+        m = rx.match(r)
+        if m:
+            p = _place(m.group(1))
+            if not p:
+                return []
+            if rx is _P_MOVED and _cue(clause) in {"1d", "3d", "7d", "30d"} and \
+                    re.search(r"\b(?:next|tomorrow|in a)\b", clause, re.I):
+                return []
+            return [_raw(rel, _say(subj, f"{verb} {p}"), p, entities=[_ent("place", p)], tags=("location",),
+                         confidence=0.9)]
+    m = _P_BORN.match(r)
+    if m:
+        val = _clean(m.group(2))
+        if m.group(1).lower() == "on" or re.match(r"^\d", val) or val.split()[0].lower() in {
+                "january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december"}:
+            if re.fullmatch(r"\d{4}", val):
+                return []
+            return [_raw("birthday", _say(subj, f"was born on {val}"), val, tags=("birthday",), confidence=0.85)]
+        p = _place(val)
+        return [_raw("born_in", _say(subj, f"was born in {p}"), p, entities=[_ent("place", p)],
+                     tags=("location",), confidence=0.85)] if p else []
+    m = _P_WFH.match(r)
+    if m:
+        return [_raw("work_location", _say(subj, "works from home"), "home", tags=("work",), confidence=0.8)]
+    m = _P_WORK_AS.match(r)
+    if m:
+        rest = m.group(1)
+        return _job_items(subj, rest if _ARTICLE.match(rest) else "a " + rest, ctx, require_article=False)
+    m = _P_WORK_AT.match(r)
+    if m:
+        return _works_at(subj, m.group(1), ctx)
+    m = _P_WORK_IN.match(r)
+    if m:
+        return _work_in(subj, m.group(1))
+    m = _P_STUDY_AT.match(r)
+    if m:
+        o, _ = _org(m.group(1))
+        return [_raw("studies_at", _say(subj, f"studies at {o}"), o,
+                     entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                     confidence=0.85)] if o else []
+    m = _P_STUDY.match(r)
+    if m:
+        return _studies(subj, m.group(1))
+    m = _P_GO_BY.match(r)
+    if m and subj["kind"] == "self":
+        name, _ = _take_name(_clean(m.group(1)), allow_lower=True)
+        return [_raw("preferred_name", f"Goes by {name}", name, tags=("identity", "name"), confidence=0.85)] \
+            if name else []
+    m = _P_GO_ING.match(r)
+    if m and m.group(1).lower() not in {"going", "bring", "thing", "nothing", "something", "everything"}:
+        act = m.group(1).lower()
+        return [_raw("hobby", _say(subj, f"goes {act}{_freq(m.group(2))}"), act, key=slugify(act),
+                     entities=[_ent("hobby", act)], tags=("hobbies", act), confidence=0.75)]
+    m = _P_GO_TO.match(r)
+    if m and any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
+        o, _ = _org(m.group(1))
+        return [_raw("studies_at", _say(subj, f"goes to {o}"), o,
+                     entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                     confidence=0.8)] if o else []
+    m = _P_DO.match(r)
+    if m:
+        words = _clean(m.group(1)).lower().split()
+        act = next((" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in ACTIVITIES_DO), "")
+        if act:
+            return [_raw("hobby", _say(subj, f"does {act.lower()}{_freq(m.group(1)[len(act):])}"), act.lower(),
+                         key=slugify(act), entities=[_ent("hobby", act.lower())], tags=("hobbies", act.lower()),
+                         confidence=0.75)]
+        return []
+    m = _P_PLAY.match(r)
+    if m:
+        return _plays(subj, m.group(1))
+    m = _P_TURNED.match(r)
+    if m:
+        am = re.match(r"^(\d{1,3}|[a-z]+(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)\b",
+                      _clean(m.group(1), cut=True) or "", re.I)
+        n = _age(am.group(1)) if am else None
+        if n and (subj["kind"] != "self" or n >= 5):
+            return [_raw("age", _say(subj, f"is {n} years old"), str(n), tags=("age",), confidence=0.85)]
+        return []
+    m = _P_TEACH.match(r)
+    if m and subj["kind"] == "self":
+        subj_t = _clean(m.group(1))
+        out = [_raw("job_title", _say(subj, f"is a teacher ({_third(subj_t)})" if subj_t else "is a teacher"),
+                    "teacher", tags=("work",), confidence=0.7)] if subj_t and \
+            subj_t.split()[0].lower() not in _PRONOUN_OBJ else []
+        if out and m.group(2):
+            o, _ = _org(m.group(2))
+            if o:
+                out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
+                                entities=[_ent("workplace", o)] if not _ARTICLE.match(o) else [],
+                                tags=("work",), confidence=0.75))
+        return out
+    return []
+
+
+_FREQ = re.compile(r"\b(?:every\s+(?:day|morning|evening|night|weekend|week|sunday|saturday|monday|tuesday|"
+                   r"wednesday|thursday|friday)|on\s+(?:the\s+)?weekends?|on\s+(?:sundays|saturdays|mondays|"
+                   r"fridays)|at\s+night|daily|twice a week|once a week|most weekends|most days|after work|"
+                   r"in the mornings?|in the evenings?)\b", re.I)
+
+
+def _freq(s: str) -> str:
+    m = _FREQ.search(s or "")
+    return f" {m.group(0).lower()}" if m else ""
+
+
+def _plays(subj: dict[str, Any], rest: str) -> list[dict[str, Any]]:
+    o = _clean(re.split(r"\s+(?:with|on|at|every|in|for|after|before|during|since|when|mostly|daily|"
+                        r"online|competitively|professionally|sometimes|a lot|all day|all night)\b", rest,
+                        maxsplit=1, flags=re.I)[0])
+    o = re.sub(r"^(?:the|a|an|some|lots of|a lot of)\s+", "", o, flags=re.I)
+    if not o or o.split()[0].lower() in _PRONOUN_OBJ | {"with", "around", "along", "dumb", "dead", "hard",
+                                                        "nice", "safe", "games with", "my", "your", "him", "her"}:
+        return []
+    norm = _norm_obj(o)
+    cat = _category(norm)
+    disp = o if not o.islower() or cat != "gaming" else _display(o)
+    ents = _thing_entities(disp, norm, "gaming") if cat == "gaming" else [_ent("hobby", norm)]
+    tags = ("hobbies", "gaming", norm) if cat == "gaming" else ("hobbies", norm)
+    return [_raw("plays", _say(subj, f"plays {disp}{_freq(rest)}"), norm, key=slugify(norm), entities=ents,
+                 category=cat, tags=tags, confidence=0.8)]
+
+
+def _prefer(subj: dict[str, Any], rest: str, rather: bool, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    rest = rest.strip()
+    if re.match(r"^not\b", rest, re.I):
+        return []
+    m = re.match(r"^to\s+(.+)$", rest, re.I)
+    if m and not rather:
+        o = _clean(m.group(1), adverbials=False)
+        mc = _COMPARE.match(o)
+        if mc:
+            return _prefer_pair(subj, mc.group(1), mc.group(2), ctx)
+        if not o or o.split()[0].lower() in _PRONOUN_OBJ:
+            return []
+        return [_raw("prefers", _say(subj, f"prefers to {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                     category=_category(_gerund(o.split()[0]).lower()), tags=("preferences",), confidence=0.8)]
+    mc = _COMPARE.match(rest) or (None if rather else re.match(r"^(.+?)\s+to\s+(.+)$", rest, re.I))
+    if mc:
+        return _prefer_pair(subj, mc.group(1), mc.group(2), ctx)
+    if rather:
+        return []
+    out = []
+    for disp, norm in _objects(rest, split=False):
+        cat = _category(norm)
+        out.append(_raw("prefers", _say(subj, f"prefers {disp}"), norm, key=slugify(norm), category=cat,
+                        entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.8))
+    return out
+
+
+# ============================================================================ requests: avoidance and interest
+_TALKV = (r"(?:(?:talk|talking|speak|speaking|chat|chatting|go\s+on|going\s+on|ask|asking|ask\s+me|asking\s+me|"
+          r"hear|hearing|joke|joking|tease\s+me|teasing\s+me|get\s+into|getting\s+into|go\s+into|going\s+into)"
+          r"\s+(?:to\s+me\s+|with\s+me\s+)?about|discuss|discussing|bring\s+up|bringing\s+up|mention|mentioning|"
+          r"raise|raising|get\s+into|getting\s+into|go\s+into|going\s+into|revisit|revisiting|dwell\s+on|"
+          r"dwelling\s+on)\s+")
+_AVOID = [(re.compile(p, re.I), content) for p, content in (
+    (rf"^(?:please\s+|kindly\s+|just\s+)?(?:do\s+not|never|stop|quit|no\s+more)\s+(?:ever\s+)?(?:again\s+)?{_TALKV}(.+)$",
+     "doesn't want to talk about"),
+    (rf"^(?:I|we)\s+(?:(?:really|just|honestly|seriously|actually)\s+)?(?:do\s+not|would\s+rather\s+not|would\s+prefer\s+not\s+to|"
+     rf"prefer\s+not\s+to|cannot|can\s+not|am\s+not\s+going\s+to|will\s+not)\s+(?:(?:really|even|particularly)\s+)?"
+     rf"(?:want\s+to\s+|feel\s+like\s+|care\s+to\s+|wish\s+to\s+)?{_TALKV}(.+)$", "doesn't want to talk about"),
+    (rf"^(?:I|we)\s+(?:(?:really|just|honestly|actually)\s+)?(?:do\s+not|never)\s+(?:(?:really|particularly|even|much)\s+)?"
+     rf"(?:like|enjoy|love)\s+(?:to\s+)?{_TALKV}(.+)$", "doesn't like talking about"),
+    (rf"^(?:I|we)\s+(?:(?:really|just|honestly|absolutely|totally)\s+)?(?:hate|dislike|avoid|cannot\s+stand)\s+{_TALKV}(.+)$",
+     "hates talking about"),
+    (rf"^(?:I|we)\s+am\s+(?:really\s+)?not\s+(?:comfortable|ok|okay|keen\s+on|up\s+for|in\s+the\s+mood\s+for|"
+     rf"ready\s+to|interested\s+in)\s+{_TALKV}(.+)$", "doesn't want to talk about"),
+    (rf"^(?:can|could|would|will)\s+(?:we|you)\s+(?:please\s+)?(?:not|stop|avoid)\s+(?:ever\s+)?{_TALKV}(.+)$",
+     "doesn't want to talk about"),
+    (rf"^let\s+us\s+(?:please\s+)?(?:not|stop|avoid)\s+{_TALKV}(.+)$", "doesn't want to talk about"),
+    (r"^(?:please\s+)?(?:leave|keep)\s+(.+?)\s+out\s+of\s+(?:this|it|our\s+conversations?|our\s+chats?)$",
+     "doesn't want to talk about"),
+    (r"^(.+?)\s+(?:is|are)\s+(?:totally\s+|completely\s+|strictly\s+)?(?:off[\s-]limits|a\s+sore\s+(?:topic|subject|spot)|"
+     r"a\s+touchy\s+subject|not\s+something\s+I\s+(?:want\s+to|like\s+to)\s+(?:talk|discuss))(?:\s+for\s+me)?$",
+     "doesn't want to talk about"),
+    (r"^no\s+(?:more\s+)?(?:talk(?:ing)?\s+about|questions\s+about|(?:politics|religion)\s+talk)\s+(.+)$",
+     "doesn't want to talk about"),
+)]
+_INTEREST = [(re.compile(p, re.I), content, conf) for p, content, conf in (
+    (r"^(?:(?:can|could|shall|should)\s+we|(?:can|could)\s+you\s+and\s+I|would\s+you\s+(?:mind|like\s+to)|"
+     r"do\s+you\s+want\s+to|want\s+to)\s+(?:please\s+)?(?:talk|chat|speak|have\s+a\s+chat)\s+(?:a\s+bit\s+|more\s+|"
+     r"a\s+little\s+|for\s+a\s+bit\s+)?about\s+(.+)$", "wants to talk about", 0.75),
+    (r"^let\s+us\s+(?:talk|chat)\s+(?:a\s+bit\s+|more\s+|a\s+little\s+)?about\s+(.+)$", "wants to talk about", 0.75),
+    (r"^(?:please\s+)?tell\s+me\s+(?:more\s+|a\s+bit\s+|a\s+little\s+|something\s+|everything\s+|all\s+)?about\s+(.+)$",
+     "wants to know more about", 0.7),
+    (r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?tell\s+me\s+(?:more\s+|a\s+bit\s+|something\s+|a\s+little\s+)?"
+     r"about\s+(.+)$", "wants to know more about", 0.65),
+    (r"^I\s+(?:(?:really|just|would\s+really)\s+)?(?:want\s+to|would\s+like\s+to|would\s+love\s+to|need\s+to)\s+"
+     r"(?:talk|chat|speak|vent)\s+(?:more\s+|a\s+bit\s+)?about\s+(.+)$", "wants to talk about", 0.75),
+    (r"^I\s+(?:(?:really|also)\s+)?(?:love|like|enjoy)\s+(?:talking|chatting)\s+about\s+(.+)$",
+     "loves talking about", 0.8),
+    (r"^I\s+have\s+been\s+(?:really\s+)?(?:getting\s+into|curious\s+about|interested\s+in|reading\s+(?:a\s+lot\s+)?about)"
+     r"\s+(.+)$", "is interested in", 0.7),
+)]
+_TOPIC_REJECT = frozenset({"yourself", "you", "your day", "something else", "anything", "anything else", "it", "that",
+                           "this", "me", "us", "what", "how", "why", "something", "stuff", "things", "your life",
+                           "life", "whatever", "the other thing", "something fun", "something different",
+                           "something new", "another thing", "other things", "this again", "that again"})
+
+
+def _requests(c: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:
+    m = _CALL_ME.match(c)
+    if m and ctx["scope"] == "contact":
+        name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
+        return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
+                     confidence=0.9)] if name else []
+    for rx, verb in _AVOID:
+        m = rx.match(c)
+        if m:
+            if re.search(r"\b(?:to me like that|like that)\b", c, re.I):
+                return []
+            obj = m.group(1)
+            if _norm_obj(_clean(obj)) in _TOPIC_REJECT:
+                return []
+            return _talk(SELF, obj, "avoid_topic", verb, ctx)
+    for rx, verb, conf in _INTEREST:
+        m = rx.match(c)
+        if m:
+            obj = _clean(m.group(1))
+            if not obj or _norm_obj(obj) in _TOPIC_REJECT or obj.lower().startswith(("your ", "you ", "yourself")):
+                return []
+            return _talk(SELF, obj, "interest", verb, ctx, conf)
+    return None
+
+
+# ============================================================================ "my name is", "call me", "my favorite X is"
+_MY_NAME = re.compile(r"^(?:my\s+(?:full\s+|first\s+|real\s+|actual\s+|given\s+)?name\s+is|(?:the\s+)?name\s+is|"
+                      r"this\s+is|it\s+is)\s+(.+)$", re.I)
+_CALL_ME = re.compile(r"^(?:(?:you\s+can|you\s+may|please|just|pls|feel\s+free\s+to)\s+)?call\s+me\s+(.+)$"
+                      r"|^(?:my\s+)?(?:friends|everyone|people|everybody|family)\s+(?:call|calls)\s+me\s+(.+)$"
+                      r"|^my\s+nick\s*name\s+is\s+(.+)$", re.I)
+_IS_MY_ROLE = re.compile(rf"^(?-i:([A-Z][a-z]+))\s+is\s+(?:my|our)\s+(?:{_ADJ}\s+){{0,2}}({_ROLE_ALT})"
+                         rf"(?:\s+(?:lol|haha|btw))?$", re.I)
+_HERE = re.compile(r"^(?-i:([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\s+here$")
+_BIRTHDAY = re.compile(r"^my\s+(?:birthday|bday|b-day|birth\s*date|date\s+of\s+birth)\s+is\s+(?:on\s+)?(.+)$", re.I)
+_FAVORITE = re.compile(r"^my\s+(?:absolute\s+|all[\s-]time\s+|most\s+)?favorite\s+([a-z][\w' -]{0,30}?)\s+"
+                       r"(?:is|are|has\s+to\s+be|would\s+be|of\s+all\s+time\s+is)\s+(.+)$", re.I)
+_IS_FAVORITE = re.compile(r"^(.+?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all[\s-]time\s+)?favorite(?:\s+([a-z][\w' -]{0,30}))?$",
+                          re.I)
+_MY_ATTR = re.compile(r"^my\s+(hometown|home\s+town|age|major|pronouns|(?:star\s+|zodiac\s+|sun\s+)?sign|job|"
+                      r"profession|occupation|day\s+job|(?:home|house|place|flat|apartment)\s+is\s+in|office|"
+                      r"workplace|company|employer|native\s+place|native|mother\s+tongue|first\s+language|"
+                      r"native\s+language)\s+(?:is|are)\s+(.+)$", re.I)
+
+
+def _self_statements(c: str, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    m = _MY_NAME.match(c)
+    if m and (c.lower().startswith(("my", "name", "the name")) or (index == 0 and ctx.get("greeting"))):
+        explicit = c.lower().startswith(("my", "name", "the name"))
+        name, rest = _take_name(_clean(m.group(1)), allow_lower=explicit)
+        if name and (explicit or not rest.strip() or rest.strip().lower() == "here"):
+            return _name_items(SELF, name, 0.95 if explicit else 0.8, ctx)
+        return []
+    m = _CALL_ME.match(c)
+    if m:
+        name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
+        return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
+                     confidence=0.9)] if name else []
+    m = _IS_MY_ROLE.match(c)
+    if m and m.group(1).casefold() not in NAME_STOP:
+        subj = _role_subject(m.group(2), m.group(1))
+        if subj is not None:
+            _introduce(ctx, subj, m.group(1))
+            return _implied(subj, m.group(1), ctx)
+    m = _HERE.match(c)
+    if m and index == 0 and m.group(1).casefold() not in NAME_STOP:
+        return _name_items(SELF, m.group(1), 0.75, ctx)
+    m = _BIRTHDAY.match(c)
+    if m:
+        val = _clean(m.group(1))
+        return [_raw("birthday", f"Birthday is {val}", val, tags=("birthday",), confidence=0.9)] if val else []
+    m = _FAVORITE.match(c)
+    if m:
+        what = _clean(m.group(1).strip(), cut=False)
+        objs = _objects(m.group(2), split=False)
+        if not what or not objs:
+            return []
+        disp, norm = objs[0]
+        cat = _category(norm) or _category(what.lower())
+        return [_raw(f"favorite_{slugify(what)}", f"Favorite {what.lower()} is {disp}", norm, category=cat,
+                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or "", slugify(what)),
+                     confidence=0.9)]
+    m = _IS_FAVORITE.match(c)
+    if m and not re.match(r"^(?:you|it|this|that|he|she|they)\b", c, re.I):
+        objs = _objects(m.group(1), split=False)
+        if not objs:
+            return []
+        disp, norm = objs[0]
+        cat = _category(norm)
+        if m.group(2):
+            what = _clean(m.group(2), cut=False).lower()
+            return [_raw(f"favorite_{slugify(what)}", f"Favorite {what} is {disp}", norm, category=cat,
+                         entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.85)]
+        return [_raw("likes", f"Loves {disp}", norm, key=slugify(norm), category=cat,
+                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.8)]
+    m = _MY_ATTR.match(c)
+    if m:
+        attr, val = " ".join(m.group(1).lower().split()), m.group(2)
+        if attr in {"hometown", "home town", "native place", "native"}:
+            p = _place(val)
+            return [_raw("from", f"Is from {p}", p, entities=[_ent("place", p)], tags=("location",),
+                         confidence=0.9)] if p else []
+        if attr.endswith("is in"):
+            p = _place(val)
+            return [_raw("lives_in", f"Lives in {p}", p, entities=[_ent("place", p)], tags=("location",),
+                         confidence=0.8)] if p else []
+        if attr == "age":
+            am = _AGE_RX.match(_clean(val))
+            n = _age(am.group(1)) if am else None
+            return [_raw("age", f"Is {n} years old", str(n), tags=("age",), confidence=0.9)] if n else []
+        if attr == "major":
+            v = _clean(val)
+            return [_raw("studies", f"Studies {v}", v, tags=("education",), confidence=0.85)] if v else []
+        if attr == "pronouns":
+            v = _clean(val, cut=False)
+            return [_raw("pronouns", f"Pronouns are {v}", v, tags=("identity",), confidence=0.9)] if v else []
+        if attr.endswith("sign"):
+            v = _clean(val)
+            return [_raw("zodiac_sign", f"Zodiac sign is {_display(v)}", v, tags=("identity",), confidence=0.85)] \
+                if v else []
+        if attr in {"mother tongue", "first language", "native language"}:
+            v = _clean(val)
+            return [_raw("identity", f"Mother tongue is {_display(v)}", v, key=slugify(f"language {v}"),
+                         tags=("identity", "language"), confidence=0.85)] if v else []
+        if attr in {"office", "workplace", "company", "employer"}:
+            if re.match(r"^(?:in|at|near|on)\s", val, re.I):
+                p = _place(re.sub(r"^\w+\s+", "", val))
+                return [_raw("work_location", f"Works in {p}", p, entities=[_ent("place", p)],
+                             tags=("work", "location"), confidence=0.7)] if p and attr == "office" else []
+            return _works_at(SELF, val, ctx) if attr != "office" else []
+        return _job_items(SELF, val if _ARTICLE.match(val) else "a " + val, ctx, require_article=False)
+    return None
+
+
+# ============================================================================ tenant (business) statements
+_BIZ = "|".join(BUSINESS_WORDS)
+_T_RULES = [(re.compile(p, re.I), rel) for p, rel in (
+    (r"^(?:we|I)\s+(?:(?:also|mainly|mostly|only|just|primarily|now|currently)\s+)?(?:sell|offer|provide|make|bake|"
+     r"serve|specialize\s+in|specialise\s+in|deal\s+in|cater|stock|carry|brew|roast|design|build|manufacture|"
+     r"teach|organize|organise|host|rent\s+out|repair|fix|import|export|handle)\s+(.+)$", "business_offering"),
+    (r"^our\s+(?:main\s+|best[\s-]?selling\s+|signature\s+|most\s+popular\s+|core\s+|top\s+)?(?:products?|services?|"
+     r"offerings?|specialty|speciality|specialities|bestsellers?|menu)\s+(?:are|is|include|includes)\s+(.+)$",
+     "business_offering"),
+    (r"^(?:we|I)\s+(?:(?:also|only)\s+)?(?:deliver|ship)\s+(?:to\s+|across\s+|all\s+over\s+|within\s+|in\s+)(.+)$",
+     "business_delivery_area"),
+    (r"^(?:we\s+are|I\s+am)\s+(?:located|based|situated)\s+(?:in|at|on|out\s+of|near)\s+(.+)$", "business_location"),
+    (rf"^our\s+(?:{_BIZ})\s+is\s+(?:located\s+|based\s+|situated\s+)?(?:in|at|on|near)\s+(.+)$", "business_location"),
+    (r"^(?:located|based|situated)\s+(?:in|at|on)\s+(.+)$", "business_location"),
+    (r"^(?:we\s+are|our\s+\w+\s+is|we\s+stay)\s+open\s+(.+)$|^our\s+(?:opening\s+|business\s+|store\s+|shop\s+|working\s+)?"
+     r"(?:hours|timings|timing)\s+(?:are|is)\s+(.+)$|^we\s+open\s+(?:at\s+)?(.+)$", "business_hours"),
+    (rf"^(?:we\s+are\s+called|our\s+(?:{_BIZ})\s+is\s+called|our\s+(?:{_BIZ}\s+)?name\s+is|the\s+(?:{_BIZ})\s+is\s+called)\s+(.+)$",
+     "business_name"),
+    (r"^our\s+(?:main\s+|target\s+|typical\s+|ideal\s+|core\s+)?(?:customers|clients|audience|market|buyers|users|"
+     r"customer\s+base)\s+(?:are|is)\s+(?:mostly\s+|mainly\s+|usually\s+|largely\s+)?(.+)$", "business_audience"),
+    (r"^(?:we|I)\s+(?:mainly\s+|mostly\s+)?(?:cater\s+to|target|serve\s+mostly|work\s+with)\s+(.+)$",
+     "business_audience"),
+    (rf"^our\s+(?:{_BIZ})\s+is\s+(?:an?\s+)(.+)$|^(?:we\s+are|this\s+is)\s+an?\s+(.+)$", "business_type"),
+    (rf"^(?:we|I)\s+(?:run|own|have|started|founded|opened|manage)\s+(?:an?|my\s+own|our\s+own|my|our|the\s+family)\s+"
+     rf"((?:[\w'-]+\s+){{0,3}}(?:{_BIZ})\b.*)$", "business_type"),
+)]
+_BIZ_TYPE_REJECT = re.compile(r"^(?:bit|little|lot|team\s+of|few|couple|good|great|nice|new\s+here|"
+                              r"(?:very\s+|really\s+)?(?:busy|small\s+team))\b", re.I)
+
+
+def _tenant(c: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:
+    for rx, rel in _T_RULES:
+        m = rx.match(c)
+        if not m:
+            continue
+        val = next(g for g in m.groups() if g)
+        if re.match(r"^(?:not|never|no)\b", val, re.I):
+            return []
+        if rel == "business_offering":
+            return [_raw(rel, f"Offers {d}", n, key=slugify(n), category=_category(n), tags=("business", "offering"),
+                         entities=[_ent("topic", d.lower())] if len(n.split()) <= 3 else [], confidence=0.8)
+                    for d, n in _objects(val)]
+        if rel in {"business_location", "business_delivery_area"}:
+            p = _place(val)
+            verb = "Is located in" if rel == "business_location" else "Delivers to"
+            return [_raw(rel, f"{verb} {p}", p, entities=[_ent("place", p)], tags=("business", "location"),
+                         confidence=0.85)] if p else []
+        if rel == "business_hours":
+            v = _TRAIL_JUNK.sub("", val).strip()
+            return [_raw(rel, f"Is open {v}", v, tags=("business", "hours"), confidence=0.8)] if v else []
+        if rel == "business_name":
+            v = _clean(val)
+            return [_raw(rel, f"Business is called {v}", v, entities=[_ent("org", v)], tags=("business",),
+                         confidence=0.85)] if v else []
+        if rel == "business_audience":
+            v = _clean(val)
+            return [_raw(rel, f"Customers are mostly {_third(v)}", v, tags=("business", "audience"),
+                         confidence=0.75)] if v else []
+        if rel == "business_type":
+            if c.lower().startswith(("I am a", "i am an", "i am")) and _job(val)[0]:
+                return None
+            v = _clean(val)
+            loc = re.match(r"^(.+?)\s+(?:in|based\s+in|located\s+in|out\s+of)\s+(.+)$", v, re.I)
+            place = None
+            if loc:
+                v, place = loc.group(1), _place(loc.group(2))
+            if not v or _BIZ_TYPE_REJECT.match(v):
+                return []
+            out = [_raw(rel, f"Is {_article(v)} {v}", v, tags=("business",), confidence=0.8)]
+            if place:
+                out.append(_raw("business_location", f"Is located in {place}", place,
+                                entities=[_ent("place", place)], tags=("business", "location"), confidence=0.8))
+            return out
+    return None
+
+
+# ============================================================================ extract
+_REL_TAGS = {"name": ("identity",), "preferred_name": ("identity",), "age": ("identity",), "birthday": ("identity",),
+             "lives_in": ("location",), "from": ("location",), "grew_up_in": ("location",), "born_in": ("location",),
+             "current_location": ("location",), "works_at": ("work",), "job_title": ("work",),
+             "studies_at": ("education",), "has_pet": ("pets",), "pet_name": ("pets",), "breed": ("pets",),
+             "family_member": ("family",), "likes": ("preferences",), "dislikes": ("preferences",),
+             "prefers": ("preferences",), "avoid_topic": ("boundaries",), "interest": ("interests",),
+             "plays": ("hobbies",), "hobby": ("hobbies",)}
+
+
+def _lifetime(relation: str, cue: str | None) -> str:
+    if relation in TEMPORAL_DEFAULT:
+        return cue or TEMPORAL_DEFAULT[relation]
+    if relation in CUE_TEMPORARY and cue:
+        return cue
+    return "permanent"
+
+
+def _finish(raw: dict[str, Any], subj: dict[str, Any], cue: str | None, known: Mapping[str, Any] | None
+            ) -> dict[str, Any]:
+    s = raw.get("subject") or subj
+    relation = raw["relation"]
+    mtype = memory_type_of(relation)
+    ents: list[dict[str, Any]] = []
+    if s.get("entity"):
+        ents.append(s["entity"])
+    ents.extend(raw["entities"])
+    subject_ref = s["ref"]
+    if known:
+        remap: dict[str, str] = {}
+        fixed = []
+        for e in ents:
+            new = canonical_ref(e["ref"], known, e.get("metadata"))
+            if new != e["ref"]:
+                remap[e["ref"]] = new
+                e = {**e, "ref": new, "displayName": (known.get(new) or {}).get("displayName") or e["displayName"]}
+            fixed.append(e)
+        ents = fixed
+        subject_ref = remap.get(subject_ref, subject_ref)
+        if subject_ref == s["ref"] and subject_ref != "self" and subject_ref not in remap.values():
+            subject_ref = canonical_ref(subject_ref, known)
+    seen: dict[str, dict[str, Any]] = {}
+    for e in ents:
+        if e["ref"] in seen:
+            old = seen[e["ref"]]
+            seen[e["ref"]] = {**old, "metadata": {**e.get("metadata", {}), **old.get("metadata", {})}}
+        else:
+            seen[e["ref"]] = e
+    key_obj = raw["key"] if raw["key"] is not None else slugify(raw["object"]) or raw["object"]
+    key = memory_key(mtype, subject_ref, relation, key_obj, raw["category"], raw.get("domain"))
+    tags: list[str] = []
+    for t in (*_REL_TAGS.get(relation, ()), *raw["tags"]):
+        t = " ".join(str(t).lower().replace("_", " ").split())
+        if t and t not in tags:
+            tags.append(t)
+    if s["kind"] == "pet" and "pets" not in tags:
+        tags.append("pets")
+    if s["kind"] == "person" and "family" not in tags and "relationships" not in tags:
+        tags.append("family")
+    return {"memoryType": mtype, "content": raw["content"], "relation": relation, "subject": subject_ref,
+            "object": raw["object"], "memoryKey": key, "entities": list(seen.values()),
+            "entityRefs": list(seen), "topics": tags[:6], "lifetime": _lifetime(relation, cue),
+            "confidence": round(float(raw["confidence"]), 2)}
+
+
+# "I have a dog but he died last year": no current possession is asserted
+_GONE = re.compile(r"\b(?:died|passed away|passed on|put down|put to sleep|ran away|no longer with us|"
+                   r"lost (?:him|her|them) (?:last|this)|rest in peace|rip)\b", re.I)
+_POSSESSION = frozenset({"has_pet", "family_member", "partner", "knows_person", "owns"})
+
+
+def extract(message: str, *, role: str = "user", scope: str = "contact",
+            known: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Candidate fact/preference memories of one message (see the module docstring)."""
+    if role != "user" or not isinstance(message, str) or not message.strip():
+        return []
+    text = message[:MAX_CHARS]
+    if len(text) < 200 and is_low_content(text):
+        return []
+    folded = _fold(text)
+    ctx: dict[str, Any] = {"scope": "tenant" if scope == "tenant" else "contact",
+                           "greeting": bool(GREETING.match(folded)), "introduced": [], "names": {},
+                           "last_subj": None}
+    out: list[dict[str, Any]] = []
+    keys: set[tuple[str, str]] = set()
+    gone = bool(_GONE.search(folded))
+    for index, cl in enumerate(_clauses(folded)[:MAX_CLAUSES]):
+        c = cl["text"]
+        ctx["clause_index"] = index
+        cue = _cue(cl["raw"])
+        raws: list[dict[str, Any]] | None = _requests(c, ctx)
+        subj = SELF
+        if raws is None:
+            if cl["question"] or cl["blocked"] or _HYPO.search(c):
+                ctx["last_subj"] = None
+                continue
+            if ctx["scope"] == "tenant":
+                raws = _tenant(c, ctx)
+            if raws is None:
+                raws = _self_statements(c, ctx, index) if ctx["scope"] == "contact" else None
+            if raws is None:
+                s, rest, name_value = _subject(c, ctx, cl["carry"])
+                if s is None:
+                    ctx["last_subj"] = None
+                    continue
+                subj = s
+                if s["kind"] != "self" and ctx["scope"] == "tenant":
+                    continue
+                if name_value is not None:
+                    name, _ = _take_name(_ADV.sub("", _clean(name_value)), allow_lower=True)
+                    raws = (_name_items(s, name, 0.9, ctx) + _implied(s, name, ctx)) if name else []
+                else:
+                    raws = _predicate(s, rest, ctx, cl["raw"])
+                    if s["kind"] != "self" and s.get("name"):
+                        raws = raws + _implied(s, s["name"], ctx)
+                ctx["last_subj"] = s
+                if s["kind"] != "self":
+                    _introduce(ctx, s, s.get("name"))
+        for raw in raws:
+            if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
+                continue
+            item = _finish(raw, subj, cue, known)
+            k = (item["memoryKey"], item["content"])
+            if k in keys:
+                continue
+            keys.add(k)
+            out.append(item)
+    return out
