@@ -25,8 +25,17 @@ def memory_json(row: dict[str, Any], score_value: float | None = None) -> dict[s
             "createdAt": iso(row["created_at"])}
 
 
-def memory_detail_json(row: dict[str, Any]) -> dict[str, Any]:
-    return {**memory_json(row), "scope": row["scope"], "status": row["status"], "confidence": row["confidence"],
+def memory_status(row: dict[str, Any], now: datetime | None = None) -> str:
+    """The stored status, except that an active memory past its expiry reads as expired."""
+    exp = row.get("expires_at")
+    if row["status"] == "active" and exp is not None and exp <= (now or datetime.now(exp.tzinfo)):
+        return "expired"
+    return row["status"]
+
+
+def memory_detail_json(row: dict[str, Any], now: datetime | None = None) -> dict[str, Any]:
+    return {**memory_json(row), "scope": row["scope"], "status": memory_status(row, now),
+            "confidence": row["confidence"],
             "source": row["source"], "pinned": row["pinned"], "memoryKey": row["memory_key"],
             "topics": list(row["topics"] or []), "validFrom": iso(row["valid_from"]), "validTo": iso(row["valid_to"]),
             "expiresAt": iso(row["expires_at"]), "supersededBy": row["superseded_by"],

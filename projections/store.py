@@ -155,7 +155,11 @@ class Store:
         s = await self.schema()
         sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"
         args: list[Any] = [tenant_id, contact_id]
-        if status:
+        if status == "expired":
+            sql += " AND status='active' AND expires_at <= now()"
+        elif status == "active":
+            sql += " AND status='active' AND (expires_at IS NULL OR expires_at > now())"
+        elif status:
             sql += " AND status=%s"
             args.append(status)
         async with self.pool.connection() as conn:

@@ -22,7 +22,8 @@ def records(envs, topic: str = "rapport.interactions", partition: int = 0, start
 
 
 class FakeEmbedder:
-    """Deterministic 8-d vectors from the text's hash: for tests that do not judge similarity."""
+    """Deterministic 8-d vectors from the text's hash: for tests that do not judge similarity
+    (unrelated texts are far apart, so the embedding dedup layer never merges them)."""
     model_name = "fake-8"
     dim = 8
 
@@ -34,6 +35,7 @@ class FakeEmbedder:
         out = np.zeros((len(texts), 8), dtype=np.float32)
         for i, t in enumerate(texts):
             h = hashlib.sha256(t.encode()).digest()
-            v = np.frombuffer(h[:32], dtype=np.uint8)[:8].astype(np.float32) + 1
+            # centred: unrelated texts are near-orthogonal, as with a real model
+            v = np.frombuffer(h[:32], dtype=np.uint8)[:8].astype(np.float32) - 127.5
             out[i] = v / np.linalg.norm(v)
         return out

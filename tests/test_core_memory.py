@@ -213,9 +213,13 @@ def test_episode_only_for_meaningful_user_messages():
             ("user", "👍"), ("user", "My sister Priya is visiting next week")]
     events = [ix(i, T0 + timedelta(minutes=i), m, role=r) for i, (r, m) in enumerate(msgs)]
     _, out = run(events)
-    extracted = [e for e in out if e.event_type == ev.MEMORY_EXTRACTED]
+    extracted = [e for e in out if e.event_type == ev.MEMORY_EXTRACTED
+                 and e.payload["memory"]["memoryType"] == "episode"]
     assert [e.payload["memory"]["content"] for e in extracted] == ["I moved to Berlin",
                                                                    "My sister Priya is visiting next week"]
+    facts = [e.payload["memory"]["content"] for e in out if e.event_type == ev.MEMORY_EXTRACTED
+             and e.payload["memory"]["memoryType"] != "episode"]
+    assert "Lives in Berlin" in facts  # the rules' fact beside the episode (agents/core/extraction.py)
     for e, src in zip(extracted, ("e1", "e4")):
         m = e.payload["memory"]
         assert m["memoryType"] == "episode" and m["importance"] == 0.5 and m["decayRate"] == 0.008
@@ -229,9 +233,10 @@ def test_episode_only_for_meaningful_user_messages():
 def test_plan_memories_is_pure_and_deterministic():
     e = ix(1, T0, "I adopted a beagle called Bruno", persona_id="coach")
     a, b = plan_memories(e), plan_memories(e)
-    assert a == b and len(a) == 1
-    assert a[0]["personaId"] is None  # memories are global to the contact; sessions carry the persona
-    assert a[0]["createdAt"] == T0.isoformat()
+    assert a == b and [m["memoryType"] for m in a][-1] == "episode" and len(a) >= 2  # facts, then the episode
+    assert all(m["personaId"] is None for m in a)  # memories are global to the contact; sessions carry the persona
+    assert all(m["createdAt"] == T0.isoformat() for m in a)
+    assert "pet:bruno" in a[-1]["entityRefs"]  # the episode is linked to the entities of the message
     assert plan_memories(ix(2, T0, "haha")) == []
     assert plan_memories(ix(3, T0, "I adopted a beagle", role="assistant")) == []
 
@@ -345,11 +350,16 @@ def test_processing_twice_gives_identical_states_and_events(steps):
     assert all(e.causation_id in sources for e in out_a)
     expected_memories = sum(e.payload["role"] == "user" and not mem.is_low_content(e.payload["message"])
                             for e in events)
-    # each meaningful user message becomes a memory, or reinforces the one it repeats
-    assert types(out_a).count(ev.MEMORY_EXTRACTED) + types(out_a).count(ev.MEMORY_REINFORCED) == expected_memories
+    # each meaningful user message becomes an episode, or reinforces the one it repeats
+    episodes = [e for e in out_a if e.event_type in (ev.MEMORY_EXTRACTED, ev.MEMORY_REINFORCED)
+                and (e.payload.get("memory") or {}).get("memoryType", "episode") == "episode"
+                and (e.event_type == ev.MEMORY_EXTRACTED or e.payload["memoryId"] in
+                     {x.payload["memory"]["id"] for x in out_a if x.event_type == ev.MEMORY_EXTRACTED
+                      and x.payload["memory"]["memoryType"] == "episode"})]
+    assert len(episodes) == expected_memories
     distinct = {mem.content_hash(e.payload["message"]) for e in events
                 if e.payload["role"] == "user" and not mem.is_low_content(e.payload["message"])}
-    assert types(out_a).count(ev.MEMORY_EXTRACTED) == len(distinct)
+    assert sum(e.event_type == ev.MEMORY_EXTRACTED for e in episodes) == len(distinct)
 
 
 @settings(max_examples=40, deadline=None)

@@ -38,7 +38,7 @@ async def test_batch_projects_memories_state_sessions_and_tracking(pg_url, versi
     assert (out.applied, out.skipped, out.dead_letters) == (4, 0, [])
 
     mems = rows(pg_url, version, "SELECT content, memory_type, source_event_ids, embedding_model, embedding_dim "
-                                 "FROM memories ORDER BY created_at")
+                                 "FROM memories WHERE memory_type='episode' ORDER BY created_at")
     # one episode per meaningful *user* message: not the assistant turn, not "lol"
     assert [(m[0], m[1], m[2]) for m in mems] == [
         ("Hey, I'm Arjun and I work at Infosys", "episode", ["e1"]),
@@ -110,7 +110,8 @@ async def test_state_survives_a_worker_restart(pg_url, version):
 async def test_real_embeddings_are_stored_with_model_and_dimension(pg_url, version, embedder):
     p = await pipeline_for(pg_url, version, embedder=embedder)
     await p.process(records([interaction("v1", "I have a golden retriever named Bruno")]))
-    (r,) = rows(pg_url, version, "SELECT embedding_model, embedding_dim, vector_norm(embedding) FROM memories")
+    (r,) = rows(pg_url, version, "SELECT embedding_model, embedding_dim, vector_norm(embedding) FROM memories "
+                                 "WHERE memory_type='episode'")
     assert r[0] == "all-MiniLM-L6-v2" and r[1] == 384 and abs(r[2] - 1.0) < 1e-4
 
 
@@ -122,7 +123,7 @@ async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedde
             interaction("d4", "My cat Miso knocked over a plant", minutes=3)]     # something else
     await p.process(records(envs))
     mems = rows(pg_url, version, "SELECT content, importance, access_count, source_event_ids FROM memories "
-                                 "ORDER BY created_at")
+                                 "WHERE memory_type='episode' ORDER BY created_at")
     assert [(m[0], m[2], m[3]) for m in mems] == [
         ("My dog Bruno ate my shoes again", 2, ["d1", "d2", "d3"]),
         ("My cat Miso knocked over a plant", 0, ["d4"])]
@@ -133,7 +134,7 @@ async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedde
     # a new worker (cold caches) still finds the hot set through PostgreSQL
     p2 = await pipeline_for(pg_url, version, embedder=embedder)
     await p2.process(records([interaction("d5", "Bruno ate my shoes again!!", minutes=50)], start_offset=10))
-    assert rows(pg_url, version, "SELECT count(*) FROM memories")[0][0] == 2
+    assert rows(pg_url, version, "SELECT count(*) FROM memories WHERE memory_type='episode'")[0][0] == 2
 
 
 async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url, version):
@@ -152,13 +153,14 @@ async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url
         rows_left = rows(pg_url, version, f"SELECT count(*) FROM {table} WHERE contact_id='zoe'")[0][0]
         if table in ("contacts", "processed_events", "memories", "sessions", "events"):
             assert rows_left >= 1, table  # the event after the erasure
-    assert [r[0] for r in rows(pg_url, version, "SELECT content FROM memories WHERE contact_id='zoe'")] == [
-        "Hello again, I just moved to Porto"]
+    assert [r[0] for r in rows(pg_url, version, "SELECT content FROM memories WHERE contact_id='zoe' "
+                                                "AND memory_type='episode'")] == ["Hello again, I just moved to Porto"]
     assert rows(pg_url, version, "SELECT message_count, session_count FROM contacts WHERE contact_id='zoe'") == [(1, 1)]
     assert rows(pg_url, version, "SELECT event_id FROM rapport.ledger WHERE contact_id='zoe' "
                                  "AND event_id = ANY(%s)", ["x1", "x2", "x3", "erase-zoe"]) == [("x3",)]
     # other contacts untouched; the erasure's own tracking record does not name the contact
-    assert rows(pg_url, version, "SELECT count(*) FROM memories WHERE contact_id='kim'")[0][0] == 1
+    assert rows(pg_url, version, "SELECT count(*) FROM memories WHERE contact_id='kim' "
+                                 "AND memory_type='episode'")[0][0] == 1
     (tracking,) = rows(pg_url, version, "SELECT contact_id FROM processed_events WHERE event_id='erase-zoe'")
     assert tracking[0].startswith("erased:") and "zoe" not in tracking[0]
     # erase again with nothing after: zero rows of zoe anywhere
@@ -184,3 +186,32 @@ async def test_access_events_move_access_statistics_but_not_sessions(pg_url, ver
     assert r[0] == 1 and r[1].startswith("2026-05-01 10:00:00")
     (c,) = rows(pg_url, version, "SELECT message_count, session_count, seq FROM contacts")
     assert c == (1, 1, 2)  # ordered in the contact's log, but not a message
+
+
+async def test_supersession_expiry_and_the_entity_graph(pg_url, version):
+    p = await pipeline_for(pg_url, version)
+    await p.process(records([
+        interaction("s1", "I live in Mumbai"),
+        interaction("s2", "My dog's name is Bruno", minutes=1),
+        interaction("s3", "I'm going to a concert tonight", minutes=2),
+        interaction("s4", "I moved to Berlin last month", minutes=60 * 24 * 3),
+        interaction("s5", "my dog's name is actually Max", minutes=60 * 24 * 3 + 1),
+        interaction("s6", "I love biryani", minutes=60 * 24 * 3 + 2),
+        interaction("s7", "I love pizza", minutes=60 * 24 * 3 + 3)]))
+    facts = {r[0]: r[1:] for r in rows(pg_url, version,
+             "SELECT content, status, superseded_by IS NOT NULL, valid_to IS NOT NULL, expires_at IS NOT NULL "
+             "FROM memories WHERE memory_type <> 'episode'")}
+    assert facts["Lives in Mumbai"][:3] == ("superseded", True, True)
+    assert facts["Lives in Berlin"][:2] == ("active", False)
+    assert facts["Is going to a concert tonight"][3] is True  # a one-day lifetime
+    assert facts["Loves biryani"][0] == facts["Loves pizza"][0] == "active"  # unrelated facts never supersede
+    names = {r[0]: r[1] for r in rows(pg_url, version, "SELECT content, status FROM memories "
+                                                       "WHERE memory_key LIKE '%%pet_name%%'")}
+    assert sorted(names.values()) == ["active", "superseded"]
+    (by,) = rows(pg_url, version, "SELECT superseded_by FROM memories WHERE content='Lives in Mumbai'")
+    assert rows(pg_url, version, "SELECT content FROM memories WHERE id=%s", by[0]) == [("Lives in Berlin",)]
+    ents = {r[0]: r[1] for r in rows(pg_url, version, "SELECT ref, metadata FROM entities")}
+    assert "place:berlin" in ents and "place:mumbai" in ents and "food:biryani" in ents
+    linked = rows(pg_url, version, "SELECT m.content FROM memory_entities me JOIN memories m ON m.id = me.memory_id "
+                                   "WHERE me.ref='place:berlin' ORDER BY m.content")
+    assert ("Lives in Berlin",) in linked and ("I moved to Berlin last month",) in linked

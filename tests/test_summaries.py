@@ -66,7 +66,8 @@ def test_due_time_tick_closes_the_silent_session_with_a_summary():
     tick = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=due.isoformat(), recorded_at="x")
     s3, out3 = core.apply_tick(s2, tick)
     assert [e.event_type for e in out3] == [ev.SESSION_CLOSED, ev.SESSION_SUMMARIZED]
-    assert s3["session"] is None and s3["dueAt"] is None and s3["lastSessionSummary"][""]["people"] == []
+    assert s3["session"] is None and s3["dueAt"] is None
+    assert s3["lastSessionSummary"][""]["people"] == ["person:priya"]  # "My manager Priya ..."
     assert tick.event_id == ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=due.isoformat(),
                                             recorded_at="later").event_id
     # the next message opens session 2 (no second close)

@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core import emotion, remember, sessions, summaries
+from agents.core import emotion, entities, extraction, remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -36,6 +36,53 @@ def new_state(tenant_id: str, contact_id: str) -> State:
             "personaId": None, "firstSeen": None, "lastSeen": None, "messageCount": 0, "userMessageCount": 0,
             "sessionCount": 0, "session": None, "lastActiveDay": None, "activeStreak": 0, "window": [],
             "memoryIndex": remember.empty_index(), "seq": 0}
+
+
+def link_entities(s: State, env: Envelope, candidates: list[dict[str, Any]]
+                  ) -> tuple[list[dict[str, Any]], list[Envelope]]:
+    """Resolve the candidates' entities against the contact's graph (a later "Bruno" -> pet:bruno,
+    "Mukesh" -> person:makesh), count mentions (also of known entities the message names), and
+    rewrite refs and memory keys to the canonical refs. EntityUpserted for every entity touched."""
+    graph = s.setdefault("entities", {})
+    rename: dict[str, str] = {}
+    touched: dict[str, None] = {}
+    for m in candidates:
+        for e in m.get("entities") or []:
+            ref = entities.canonical_ref(e["ref"], graph, e.get("metadata"))
+            rename[e["ref"]] = ref
+            node = graph.get(ref)
+            if node is None:
+                node = {"ref": ref, "entityType": e["entityType"], "displayName": e["displayName"],
+                        "metadata": dict(e.get("metadata") or {}), "aliases": [], "firstSeen": env.occurred_at,
+                        "lastSeen": env.occurred_at, "mentions": 0}
+            else:
+                node = {**node, "metadata": {**node["metadata"], **(e.get("metadata") or {})}}
+                if e["displayName"] != node["displayName"] and e["displayName"] not in node["aliases"]:
+                    node["aliases"] = node["aliases"] + [e["displayName"]]
+            graph[ref] = node
+            touched[ref] = None
+    for ref in entities.find_mentions(env.payload["message"], graph) if graph else []:
+        touched[ref] = None
+    out_candidates = []
+    for m in candidates:
+        m = {k: v for k, v in m.items() if k != "entities"}
+        refs = [rename.get(r, r) for r in m["entityRefs"]]
+        if m["memoryType"] == "episode":
+            refs += [r for r in touched if r not in refs]
+        m["entityRefs"] = list(dict.fromkeys(refs))
+        if m.get("memoryKey"):
+            for old, new in rename.items():
+                if old != new:
+                    m["memoryKey"] = m["memoryKey"].replace(f"|{old}|", f"|{new}|")
+        out_candidates.append(m)
+    events = []
+    for ref in touched:
+        graph[ref] = {**graph[ref], "lastSeen": env.occurred_at, "mentions": graph[ref]["mentions"] + 1}
+        events.append(ev.derived(env, ev.ENTITY_UPSERTED, f"entity:{ref}", {"entity": graph[ref]}))
+    if s.get("session") is not None:
+        people = s["session"].setdefault("people", [])
+        people += [r for r in touched if r.startswith("person:") and r not in people]
+    return out_candidates, events
 
 
 PROFILE_FACTS = 40
@@ -73,17 +120,34 @@ def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
     return {**state, "seq": state["seq"] + 1}, out
 
 
+LIFETIME_DAYS = {"1d": 1, "3d": 3, "7d": 7, "30d": 30}  # seed 003; "permanent" never expires
+
+
 def plan_memories(env: Envelope) -> list[dict[str, Any]]:
-    """Candidate memories of one interaction, before dedup against the contact's memories."""
+    """Candidate memories of one interaction, before entity linking and dedup: the rules' facts and
+    preferences, and one episode for a meaningful user message. Memories are global to the contact
+    (seed 004); sessions and summaries are the persona's."""
     p = env.payload
     if p["role"] != "user" or mem.is_low_content(p["message"]):
         return []
-    return [mem.new_memory(
+    out = []
+    for i, item in enumerate(extraction.extract(p["message"], role=p["role"])):
+        days = LIFETIME_DAYS.get(item["lifetime"])
+        m = mem.new_memory(
+            memory_id=derived_id(env.event_id, f"memory:{i}:{item['memoryKey']}"), tenant_id=env.tenant_id,
+            contact_id=env.contact_id, memory_type=item["memoryType"], content=item["content"],
+            created_at=env.occurred_at, source_event_ids=[env.event_id], confidence=item["confidence"],
+            entity_refs=item["entityRefs"], memory_key=item["memoryKey"], topics=item["topics"],
+            expires_at=(env.occurred + timedelta(days=days)).isoformat() if days else None,
+            speaker=p.get("display_name"))
+        m["entities"] = item["entities"]  # linked to the contact's graph in the fold, then dropped
+        out.append(m)
+    episode = mem.new_memory(
         memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
-        # memories are global to the contact (seed 004); sessions and summaries are the persona's
-        created_at=env.occurred_at, source_event_ids=[env.event_id], persona_id=None,
-        speaker=p.get("display_name"))]
+        created_at=env.occurred_at, source_event_ids=[env.event_id],
+        entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"))
+    return out + [episode]
 
 
 def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
@@ -178,6 +242,9 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
             "sessionId": s["session"]["sessionId"], "personaId": s["session"].get("personaId"),
             "summary": s["session"]["rollingSummary"]}))
 
+    if candidates:
+        candidates, entity_events = link_entities(s, env, candidates)
+        out.extend(entity_events)
     if p["role"] == "user":
         emotion_events, emotion_memories = emotion.step_message(s, env, llm_mood)
         out.extend(emotion_events)
