@@ -224,11 +224,44 @@ def test_two_workers_share_partitions_and_apply_each_event_once(tmp_path):
         stack.kill()
 
 
-def test_emotional_layer_over_http(tmp_path):
+SEED_000 = ["Hi, I'm Arjun! I work at Infosys as a software engineer.",
+            "I have a golden retriever named Bruno, he is 3 years old.",
+            "Bruno had his vet appointment today, he was so brave", "ugh Bruno ate my shoes again",
+            "Bruno loves belly rubs", "I'm so stressed about the sprint deadline at work", "I play Valorant",
+            "I prefer to game on weekends", "My mom lives in Chennai", "I visited my mom for Diwali",
+            "I love biryani", "I don't like spicy food", "I don't really like talking about politics",
+            "I like playful banter and humor"]
+
+
+def test_seed_conversation_and_emotional_layer_over_http(tmp_path):
     stack = RunningStack(tmp_path / "data")
     stack.start()
     try:
         with stack.client() as c:
+            # seed 000: the Arjun conversation builds the entity graph of §2.4 and the memories of §5.3
+            evs = [{"contact_id": "arjun", "role": "user", "message": m, "event_id": f"s0-{i}",
+                    "display_name": "Arjun", "occurred_at": f"2026-04-0{1 + i // 5}T22:{10 + i:02d}:00+05:30"}
+                   for i, m in enumerate(SEED_000)]
+            assert c.post("/ingest", json=evs).status_code == 202
+            wait_for(c, "arjun", evs[-1]["event_id"])
+            mems = {m["content"]: m for m in c.get("/contacts/arjun/memories").json()["memories"]}
+            for fact in ("Works at Infosys as a software engineer", "Has a golden retriever named Bruno",
+                         "Dog Bruno is 3 years old", "Plays Valorant", "Mom lives in Chennai", "Loves biryani",
+                         "Doesn't like spicy food", "Doesn't like talking about politics", "Likes playful banter"):
+                assert fact in mems and mems[fact]["status"] == "active", fact
+            assert mems["Loves biryani"]["memoryType"] == "preference" and mems["Loves biryani"]["sourceEventIds"] == ["s0-10"]
+            assert "pet:bruno" in mems["ugh Bruno ate my shoes again"]["entityRefs"]
+            assert "person:mom" in mems["I visited my mom for Diwali"]["entityRefs"]
+            assert "workplace:infosys" in mems["I'm so stressed about the sprint deadline at work"]["entityRefs"]
+            ctx = c.get("/context/arjun", params={"query": "How is Bruno doing?", "budget": 1200}).json()
+            ents = {e["ref"]: e for e in ctx["entities"]}
+            assert ents["pet:bruno"]["metadata"]["species"] == "dog" and ctx["memories"][0]["entityRefs"] == ["pet:bruno"]
+            ex = {e["ref"]: e for e in c.get("/contacts/arjun/export").json()["entities"]}
+            for ref in ("pet:bruno", "workplace:infosys", "hobby:gaming", "person:mom", "topic:politics",
+                        "food:biryani", "food:spicy_food"):
+                assert ref in ex, ref
+            assert ex["person:mom"]["metadata"]["relation"] == "mother"
+
             # three sad messages in a row (contact in India, evening): a difficult-period memory and a
             # check-in due the next morning at 09:00 local time
             sad = ["I feel so sad today, nothing is going right", "I've been crying all evening",
