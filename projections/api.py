@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -43,7 +44,8 @@ class JSONBody(Response):
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
 AFTER_TIMEOUT_S = 5.0
-ACCESSED_PER_RESPONSE = 5  # the memories a reply most likely used: the top of the packed list
+# the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
+ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
 WORKER_KEY = "rapport:workers:"
 

@@ -214,6 +214,21 @@ def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list
     return blocks
 
 
+def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]:
+    """Keep a memory only if it brings a source message the better-ranked ones do not already cover:
+    the rules' "Loves biryani" and the episode "I love biryani!" come from one message, and only
+    the better-ranked of the two is worth prompt tokens."""
+    covered: set[str] = set()
+    out = []
+    for sc, r in ranked:
+        sources = set(r["source_event_ids"] or ())
+        if sources and sources <= covered:
+            continue
+        covered |= sources
+        out.append((sc, r))
+    return out
+
+
 def refs_in_play(ranked: list[tuple[float, dict]], matched_refs: set[str] | None, top: int = 10) -> list[str]:
     """Entities to put on cards: those the query names, then those of the best-ranked memories."""
     refs = list(matched_refs or [])
@@ -243,7 +258,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     refs = refs_in_play(ranked, matched_refs)
     wanted = entity_cards(refs, card_rows or [], shown=set())
     reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
-    packed, used = pack(ranked, memory_budget - reserve, lambda x: cost(x[1]["content"]))
+    packed, used = pack(drop_redundant(ranked), memory_budget - reserve, lambda x: cost(x[1]["content"]))
     shown = {r["id"] for _, r in packed}
     cards, _ = pack(entity_cards(refs, card_rows or [], shown), memory_budget - used, lambda c: cost(c["text"]))
     by_id = {r["id"]: r for r in card_rows or []}

@@ -79,3 +79,13 @@ def test_summary_blocks_profile_last_session_for_the_persona_and_rolling():
     assert blocks[1].startswith("LAST SESSION: Planned a 5k run") and "- Commitments: I'll run on Sunday" in blocks[1]
     assert blocks[2] == "THIS SESSION SO FAR: User: I bought running shoes."
     assert summary_blocks(st, None) == ["PROFILE: Arjun. Software engineer at Infosys. Loves biryani."]
+
+
+def test_memories_from_already_covered_messages_are_not_repeated():
+    from projections.context import drop_redundant
+
+    a, b, c = mem("a", "Loves biryani", "preference"), mem("b", "I love biryani!!", "episode"), mem("c", "x")
+    b["source_event_ids"] = ["e-a"]           # the episode of the same message as the fact
+    c["source_event_ids"] = ["e-a", "e-c"]    # reinforced by another message: brings e-c
+    kept = [r["id"] for _, r in drop_redundant([(0.9, a), (0.8, b), (0.7, c)])]
+    assert kept == ["a", "c"]

@@ -1,0 +1,85 @@
+"""Every source event version has a golden fixture that decodes (through the upcasters) to a current
+event; the OpenAI-compatible embedder works against a local stub; the expiring-memory cap; stages
+over simulated weeks through the fold."""
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.core import contact as core
+from agents.core import remember
+from agents.core.memory import new_memory
+from projections.context import contact_state_json
+from schemas import events as ev
+from schemas.envelope import decode, encode
+from tests.helpers import interaction
+
+FIXTURES = Path(__file__).resolve().parents[1] / "schemas" / "fixtures"
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.json")), ids=lambda p: p.name)
+def test_every_fixture_decodes_to_the_current_version(path):
+    raw = json.loads(path.read_text())
+    env = decode(json.dumps(raw).encode())
+    assert env.event_type in ev.SOURCE_TYPES
+    assert env.schema_version == ev.CURRENT_VERSIONS[env.event_type]
+    assert decode(encode(env)) == env  # stable once current
+
+
+def test_every_source_type_and_version_has_a_fixture():
+    have = {p.name for p in FIXTURES.glob("*.json")}
+    for et in ev.SOURCE_TYPES:
+        for v in range(1, ev.CURRENT_VERSIONS[et] + 1):
+            assert f"{et}.v{v}.json" in have
+
+
+def test_openai_compatible_embedder_against_a_stub():
+    from agents.embedder import OpenAIEmbedder
+    from tests.llm_stub import Stub
+
+    stub = Stub()
+    try:
+        e = OpenAIEmbedder(base_url=stub.url, api_key="k", model_name="text-embedding-3-small", dim=1536)
+        v = e.embed(["a", "b"])
+        assert v.shape == (2, 3) and e.dim == 3 and np.allclose(np.linalg.norm(v, axis=1), 1)
+        assert stub.calls[-1][1]["model"] == "text-embedding-3-small"
+    finally:
+        stub.close()
+
+
+def test_expiring_cap_archives_lowest_importance_oldest_first_never_pinned():
+    idx = remember.empty_index()
+    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    env = interaction("cap", "x", at=t0)
+    mems = []
+    for i in range(remember.EXPIRING_CAP + 2):
+        m = new_memory(memory_id=f"m{i:02d}", tenant_id="default", contact_id="arjun", memory_type="fact",
+                       content=f"Plan number {i}", created_at=(t0 + timedelta(minutes=i)).isoformat(),
+                       source_event_ids=[f"e{i}"], importance=0.2 if i in (3, 7) else 0.6,
+                       expires_at=(t0 + timedelta(days=30)).isoformat())
+        if i == 3:
+            m["pinned"] = True
+        mems.append(m)
+    idx, out, _ = remember.remember(idx, env, mems, {})
+    archived = [e.payload["memoryId"] for e in out if e.event_type == ev.MEMORY_ARCHIVED]
+    # 52 live expiring memories, cap 50: m07 (lowest importance, not pinned) and then the oldest at 0.6
+    assert archived == ["m07", "m00"]
+    assert "m03" not in archived and len(idx["expiring"]) == remember.EXPIRING_CAP
+
+
+def test_stages_progress_over_simulated_weeks():
+    s = core.new_state("default", "arjun")
+    day0 = datetime(2026, 3, 1, 21, tzinfo=timezone(timedelta(hours=1)))
+    seen = {}
+    for day in range(40):  # one session a day, every day
+        e = interaction(f"d{day}", f"Day {day}: had a good chat about my week", at=day0 + timedelta(days=day))
+        s, _ = core.apply_interaction(s, e, [])
+        st = contact_state_json(s, day0 + timedelta(days=day, hours=1))
+        seen.setdefault(st["relationshipStage"], day + 1)
+    assert seen == {"new": 1, "building": 3, "established": 15, "deep": 30}
+    quiet = day0 + timedelta(days=39 + 20)
+    assert contact_state_json(s, quiet)["relationshipStage"] == "fading"
+    assert contact_state_json(s, quiet + timedelta(days=40))["relationshipStage"] == "dormant"
+    assert contact_state_json(s, quiet)["activeStreak"] == 0  # the streak broke while they were away
