@@ -280,8 +280,9 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.1)
     body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
+    # an access happens now, whatever `as_of` the caller evaluates at
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
-                        format_time(at))
+                        format_time(now_utc()))
     return JSONBody(body)
 
 

@@ -53,8 +53,17 @@ def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
     rel = relevance([float(r["similarity"] or 0.0) for r in rows], [(keyword or {}).get(r["id"], 0.0) for r in rows]) \
         if has_query else [0.0] * len(rows)
     refs = matched_refs or set()
-    scored = [(score(similarity=rv, accessed_at=r["accessed_at"] or r["created_at"],
-                     importance=float(r["importance"]), access_count=r["access_count"],
+
+    def as_of_then(r: dict[str, Any]) -> tuple[datetime, int]:
+        """Access statistics as they were at `as_of`: accesses after it had not happened yet (only the
+        latest access time is kept, so a memory last accessed later counts as not accessed then)."""
+        accessed = r["accessed_at"] or r["created_at"]
+        if accessed > as_of:
+            return r["created_at"], 0
+        return accessed, r["access_count"]
+
+    scored = [(score(similarity=rv, accessed_at=as_of_then(r)[0],
+                     importance=float(r["importance"]), access_count=as_of_then(r)[1],
                      entity_match=1.0 if refs and refs & set(r["entity_refs"] or ()) else 0.0,
                      as_of=as_of, weights=w), r) for rv, r in zip(rel, rows)]
     scored.sort(key=lambda x: (-x[0], x[1]["id"]))

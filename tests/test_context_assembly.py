@@ -1,6 +1,8 @@
 """Context assembly (pure): stage budgets and templates, entity cards, packing of cards and memories."""
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from projections.context import CARD_BUDGET_SHARE, assemble, context_text, entity_cards, rank
 
 NOW = datetime(2026, 4, 20, 12, tzinfo=timezone.utc)
@@ -89,3 +91,14 @@ def test_memories_from_already_covered_messages_are_not_repeated():
     c["source_event_ids"] = ["e-a", "e-c"]    # reinforced by another message: brings e-c
     kept = [r["id"] for _, r in drop_redundant([(0.9, a), (0.8, b), (0.7, c)])]
     assert kept == ["a", "c"]
+
+
+def test_accesses_after_as_of_do_not_count():
+    before = mem("a", "x", sim=0.5, created=NOW - timedelta(days=100))
+    before.update(accessed_at=NOW - timedelta(days=1), access_count=20)
+    later = mem("b", "y", sim=0.5, created=NOW - timedelta(days=100))
+    later.update(accessed_at=NOW + timedelta(days=30), access_count=20)  # happened after as_of
+    scores = {r["id"]: sc for sc, r in rank([before, later], NOW, has_query=False)}
+    # a: recency from yesterday's access and full access frequency; b: as if never accessed
+    assert scores["a"] == pytest.approx(0.25 * (1 - 1 / 365) + 0.2 * 0.7 + 0.1)
+    assert scores["b"] == pytest.approx(0.25 * (1 - 100 / 365) + 0.2 * 0.7)
