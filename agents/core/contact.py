@@ -12,7 +12,7 @@ Processing one batch is two phases so that embeddings can be computed for a whol
 """
 from __future__ import annotations
 
-import copy
+import orjson
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -23,6 +23,12 @@ from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
 State = dict[str, Any]
+
+
+def _copy(state: State) -> State:
+    """The fold never mutates its input. States are plain JSON, so a JSON round trip is an exact copy,
+    and orjson's is ~10x faster than copy.deepcopy."""
+    return orjson.loads(orjson.dumps(state))
 
 
 @dataclass(frozen=True)
@@ -175,7 +181,7 @@ def _schedule(s: State, cfg: CoreConfig) -> None:
 
 def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig()) -> tuple[State, list[Envelope]]:
     """Time reached work the contact had due: close a session that has gone silent."""
-    s = copy.deepcopy(state)
+    s = _copy(state)
     out: list[Envelope] = []
     session = s.get("session")
     if session is not None and env.occurred >= parse_time(session["lastActivityAt"]) + timedelta(
@@ -191,7 +197,7 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
                       llm_mood: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
     """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
     `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier)."""
-    s = copy.deepcopy(state)
+    s = _copy(state)
     p, at = env.payload, env.occurred
     out: list[Envelope] = []
 
