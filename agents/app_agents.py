@@ -17,6 +17,7 @@ from streams.config import settings
 
 log = logging.getLogger("rapport.agents")
 _pipeline: InteractionPipeline | None = None
+_extractor = None
 
 
 async def pipeline() -> InteractionPipeline:
@@ -29,10 +30,17 @@ async def pipeline() -> InteractionPipeline:
         conn = await db.connect_async(s.database_url, schema=db.schema_of(version))
         from agents import llm
 
+        global _extractor
+        _extractor = llm.extractor_from_settings()
         _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
                                         redis=aioredis.from_url(s.redis_url), version=version,
                                         follow_active=s.projection_version is None, moods=llm.from_settings())
     return _pipeline
+
+
+async def publish_source(env) -> None:  # noqa: ANN001
+    """A source event the workers produce themselves (LLM proposals), keyed like every other."""
+    await interactions_topic.send(key=partition_key(env.tenant_id, env.contact_id), value=encode(env))
 
 
 async def broker_epoch() -> str:
@@ -67,6 +75,8 @@ async def process_interactions(stream):  # noqa: ANN001
             outcome = await p.process(records)
         metrics.EVENTS.labels("applied").inc(outcome.applied)
         metrics.EVENTS.labels("skipped").inc(outcome.skipped)
+        if _extractor is not None and outcome.sources:  # deferred LLM extraction, off the stream's path
+            _extractor.submit(outcome.sources, outcome.profiles, publish_source)
         for dl in outcome.dead_letters:
             metrics.EVENTS.labels("dead_letter").inc()
             log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,

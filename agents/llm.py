@@ -96,3 +96,90 @@ def from_settings() -> LLMMoods | None:
     if not s.mood_model:
         return None
     return LLMMoods(s.llm_base_url, s.openai_api_key or "", s.mood_model, s.mood_timeout_s)
+
+
+# ------------------------------------------------------------------------------------- extraction
+EXTRACTION_TOOL = {"type": "function", "function": {"name": "extract_memories", "parameters": {
+    "type": "object", "required": ["memories"], "properties": {
+        "memories": {"type": "array", "description": "Memories to store. Only genuinely new or noteworthy information.",
+                     "items": {"type": "object", "required": ["memory", "topics", "expiration", "importance"],
+                               "properties": {
+                                   "memory": {"type": "string", "description": "A concise fact or observation."},
+                                   "topics": {"type": "array", "items": {"type": "string"}},
+                                   "expiration": {"type": "string", "enum": ["1d", "3d", "7d", "30d", "permanent"]},
+                                   "importance": {"type": "string", "enum": ["low", "medium", "high"]}}}},
+        "profile_update": {"type": ["string", "null"],
+                           "description": "The full updated profile summary if a permanent fact was learned."}}}}}
+EXTRACTION_PROMPT = ("Extract memories worth keeping about the user from this message, in the third person "
+                     "(\"Has a dog named Bruno\"). Known profile: {profile}\nMessage: \"{message}\"")
+
+
+def parse_proposals(arguments: str) -> dict[str, Any] | None:
+    """The tool call's arguments, validated item by item; None when unusable."""
+    try:
+        d = json.loads(arguments)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(d, dict) or not isinstance(d.get("memories"), list):
+        return None
+    items = []
+    for m in d["memories"][:20]:
+        if (isinstance(m, dict) and isinstance(m.get("memory"), str) and 3 <= len(m["memory"]) <= 500
+                and m.get("expiration") in ("1d", "3d", "7d", "30d", "permanent")
+                and m.get("importance") in ("low", "medium", "high")):
+            items.append({"memory": m["memory"].strip(), "expiration": m["expiration"], "importance": m["importance"],
+                          "topics": [str(t)[:40] for t in (m.get("topics") or [])][:8]})
+    profile = d.get("profile_update") if isinstance(d.get("profile_update"), str) else None
+    return {"memories": items, "profileUpdate": profile[:1000] if profile else None}
+
+
+class LLMExtractor:
+    """Deferred extraction: after a batch is committed, ask the model about each user message (in the
+    background, a few at a time); a usable answer is published as a MemoriesProposed event."""
+
+    def __init__(self, base_url: str | None, api_key: str, model: str, timeout_s: float = 15.0,
+                 concurrency: int = 4):
+        from openai import AsyncOpenAI
+
+        self.model, self.timeout_s = model, timeout_s
+        self.client = AsyncOpenAI(base_url=base_url, api_key=api_key or "none", max_retries=1, timeout=timeout_s)
+        self.slots = asyncio.Semaphore(concurrency)
+        self.tasks: set[asyncio.Task] = set()
+
+    async def propose(self, env: Envelope, profile: str | None) -> Envelope | None:
+        async with self.slots:
+            try:
+                resp = await asyncio.wait_for(self.client.chat.completions.create(
+                    model=self.model, temperature=0, tools=[EXTRACTION_TOOL],
+                    tool_choice={"type": "function", "function": {"name": "extract_memories"}},
+                    messages=[{"role": "user", "content": EXTRACTION_PROMPT.format(
+                        profile=profile or "(none)", message=env.payload["message"][:4000])}]), self.timeout_s)
+                calls = resp.choices[0].message.tool_calls or []
+                parsed = parse_proposals(calls[0].function.arguments) if calls else None
+            except Exception as e:  # timeout, provider down: the rules' memories stand
+                log.info("LLM extraction skipped for %s: %s", env.event_id, type(e).__name__)
+                return None
+        if not parsed or not (parsed["memories"] or parsed["profileUpdate"]):
+            return None
+        return ev.memories_proposed(source=env, model=self.model, **parsed)
+
+    def submit(self, envs: list[Envelope], profiles: dict[tuple[str, str], str | None], publish) -> None:  # noqa: ANN001
+        async def one(e: Envelope) -> None:
+            proposal = await self.propose(e, profiles.get((e.tenant_id, e.contact_id)))
+            if proposal is not None:
+                await publish(proposal)
+
+        for e in envs:
+            if e.event_type == ev.INTERACTION_RECORDED and e.payload["role"] == "user":
+                t = asyncio.get_running_loop().create_task(one(e))
+                self.tasks.add(t)
+                t.add_done_callback(self.tasks.discard)
+
+
+def extractor_from_settings() -> LLMExtractor | None:
+    from streams.config import settings
+
+    s = settings()
+    if not s.extraction_model:
+        return None
+    return LLMExtractor(s.llm_base_url, s.openai_api_key or "", s.extraction_model)

@@ -60,6 +60,8 @@ class Outcome:
     dead_letters: list[DeadLetter] = field(default_factory=list)
     applied: int = 0
     skipped: int = 0
+    sources: list[Envelope] = field(default_factory=list)      # the source events this batch applied
+    profiles: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
 def window_key(tenant_id: str, contact_id: str) -> str:
@@ -148,7 +150,8 @@ class InteractionPipeline:
         out.skipped += len(envs) - len(fresh)
 
         states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
-        plans = [core.plan_memories(e) if e.event_type == ev.INTERACTION_RECORDED else [] for e, _ in fresh]
+        plans = [core.plan_memories(e) if e.event_type == ev.INTERACTION_RECORDED
+                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else [] for e, _ in fresh]
         await self._embed([m for ms in plans for m in ms])
 
         hot = await self._hot_vectors(states.values())
@@ -170,6 +173,8 @@ class InteractionPipeline:
                     new_state, derived = core.apply_access(states[key], e)
                 elif e.event_type == ev.CONTACT_TICK:
                     new_state, derived = core.apply_tick(states[key], e, self.config)
+                elif e.event_type == ev.MEMORIES_PROPOSED:
+                    new_state, derived = core.apply_proposals(states[key], e, candidates, hot)
                 else:
                     new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
                                                                 llm_moods.get(e.event_id))
@@ -199,6 +204,8 @@ class InteractionPipeline:
                 self._remember(key, s)
         self._after_commit = (segments, erased)
         out.derived = [d for b in segments for d in b.derived]
+        out.sources = [a.env for b in segments for a in b.applied]
+        out.profiles = {k: s.get("profile") for b in segments for k, s in b.states.items()}
         out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
 import time
 import uuid
 from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -56,9 +58,10 @@ def summary(seconds: list[float]) -> dict[str, float]:
 
 
 @contextmanager
-def target(url: str | None, workers: int) -> Iterator[str]:
+def target(url: str | None, workers: int, with_db: bool = False) -> Iterator[Any]:
+    """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL)."""
     if url:
-        yield url
+        yield (url, os.environ.get("RAPPORT_DATABASE_URL")) if with_db else url
         return
     from ops.embedded import Stack, free_port
 
@@ -69,9 +72,100 @@ def target(url: str | None, workers: int) -> Iterator[str]:
             stack.start_app()
             if not stack.wait_ready(180):
                 raise RuntimeError("the embedded stack did not become ready")
-            yield stack.url
+            yield (stack.url, stack.env["RAPPORT_DATABASE_URL"]) if with_db else stack.url
         finally:
             stack.stop()
+
+
+def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5) -> float:
+    """Synthetic memories straight into the live projection (binary COPY): realistic texts, random unit
+    vectors of the local model's size. For measuring the read path at scale only."""
+    import numpy as np
+    import orjson
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    from agents.core.memory import content_hash
+    from agents.embedder import LOCAL_MODEL_NAME
+
+    rng = random.Random(seed)
+    vecs = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    with psycopg.connect(database_url) as conn:
+        register_vector(conn)
+        version = conn.execute("SELECT version FROM rapport.active_version").fetchone()[0]
+        s = f"proj_{version}"
+        now = datetime.now(timezone.utc)
+        with conn.cursor() as cur:
+            with cur.copy(f"COPY {s}.contacts (tenant_id, contact_id, display_name, message_count, session_count, "
+                          f"active_streak, state, seq) FROM STDIN") as cp:
+                for c in range(contacts):
+                    st = {"tenantId": "scale", "contactId": f"s{c}", "displayName": f"Contact {c}", "channel": None,
+                          "personaId": None, "firstSeen": (now - timedelta(days=60)).isoformat(),
+                          "lastSeen": now.isoformat(), "messageCount": per_contact * 2, "userMessageCount": per_contact,
+                          "sessionCount": 20, "session": None, "lastActiveDay": now.date().isoformat(),
+                          "activeStreak": 5, "window": [], "seq": per_contact * 2, "memoryVersion": 1}
+                    cp.write_row(("scale", f"s{c}", f"Contact {c}", per_contact * 2, 20, 5,
+                                  orjson.dumps(st).decode(), per_contact * 2))
+            cols = ("id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, confidence, "
+                    "source, status, pinned, entity_refs, topics, source_event_ids, created_at, updated_at, "
+                    "accessed_at, content_hash, embedding, embedding_model, embedding_dim")
+            with cur.copy(f"COPY {s}.memories ({cols}) FROM STDIN WITH (FORMAT BINARY)") as cp:
+                cp.set_types(["text", "text", "text", "text", "text", "text", "float8", "float8", "float8", "text",
+                              "text", "bool", "text[]", "text[]", "text[]", "timestamptz", "timestamptz",
+                              "timestamptz", "text", "vector", "text", "int4"])
+                for c in range(contacts):
+                    block = vecs.standard_normal((per_contact, 384)).astype(np.float32)
+                    block /= np.linalg.norm(block, axis=1, keepdims=True)
+                    for i in range(per_contact):
+                        text = message(rng)
+                        at = now - timedelta(days=rng.randint(0, 365), minutes=i)
+                        mtype = rng.choice(["episode", "episode", "fact", "preference"])
+                        cp.write_row((f"s{c}-m{i}", "scale", f"s{c}", "contact", mtype, text, rng.uniform(0.1, 1.0),
+                                      0.008, 1.0, "rules", "active", False, [], [], [f"s{c}-e{i}"], at, at, at,
+                                      content_hash(text), block[i], LOCAL_MODEL_NAME, 384))
+        conn.execute(f"ANALYZE {s}.memories")
+        conn.commit()
+    return time.perf_counter() - t0
+
+
+async def run_context(url: str, contacts: int, queries: int, concurrency: int, seed: int = 9) -> dict[str, Any]:
+    rng = random.Random(seed)
+    out: dict[str, Any] = {}
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency)) as c:
+        for name, with_query, clients in (("query_1_client", True, 1), ("no_query_1_client", False, 1),
+                                          (f"query_{concurrency}_clients", True, concurrency)):
+            lat: list[float] = []
+
+            async def client(j: int) -> None:
+                r2 = random.Random(seed + j)
+                for _ in range(queries // clients):
+                    params: dict[str, Any] = {"tenant_id": "scale", "budget": 1200}
+                    if with_query:
+                        params["query"] = f"{r2.choice(QUESTIONS)} ({r2.randint(0, 10**6)})"
+                    s = time.perf_counter()
+                    (await c.get(f"/context/s{r2.randrange(contacts)}", params=params)).raise_for_status()
+                    lat.append(time.perf_counter() - s)
+
+            for _ in range(20):  # warm-up
+                await c.get(f"/context/s{rng.randrange(contacts)}", params={"tenant_id": "scale", "query": "hi"})
+            s = time.perf_counter()
+            await asyncio.gather(*(client(j) for j in range(clients)))
+            out[name] = {**summary(lat), "requests_per_s": round(len(lat) / (time.perf_counter() - s), 1)}
+    return out
+
+
+def context_main(url: str | None, contacts: int, per_contact: int, queries: int, concurrency: int) -> dict[str, Any]:
+    with target(url, 1, with_db=True) as (u, database_url):
+        if not database_url:
+            raise RuntimeError("--url needs RAPPORT_DATABASE_URL of that instance to load the synthetic data")
+        took = bulk_load(database_url, contacts, per_contact)
+        print(f"loaded {contacts} contacts x {per_contact} memories in {took:.0f} s")
+        r = asyncio.run(run_context(u, contacts, queries, concurrency))
+    for name, v in r.items():
+        print(f"/context {name:<20} p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, p99 {v['p99_ms']} ms, "
+              f"{v['requests_per_s']} req/s")
+    return r
 
 
 async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7

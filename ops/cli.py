@@ -148,5 +148,46 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out) -> Non
     load_main(url, contacts, events, queries, concurrency, workers, out)
 
 
+@bench.command("context")
+@click.option("--url", default=None, help="a running instance (with RAPPORT_DATABASE_URL); default: embedded")
+@click.option("--contacts", default=10000, show_default=True)
+@click.option("--memories", "per_contact", default=100, show_default=True, help="memories per contact")
+@click.option("--queries", default=1000, show_default=True)
+@click.option("--concurrency", default=8, show_default=True)
+def bench_context(url, contacts, per_contact, queries, concurrency) -> None:  # noqa: ANN001
+    """/context latency at scale: synthetic memories bulk-loaded, then queried through HTTP."""
+    import platform
+
+    from ops.bench import context_main
+
+    click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    context_main(url, contacts, per_contact, queries, concurrency)
+
+
+@bench.command("extraction")
+def bench_extraction() -> None:
+    """Precision/recall of the rules on the labelled set, and per-message latency."""
+    from ops.bench_extraction import main as run
+
+    run([])
+
+
+@bench.command("mood")
+@click.option("--data", default=None, help="GoEmotions folder (default: ../shared/data/emotion/goemotions)")
+def bench_mood(data) -> None:  # noqa: ANN001
+    """The offline mood classifier vs the seed's keyword list on GoEmotions dev and a hand-labelled set."""
+    from ops.bench_mood import main as run
+
+    run(["--data", data] if data else [])
+
+
+@bench.command("inline")
+def bench_inline() -> None:
+    """The whole per-event fold (no I/O): the inline tier's latency."""
+    from ops.bench_inline import main as run
+
+    run()
+
+
 if __name__ == "__main__":
     main()

@@ -20,6 +20,9 @@ MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, confidence, sour
                   "source_event_ids, created_at, updated_at, persona_id, speaker")
 
 
+PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
+
+
 class Store:
     def __init__(self, pool: AsyncConnectionPool):
         self.pool = pool
@@ -41,10 +44,13 @@ class Store:
             return await cur.fetchone() is not None
 
     async def contact(self, tenant_id: str, contact_id: str) -> dict[str, Any] | None:
+        """The contact's state without the fold's private bookkeeping (indexes, histograms): readers need
+        a few fields, and the whole state of a long-running contact is tens of kilobytes."""
         s = await self.schema()
         async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT state FROM {s}.contacts WHERE tenant_id=%s AND contact_id=%s",
-                                     (tenant_id, contact_id))
+            cur = await conn.execute(f"SELECT state - %s::text[] AS state FROM {s}.contacts "
+                                     f"WHERE tenant_id=%s AND contact_id=%s",
+                                     (list(PRIVATE_STATE), tenant_id, contact_id))
             row = await cur.fetchone()
             return row["state"] if row else None
 

@@ -7,6 +7,8 @@ Source event (producers -> topic `interactions`):
 Control events (same topic, same key, so they are ordered with the contact's messages):
   ContactErased v1        {}  -- right to erasure
   MemoriesAccessed v1     {memoryIds}  -- what /context served (access statistics)
+  MemoriesProposed v1     {memories: [{memory, topics, expiration, importance}], profileUpdate, model}
+                          -- an LLM's extraction for one message (deferred; merged like the rules' memories)
   ContactTick v1          {}  -- time has reached work the contact has due (a session to close, ...);
                               occurred_at is the due time, in the contact's event time
 
@@ -24,6 +26,7 @@ INTERACTION_RECORDED = "InteractionRecorded"
 CONTACT_ERASED = "ContactErased"
 MEMORIES_ACCESSED = "MemoriesAccessed"
 CONTACT_TICK = "ContactTick"
+MEMORIES_PROPOSED = "MemoriesProposed"
 SESSION_SUMMARIZED = "SessionSummarized"
 ROLLING_SUMMARY_UPDATED = "RollingSummaryUpdated"
 PROFILE_REWRITTEN = "ProfileRewritten"
@@ -48,6 +51,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     CONTACT_ERASED: 1,
     MEMORIES_ACCESSED: 1,
     CONTACT_TICK: 1,
+    MEMORIES_PROPOSED: 1,
     SESSION_SUMMARIZED: 1,
     ROLLING_SUMMARY_UPDATED: 1,
     PROFILE_REWRITTEN: 1,
@@ -67,7 +71,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     ENTITY_UPSERTED: 1,
 }
 
-SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK})
+SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK, MEMORIES_PROPOSED})
 MAX_ACCESSED_IDS = 200
 
 # Contract limits (CONTRACT.md, POST /ingest); the worker enforces them too, for producers that
@@ -109,6 +113,14 @@ def validate_payload(env: Envelope) -> None:
         ids = env.payload.get("memoryIds")
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > MAX_ACCESSED_IDS:
             raise InvalidEvent(f"payload.memoryIds: a list of at most {MAX_ACCESSED_IDS} strings")
+    elif env.event_type == MEMORIES_PROPOSED:
+        items, src = env.payload.get("memories"), env.payload.get("sourceEventId")
+        ok = isinstance(items, list) and isinstance(src, str) and all(
+            isinstance(m, dict) and isinstance(m.get("memory"), str) and isinstance(m.get("topics"), list)
+            and m.get("expiration") in ("1d", "3d", "7d", "30d", "permanent")
+            and m.get("importance") in ("low", "medium", "high") for m in items)
+        if not ok:
+            raise InvalidEvent("payload: memories [{memory, topics, expiration, importance}] and sourceEventId")
     elif env.event_type not in CURRENT_VERSIONS:
         raise InvalidEvent(f"unknown event_type {env.event_type!r}")
 
@@ -135,6 +147,19 @@ def memories_accessed(*, event_id: str, tenant_id: str, contact_id: str, memory_
                     schema_version=CURRENT_VERSIONS[MEMORIES_ACCESSED], tenant_id=tenant_id, contact_id=contact_id,
                     occurred_at=at, recorded_at=recorded_at, payload={"memoryIds": memory_ids}, causation_id=None,
                     correlation_id=event_id)
+
+
+def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, Any]],
+                      profileUpdate: str | None) -> Envelope:  # noqa: N803
+    """Deterministic id from the message it is about: a redelivered message proposes the same event."""
+    from schemas.envelope import derived_id
+
+    return Envelope(event_id=derived_id(source.event_id, "llm-extraction"), event_type=MEMORIES_PROPOSED,
+                    schema_version=CURRENT_VERSIONS[MEMORIES_PROPOSED], tenant_id=source.tenant_id,
+                    contact_id=source.contact_id, occurred_at=source.occurred_at, recorded_at=source.recorded_at,
+                    payload={"memories": memories, "profileUpdate": profileUpdate, "model": model,
+                             "sourceEventId": source.event_id},
+                    causation_id=source.event_id, correlation_id=source.correlation_id or source.event_id)
 
 
 def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: str) -> Envelope:

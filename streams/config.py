@@ -44,6 +44,7 @@ class Settings:
     llm_base_url: str | None = None     # any OpenAI-compatible endpoint
     mood_model: str | None = None       # e.g. a haiku-class chat model; unset = offline classifier only
     mood_timeout_s: float = 0.2
+    extraction_model: str | None = None  # deferred LLM extraction (seed 003 tool); unset = rules only
     # API
     http_host: str = "127.0.0.1"
     http_port: int = 8080
@@ -78,6 +79,7 @@ class Settings:
             llm_base_url=_env("RAPPORT_LLM_BASE_URL"),
             mood_model=_env("RAPPORT_MOOD_MODEL"),
             mood_timeout_s=float(_env("RAPPORT_MOOD_TIMEOUT_S", "0.2")),
+            extraction_model=_env("RAPPORT_EXTRACTION_MODEL"),
             http_host=_env("RAPPORT_HTTP_HOST", d.http_host),
             http_port=int(_env("RAPPORT_HTTP_PORT", str(d.http_port))),
             worker_id=_env("RAPPORT_WORKER_ID", f"{socket.gethostname()}-{os.getpid()}"),

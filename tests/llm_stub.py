@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class Stub:
     def __init__(self, reply=None):
         self.mode, self.delay, self.calls = "ok", 1.0, []
+        self.tool_args = '{"memories": [], "profile_update": null}'
         self.reply = reply or (lambda prompt: '{"mood": "excited", "energy": "high", "style": "playful"}')
         stub = self
 
@@ -29,9 +30,14 @@ class Stub:
                     time.sleep(stub.delay)
                 if self.path.endswith("/chat/completions"):
                     text = "no json here" if stub.mode == "garbage" else stub.reply(body["messages"][-1]["content"])
+                    message = {"role": "assistant", "content": text}
+                    if body.get("tools"):  # answer with a call of the first tool
+                        args = "{not json" if stub.mode == "garbage" else stub.tool_args
+                        message = {"role": "assistant", "content": None, "tool_calls": [{
+                            "id": "call_1", "type": "function",
+                            "function": {"name": body["tools"][0]["function"]["name"], "arguments": args}}]}
                     out = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": text}}],
+                           "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
                            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
                 else:
                     out = {"object": "list", "model": "stub", "usage": {"prompt_tokens": 1, "total_tokens": 1},

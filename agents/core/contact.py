@@ -129,6 +129,40 @@ def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
 LIFETIME_DAYS = {"1d": 1, "3d": 3, "7d": 7, "30d": 30}  # seed 003; "permanent" never expires
 
 
+LLM_IMPORTANCE = {"low": 0.4, "medium": 0.6, "high": 0.8}
+
+
+def plan_proposals(env: Envelope) -> list[dict[str, Any]]:
+    """Candidate memories from an LLM's MemoriesProposed (seed 003 tool output): permanent ones are facts,
+    expiring ones episodes; source "llm"; provenance is the message they were extracted from."""
+    p = env.payload
+    out = []
+    for i, item in enumerate(p["memories"]):
+        days = LIFETIME_DAYS.get(item["expiration"])
+        out.append(mem.new_memory(
+            memory_id=derived_id(env.event_id, f"memory:llm:{i}"), tenant_id=env.tenant_id, contact_id=env.contact_id,
+            memory_type="fact" if days is None else "episode", content=item["memory"], created_at=env.occurred_at,
+            source_event_ids=[p["sourceEventId"]], source="llm", importance=LLM_IMPORTANCE[item["importance"]],
+            confidence=0.8, topics=item["topics"],
+            expires_at=(env.occurred + timedelta(days=days)).isoformat() if days else None))
+    return out
+
+
+def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]],
+                    hot_vectors: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+    """Merge an LLM's proposals through the same dedup/supersession path as the rules' memories."""
+    s = _copy(state)
+    s["memoryIndex"], out, _ = remember.remember(s.get("memoryIndex") or remember.empty_index(), env, candidates,
+                                                 hot_vectors or {})
+    if any(e.event_type != ev.MEMORY_REINFORCED for e in out):
+        s["memoryVersion"] = s.get("memoryVersion", 0) + 1
+    if env.payload.get("profileUpdate"):
+        s["profile"] = env.payload["profileUpdate"]
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
+    s["seq"] += 1
+    return s, out
+
+
 def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     """Candidate memories of one interaction, before entity linking and dedup: the rules' facts and
     preferences, and one episode for a meaningful user message. Memories are global to the contact

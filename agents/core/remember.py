@@ -14,7 +14,7 @@ from agents.core import dedup
 from schemas import events as ev
 from schemas.envelope import Envelope
 
-HASH_INDEX_SIZE = 300
+HASH_INDEX_SIZE = 100  # exact repeats among the last 100 memories; keyed facts are indexed without limit
 EXPIRING_CAP = 50  # seed 003: at most 50 expiring memories per contact
 
 

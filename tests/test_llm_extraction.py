@@ -1,0 +1,67 @@
+"""Deferred LLM extraction against a local OpenAI-compatible stub: proposals merge through the same
+dedup path, and a slow, broken or absent model never loses what the rules stored."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.llm import LLMExtractor, parse_proposals
+from agents.pipeline import InteractionPipeline, Record
+from projections import db
+from schemas.envelope import encode
+from tests.helpers import FakeEmbedder, interaction, records
+from tests.llm_stub import Stub
+
+ARGS = json.dumps({"memories": [
+    {"memory": "Has a golden retriever named Bruno", "topics": ["pets"], "expiration": "permanent", "importance": "high"},
+    {"memory": "Bruno is afraid of thunderstorms", "topics": ["pets"], "expiration": "permanent", "importance": "medium"},
+    {"memory": "Has a vet appointment for Bruno tomorrow", "topics": ["pets"], "expiration": "3d", "importance": "low"},
+    {"memory": "x", "topics": [], "expiration": "forever", "importance": "huge"}],  # invalid: dropped
+    "profile_update": "Arjun, software engineer, devoted owner of Bruno the golden retriever."})
+
+
+def test_parse_proposals_keeps_only_valid_items():
+    p = parse_proposals(ARGS)
+    assert [m["memory"] for m in p["memories"]] == ["Has a golden retriever named Bruno",
+                                                   "Bruno is afraid of thunderstorms",
+                                                   "Has a vet appointment for Bruno tomorrow"]
+    assert p["profileUpdate"].startswith("Arjun")
+    assert parse_proposals("{not json") is None and parse_proposals('{"memories": 3}') is None
+
+
+@pytest.mark.asyncio
+@pytest.mark.pg
+async def test_proposals_merge_through_dedup_and_failures_lose_nothing(pg_url, version):
+    stub = Stub()
+    stub.tool_args = ARGS
+    try:
+        conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+        p = InteractionPipeline(conn, FakeEmbedder(), broker_epoch="e", version=version)
+        msg = interaction("x1", "I have a golden retriever named Bruno, he hates thunder")
+        out = await p.process(records([msg]))
+        ex = LLMExtractor(stub.url, "k", "haiku-class", timeout_s=0.5)
+        proposal = await ex.propose(out.sources[0], None)
+        assert proposal is not None and proposal.causation_id == "x1"
+        await p.process([Record(encode(proposal), "t", 0, 5)])
+        cur = await conn.execute("SELECT content, source, source_event_ids, importance, expires_at IS NOT NULL "
+                                 "FROM memories WHERE memory_type <> 'episode' OR source = 'llm' ORDER BY content")
+        rows = {r[0]: r[1:] for r in await cur.fetchall()}
+        # the model's duplicate of the rules' fact reinforced it (hash layer) instead of duplicating it
+        assert rows["Has a golden retriever named Bruno"][0] == "rules"
+        assert rows["Has a golden retriever named Bruno"][2] == pytest.approx(0.75)
+        assert rows["Bruno is afraid of thunderstorms"][:2] == ("llm", ["x1"])
+        assert rows["Has a vet appointment for Bruno tomorrow"][3] is True
+        cur = await conn.execute("SELECT state->>'profile' FROM contacts")
+        assert (await cur.fetchone())[0].startswith("Arjun, software engineer")
+        # slow, garbage, down: no proposal, nothing lost
+        stub.mode, stub.delay = "slow", 2.0
+        assert await ex.propose(out.sources[0], None) is None
+        for mode in ("garbage", "down"):
+            stub.mode = mode
+            assert await ex.propose(out.sources[0], None) is None
+        cur = await conn.execute("SELECT count(*) FROM memories WHERE source = 'rules'")
+        assert (await cur.fetchone())[0] >= 1
+        await conn.close()
+    finally:
+        stub.close()
