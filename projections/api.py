@@ -100,7 +100,7 @@ class Service:
 
         s = self.s
         await asyncio.to_thread(db.prepare, s.database_url, s.projection_version)
-        self.pool = AsyncConnectionPool(s.database_url, min_size=2, max_size=8, open=False,
+        self.pool = AsyncConnectionPool(s.database_url, min_size=4, max_size=16, open=False,
                                         configure=db.configure_pool_conn, kwargs={"autocommit": True})
         await self.pool.open(wait=True)
         self.store = Store(self.pool)
@@ -296,26 +296,30 @@ def entity_record(row: dict) -> dict:
 async def build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
                         budget: int | None, at: datetime) -> dict:
     """The /context answer (also the memory part of /payload)."""
-    state = await svc.store.contact(tenant_id, contact_id)
+    # the query embedding (CPU, in a thread) overlaps the reads that do not need it
+    embedding = asyncio.ensure_future(asyncio.to_thread(svc.embed_query, query)) if query else None
+    state, entities, history = await asyncio.gather(svc.store.contact(tenant_id, contact_id),
+                                                    svc.store.entities(tenant_id, contact_id),
+                                                    load_history(tenant_id, contact_id, None))
     ranked: list = []
-    entities: list[dict] = []
     card_rows: list[dict] = []
     matched: set[str] = set()
+    keyword: dict[str, float] = {}
     if state is not None:
-        qvec = await asyncio.to_thread(svc.embed_query, query) if query else None
-        keyword: dict[str, float] = {}
-        entities = await svc.store.entities(tenant_id, contact_id)
         if query:
             version = (state.get("firstSeen"), state.get("memoryVersion", 0))
             keyword = (await svc.lexical_index(tenant_id, contact_id, version)).top(query_terms(query), 30)
             matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
         candidates = await svc.store.candidates(
-            tenant_id, contact_id, query_vec=qvec, model=svc.embedder.model_name, extra_ids=list(keyword),
-            as_of=at, persona_id=persona_id, entity_refs=sorted(matched))
+            tenant_id, contact_id, query_vec=await embedding if embedding else None, model=svc.embedder.model_name,
+            extra_ids=list(keyword), as_of=at, persona_id=persona_id, entity_refs=sorted(matched))
         ranked = rank(candidates, at, keyword=keyword, matched_refs=matched, has_query=bool(query))
         card_rows = await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched), at,
                                                   persona_id, CARD_MIN_IMPORTANCE)
-    history = await load_history(tenant_id, contact_id, state)
+    elif embedding is not None:
+        await embedding
+    if not history and state:  # the cache was cold: the session window from the projected state
+        history = list(state.get("window") or [])
     count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
                     count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched,
