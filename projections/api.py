@@ -313,7 +313,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
         candidates = await svc.store.candidates(
             tenant_id, contact_id, query_vec=await embedding if embedding else None, model=svc.embedder.model_name,
             extra_ids=list(keyword), as_of=at, persona_id=persona_id, entity_refs=sorted(matched))
-        ranked = rank(candidates, at, keyword=keyword, matched_refs=matched, has_query=bool(query))
+        scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
+        ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query))
         card_rows = await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched), at,
                                                   persona_id, CARD_MIN_IMPORTANCE)
     elif embedding is not None:
@@ -387,8 +388,11 @@ async def post_payload(request: Request) -> JSONBody:
                               budget=LIMITS["memories"], at=at)
     svc.accesses.record(req.tenant_id, req.contact_id,
                         [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], format_time(at))
+    tenant = await build_context(req.tenant_id, ev.TENANT_CONTACT, query=req.message, persona_id=None,
+                                 budget=LIMITS["tenant_profile"], at=at)
+    profile = "\n".join(f"- [{m['memoryType']}] {m['content']}" for m in tenant["memories"]) or None
     return JSONBody(build_payload(
-        message=req.message, system_prompt=req.system_prompt, tenant_profile=None, context_text=ctx["context_text"],
+        message=req.message, system_prompt=req.system_prompt, tenant_profile=profile, context_text=ctx["context_text"],
         memories=ctx["memories"], service_data=req.service_data, history=ctx["history"], tools=req.tools,
         count=getattr(svc.embedder, "count_tokens", None)))
 

@@ -223,17 +223,31 @@ def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list
     return blocks
 
 
+def _content_words(text: str) -> set[str]:
+    from projections.lexical import STOP, tokens
+
+    return {t.rstrip("s") for t in tokens(text) if t not in STOP and len(t) > 2}
+
+
+REDUNDANT_EXTRA_WORDS = 2
+
+
 def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]:
-    """Keep a memory only if it brings a source message the better-ranked ones do not already cover:
-    the rules' "Loves biryani" and the episode "I love biryani!" come from one message, and only
-    the better-ranked of the two is worth prompt tokens."""
-    covered: set[str] = set()
+    """Skip a memory that says nothing new: all its source messages are already covered by better-ranked
+    memories and it adds at most two content words to theirs. The rules' "Loves biryani" and the
+    episode "I love biryani!" are one piece of information; "Has a dog named Bruno" and "My dog Bruno
+    ate my shoes again" come from one message but are not."""
+    covered: dict[str, set[str]] = {}
     out = []
     for sc, r in ranked:
         sources = set(r["source_event_ids"] or ())
-        if sources and sources <= covered:
-            continue
-        covered |= sources
+        if sources and sources <= covered.keys():
+            known = set().union(*(covered[s] for s in sources))
+            if len(_content_words(r["content"]) - known) <= REDUNDANT_EXTRA_WORDS:
+                continue
+        words = _content_words(r["content"])
+        for s in sources:
+            covered[s] = covered.get(s, set()) | words
         out.append((sc, r))
     return out
 

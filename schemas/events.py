@@ -79,7 +79,12 @@ MAX_ACCESSED_IDS = 200
 MAX_MESSAGE_BYTES = 16 * 1024
 MAX_ID_CHARS = 128
 ROLES = ("user", "assistant")
-OPTIONAL_STRINGS = ("conversation_id", "session_id", "channel", "display_name", "persona_id")
+OPTIONAL_STRINGS = ("conversation_id", "session_id", "channel", "display_name", "persona_id", "outcome_of")
+# Tenant (business) memory (seed 002): events with scope "tenant" are recorded under this reserved
+# contact of the tenant, so they are ordered on one key and fold through the same engine.
+TENANT_CONTACT = "_tenant"
+SCOPES = ("contact", "tenant")
+OUTCOMES = ("positive", "negative", "neutral")
 
 
 def interaction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
@@ -92,6 +97,10 @@ def interaction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
         errs.append(("message", "required string"))
     elif len(m.encode("utf-8")) > MAX_MESSAGE_BYTES:
         errs.append(("message", f"longer than {MAX_MESSAGE_BYTES} bytes of UTF-8"))
+    if p.get("scope") not in (None, *SCOPES):
+        errs.append(("scope", "must be 'contact' or 'tenant'"))
+    if p.get("outcome") not in (None, *OUTCOMES):
+        errs.append(("outcome", "must be 'positive', 'negative' or 'neutral'"))
     for f in OPTIONAL_STRINGS:
         v = p.get(f)
         if v is not None and (not isinstance(v, str) or len(v) > MAX_ID_CHARS * 2):
@@ -129,6 +138,9 @@ def interaction(*, event_id: str, tenant_id: str, contact_id: str, occurred_at: 
                 role: str, message: str, correlation_id: str | None = None, **optional: Any) -> Envelope:
     payload = {"role": role, "message": message}
     payload.update({k: optional.get(k) for k in OPTIONAL_STRINGS})
+    for k in ("scope", "outcome"):  # additive fields: absent in events written before them
+        if optional.get(k) is not None:
+            payload[k] = optional[k]
     return Envelope(event_id=event_id, event_type=INTERACTION_RECORDED,
                     schema_version=CURRENT_VERSIONS[INTERACTION_RECORDED], tenant_id=tenant_id,
                     contact_id=contact_id, occurred_at=occurred_at, recorded_at=recorded_at, payload=payload,

@@ -41,6 +41,10 @@ class IngestEvent(BaseModel):
     display_name: str | None = Opt
     persona_id: str | None = Opt
     occurred_at: str | None = None
+    # extensions: business (tenant-scope) memory, and outcomes of earlier decisions (seed 002)
+    scope: Literal["contact", "tenant"] = "contact"
+    outcome_of: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)
+    outcome: Literal["positive", "negative", "neutral"] | None = None
 
     @field_validator("message")
     @classmethod
@@ -92,10 +96,13 @@ def parse_ingest_body(raw: bytes) -> list[Envelope]:
     if errors:
         raise BadRequest(422, {"error": "invalid events; nothing was accepted", "errors": errors})
     now = format_time(now_utc())
-    return [ev.interaction(event_id=m.event_id or new_event_id(), tenant_id=m.tenant_id, contact_id=m.contact_id,
+    return [ev.interaction(event_id=m.event_id or new_event_id(), tenant_id=m.tenant_id,
+                           contact_id=ev.TENANT_CONTACT if m.scope == "tenant" else m.contact_id,
                            occurred_at=m.occurred_at or now, recorded_at=now, role=m.role, message=m.message,
                            conversation_id=m.conversation_id, session_id=m.session_id, channel=m.channel,
-                           display_name=m.display_name, persona_id=m.persona_id)
+                           display_name=m.display_name, persona_id=m.persona_id,
+                           scope=m.scope if m.scope == "tenant" else None, outcome_of=m.outcome_of,
+                           outcome=m.outcome)
             for m in models]
 
 

@@ -87,10 +87,12 @@ def test_memories_from_already_covered_messages_are_not_repeated():
     from projections.context import drop_redundant
 
     a, b, c = mem("a", "Loves biryani", "preference"), mem("b", "I love biryani!!", "episode"), mem("c", "x")
-    b["source_event_ids"] = ["e-a"]           # the episode of the same message as the fact
+    b["source_event_ids"] = ["e-a"]           # the episode of the same message as the fact: nothing new
     c["source_event_ids"] = ["e-a", "e-c"]    # reinforced by another message: brings e-c
-    kept = [r["id"] for _, r in drop_redundant([(0.9, a), (0.8, b), (0.7, c)])]
-    assert kept == ["a", "c"]
+    d = mem("d", "My dog Bruno ate my shoes again this morning", "episode")
+    d["source_event_ids"] = ["e-a"]           # same message, but says more than the memories before it
+    kept = [r["id"] for _, r in drop_redundant([(0.9, a), (0.8, b), (0.7, c), (0.6, d)])]
+    assert kept == ["a", "c", "d"]
 
 
 def test_accesses_after_as_of_do_not_count():

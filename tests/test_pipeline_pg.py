@@ -215,3 +215,26 @@ async def test_supersession_expiry_and_the_entity_graph(pg_url, version):
     linked = rows(pg_url, version, "SELECT m.content FROM memory_entities me JOIN memories m ON m.id = me.memory_id "
                                    "WHERE me.ref='place:berlin' ORDER BY m.content")
     assert ("Lives in Berlin",) in linked and ("I moved to Berlin last month",) in linked
+
+
+async def test_tenant_scope_memory_and_outcome_boost(pg_url, version):
+    from schemas import events as ev
+    from streams.ingest import parse_ingest_body
+
+    body = b'''[{"contact_id": "owner-priya", "scope": "tenant", "role": "user", "event_id": "b1",
+                 "message": "We sell custom birthday cakes and we are located in Mumbai"},
+                {"contact_id": "owner-priya", "scope": "tenant", "role": "user", "event_id": "b2",
+                 "message": "Let's try a recipe post about mango cheesecake this week"},
+                {"contact_id": "owner-priya", "scope": "tenant", "role": "user", "event_id": "b3",
+                 "message": "The cheesecake post got 340 views!", "outcome_of": "b2", "outcome": "positive"}]'''
+    envs = parse_ingest_body(body)
+    assert {e.contact_id for e in envs} == {ev.TENANT_CONTACT} and envs[0].payload["scope"] == "tenant"
+    p = await pipeline_for(pg_url, version)
+    await p.process(records(envs))
+    mems = rows(pg_url, version, "SELECT content, scope, decay_rate, importance, memory_type, source_event_ids "
+                                 "FROM memories WHERE contact_id=%s ORDER BY created_at, content", ev.TENANT_CONTACT)
+    assert mems and all(m[1] == "tenant" and m[2] == 0.01 for m in mems)
+    assert any("cakes" in m[0].lower() and m[4] != "episode" for m in mems)  # business facts (seed 002 §4.2)
+    decision = [m for m in mems if m[5][0] == "b2"]
+    assert decision and all(m[3] == pytest.approx(0.6) for m in decision)  # 0.5 + 0.1 for the positive outcome
+    assert all(m[5] == ["b2", "b3"] for m in decision)  # the outcome is part of their provenance

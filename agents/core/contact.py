@@ -170,8 +170,9 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     p = env.payload
     if p["role"] != "user" or mem.is_low_content(p["message"]):
         return []
+    scope = "tenant" if p.get("scope") == "tenant" else "contact"
     out = []
-    for i, item in enumerate(extraction.extract(p["message"], role=p["role"])):
+    for i, item in enumerate(extraction.extract(p["message"], role=p["role"], scope=scope)):
         days = LIFETIME_DAYS.get(item["lifetime"])
         m = mem.new_memory(
             memory_id=derived_id(env.event_id, f"memory:{i}:{item['memoryKey']}"), tenant_id=env.tenant_id,
@@ -179,14 +180,15 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
             created_at=env.occurred_at, source_event_ids=[env.event_id], confidence=item["confidence"],
             entity_refs=item["entityRefs"], memory_key=item["memoryKey"], topics=item["topics"],
             expires_at=(env.occurred + timedelta(days=days)).isoformat() if days else None,
-            speaker=p.get("display_name"))
+            speaker=p.get("display_name"), scope=scope)
         m["entities"] = item["entities"]  # linked to the contact's graph in the fold, then dropped
         out.append(m)
     episode = mem.new_memory(
         memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
         created_at=env.occurred_at, source_event_ids=[env.event_id],
-        entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"))
+        entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"),
+        scope=scope)
     return out + [episode]
 
 
@@ -291,6 +293,9 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
         candidates = candidates + emotion_memories
     s["memoryIndex"], memory_events, _ = remember.remember(
         s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
+    if p.get("outcome") == "positive" and p.get("outcome_of"):
+        s["memoryIndex"], boosted = remember.boost_outcome(s["memoryIndex"], env, p["outcome_of"])
+        memory_events += boosted
     out.extend(memory_events)
     if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
         # the set or text of memories changed (readers key their keyword index on this)

@@ -81,7 +81,11 @@ def decide(candidate: dict[str, Any], index: dict[str, Any], vector: Sequence[fl
     key = candidate.get("memoryKey")
     if key and key in index["keys"]:
         target = index["keys"][key]
-        same = index["items"].get(target, {}).get("contentHash") == candidate["contentHash"]
+        item = index["items"].get(target, {})
+        # the same content, or a restatement about the same entities ("Has a dog named Bruno" after
+        # "Has a golden retriever named Bruno") reinforces; a different object supersedes
+        same = item.get("contentHash") == candidate["contentHash"] or (
+            bool(candidate.get("entityRefs")) and sorted(item.get("refs") or []) == sorted(candidate["entityRefs"]))
         return Decision("reinforce" if same else "supersede", target, "key")
     target = index["hashes"].get(candidate["contentHash"])
     if target is not None:

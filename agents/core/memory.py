@@ -10,7 +10,9 @@ import re
 import unicodedata
 from typing import Any
 
-# type -> (default importance, decay per day)
+TENANT_DECAY_PER_DAY = 0.01  # seed 002: business context changes fast
+
+# type -> (default importance, decay per day) for contact memories (seed 000 §2.2)
 MEMORY_TYPES: dict[str, tuple[float, float]] = {
     "fact": (0.7, 0.003),
     "preference": (0.8, 0.005),
@@ -66,6 +68,8 @@ def new_memory(*, memory_id: str, tenant_id: str, contact_id: str, memory_type: 
                memory_key: str | None = None, topics: list[str] | None = None, expires_at: str | None = None,
                persona_id: str | None = None, speaker: str | None = None) -> dict[str, Any]:
     base_importance, decay = MEMORY_TYPES[memory_type]
+    if scope == "tenant":
+        decay = TENANT_DECAY_PER_DAY
     return {
         "id": memory_id, "tenantId": tenant_id, "contactId": contact_id, "scope": scope,
         "memoryType": memory_type, "content": content,

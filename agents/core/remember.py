@@ -15,6 +15,8 @@ from schemas import events as ev
 from schemas.envelope import Envelope
 
 HASH_INDEX_SIZE = 100  # exact repeats among the last 100 memories; keyed facts are indexed without limit
+SOURCE_INDEX_SIZE = 200  # which memories the last 200 messages produced (for outcomes of decisions)
+OUTCOME_BOOST = 0.1      # seed 002: importance += 0.1 when a decision's outcome was positive
 EXPIRING_CAP = 50  # seed 003: at most 50 expiring memories per contact
 
 
@@ -25,7 +27,8 @@ def empty_index() -> dict[str, Any]:
 def _index_item(m: dict[str, Any]) -> dict[str, Any]:
     return {"memoryType": m["memoryType"], "memoryKey": m.get("memoryKey"), "contentHash": m["contentHash"],
             "sig": dedup.signature(m["content"]), "importance": m["importance"], "accessCount": m["accessCount"],
-            "pinned": m["pinned"], "expiresAt": m.get("expiresAt"), "createdAt": m["createdAt"]}
+            "pinned": m["pinned"], "expiresAt": m.get("expiresAt"), "createdAt": m["createdAt"],
+            "refs": sorted(m.get("entityRefs") or [])}
 
 
 def _forget_unreferenced(idx: dict[str, Any], mid: str) -> None:
@@ -37,6 +40,11 @@ def _forget_unreferenced(idx: dict[str, Any], mid: str) -> None:
 
 def _add(idx: dict[str, Any], m: dict[str, Any]) -> None:
     mid = m["id"]
+    by_source = idx.setdefault("bySource", {})
+    for src in m["sourceEventIds"][:1]:
+        by_source[src] = by_source.get(src, []) + [mid]
+        while len(by_source) > SOURCE_INDEX_SIZE:
+            by_source.pop(next(iter(by_source)))
     idx["items"][mid] = _index_item(m)
     if m.get("memoryKey"):
         idx["keys"][m["memoryKey"]] = mid
@@ -75,11 +83,28 @@ def _over_cap(idx: dict[str, Any], now: str) -> list[str]:
     return order[:excess]
 
 
+def boost_outcome(index: dict[str, Any], env: Envelope, decision_event_id: str) -> tuple[dict[str, Any], list[Envelope]]:
+    """A decision turned out well: the memories it produced gain importance (seed 002 §4.3)."""
+    idx = {**index, "items": dict(index["items"])}
+    out = []
+    for mid in (index.get("bySource") or {}).get(decision_event_id, []):
+        item = idx["items"].get(mid)
+        if item is None:
+            continue
+        item = {**item, "importance": round(min(1.0, item["importance"] + OUTCOME_BOOST), 4)}
+        idx["items"][mid] = item
+        out.append(ev.derived(env, ev.MEMORY_REINFORCED, f"outcome:{mid}", {
+            "memoryId": mid, "importance": item["importance"], "sourceEventId": env.event_id, "layer": "outcome",
+            "similarity": None, "at": env.occurred_at}))
+    return idx, out
+
+
 def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, Any]],
              hot_vectors: dict[str, Any]) -> tuple[dict[str, Any], list[Envelope], list[dict[str, Any]]]:
     """-> (new index, events, memories created). `index` is not mutated."""
     idx = {"keys": dict(index["keys"]), "hashes": dict(index["hashes"]), "items": dict(index["items"]),
-           "recent": list(index["recent"]), "expiring": list(index.get("expiring", []))}
+           "recent": list(index["recent"]), "expiring": list(index.get("expiring", [])),
+           "bySource": dict(index.get("bySource", {}))}
     out: list[Envelope] = []
     created: list[dict[str, Any]] = []
     for m in candidates:
