@@ -1,0 +1,99 @@
+"""Candidates against real PostgreSQL and the real model: keyword and entity matches surface memories
+that cosine similarity alone misses; persona scoping; expired memories are not served."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from agents.pipeline import InteractionPipeline
+from projections import db
+from projections.context import rank
+from projections.lexical import BM25Index, query_terms
+from projections.store import Store
+from tests.helpers import interaction, records
+
+pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
+
+NOISE = ["We talked about moving apartments and packing boxes", "Carrying the sofa up three floors was awful",
+         "The new apartment has a big kitchen and a balcony", "I bought shelves and a lamp for the living room",
+         "The movers were late again and the truck was too small", "Unpacking the kitchen took all weekend",
+         "My back hurts from lifting furniture all day", "We finally hung the curtains in the bedroom",
+         "My sister is coming over on Sunday for lunch", "Priya is visiting this Sunday with her kids",
+         "Rahul said he might come by on Sunday evening", "Are my parents coming on Sunday? I hope so",
+         "Sunday plans: friends are coming for a barbecue"]
+
+
+async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder):
+    v = "t" + __import__("uuid").uuid4().hex[:8]
+    db.prepare(pg_url, None)
+    import psycopg
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        db.ensure_version(c, v, activate_if_none=False)
+        c.execute("UPDATE rapport.active_version SET version=%s", (v,))
+    conn = await db.connect_async(pg_url, schema=db.schema_of(v))
+    p = InteractionPipeline(conn, embedder, broker_epoch="e", version=v)
+    msgs = NOISE + ["Makesh fixed the wobbly table leg for me", "My dog Bruno hates the new elevator"]
+    await p.process(records([interaction(f"r{i}", m, contact="kim", minutes=i) for i, m in enumerate(msgs)]))
+    await p.process(records([interaction("r99", "He chewed through the moving boxes in the hallway, classic Bruno",
+                                         contact="kim", minutes=60)], start_offset=50))
+    pool = AsyncConnectionPool(pg_url, min_size=1, max_size=2, open=False, configure=db.configure_pool_conn,
+                               kwargs={"autocommit": True})
+    await pool.open()
+    store = Store(pool)
+    now = datetime.now(timezone.utc)
+    q = "Is Makesh coming on Sunday?"  # other memories match the meaning better than the name
+    qv = embedder.embed([q])[0]
+    cosine_only = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name, extra_ids=[],
+                                         as_of=now, persona_id=None, k=3)
+    assert "Makesh fixed the wobbly table leg for me" not in {r["content"] for r in cosine_only}
+    index = BM25Index(await store.lexical_docs("default", "kim"))
+    keyword = index.top(query_terms(q), 30)  # as the API does
+    with_kw = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name,
+                                     extra_ids=list(keyword), as_of=now, persona_id=None, k=3)
+    assert "Makesh fixed the wobbly table leg for me" in {r["content"] for r in with_kw}
+    # entities the query names (variants included) bring their linked memories, with entity_match
+    ents = {e["ref"]: {"ref": e["ref"], "entityType": e["entity_type"], "displayName": e["display_name"],
+                       "metadata": e["metadata"]} for e in await store.entities("default", "kim")}
+    from agents.core.entities import find_mentions
+    refs = set(find_mentions("how is bruno doing?", ents))
+    assert refs == {"pet:bruno"}
+    qv2 = embedder.embed(["how is bruno doing?"])[0]
+    rows = await store.candidates("default", "kim", query_vec=qv2, model=embedder.model_name, extra_ids=[],
+                                  as_of=now, persona_id=None, entity_refs=sorted(refs), k=1)
+    contents = [r["content"] for _, r in rank(rows, now, matched_refs=refs)]
+    assert "He chewed through the moving boxes in the hallway, classic Bruno" in contents
+    await pool.close()
+    await conn.close()
+
+
+async def test_persona_scope_and_expiry_in_candidates(pg_url, version, embedder):
+    import psycopg
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("UPDATE rapport.active_version SET version=%s", (version,))
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    p = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
+    await p.process(records([interaction("p1", "I'm going to a concert tonight", contact="lee"),
+                             interaction("p2", "I love jazz piano", contact="lee", minutes=1)]))
+    s = db.schema_of(version)
+    with psycopg.connect(pg_url, autocommit=True) as c:  # a persona-scoped memory (e.g. a commitment)
+        c.execute(f"UPDATE {s}.memories SET persona_id='coach' WHERE content='Loves jazz piano'")
+    pool = AsyncConnectionPool(pg_url, min_size=1, max_size=2, open=False, configure=db.configure_pool_conn,
+                               kwargs={"autocommit": True})
+    await pool.open()
+    store = Store(pool)
+    qv = embedder.embed(["music"])[0]
+    t = datetime(2026, 4, 3, 22, tzinfo=timezone(timedelta(hours=5, minutes=30)))
+
+    async def contents(persona, at):
+        rows = await store.candidates("default", "lee", query_vec=qv, model=embedder.model_name, extra_ids=[],
+                                      as_of=at, persona_id=persona)
+        return {r["content"] for r in rows}
+
+    assert "Loves jazz piano" in await contents("coach", t)
+    assert "Loves jazz piano" not in await contents("friend", t)       # another persona's memory
+    assert "Is going to a concert tonight" in await contents(None, t)
+    assert "Is going to a concert tonight" not in await contents(None, t + timedelta(days=2))  # expired
+    await pool.close()
+    await conn.close()
