@@ -18,6 +18,7 @@ from streams.config import settings
 log = logging.getLogger("rapport.agents")
 _pipeline: InteractionPipeline | None = None
 _extractor = None
+_summarizer = None
 
 
 async def pipeline() -> InteractionPipeline:
@@ -30,8 +31,9 @@ async def pipeline() -> InteractionPipeline:
         conn = await db.connect_async(s.database_url, schema=db.schema_of(version))
         from agents import llm
 
-        global _extractor
+        global _extractor, _summarizer
         _extractor = llm.extractor_from_settings()
+        _summarizer = llm.summarizer_from_settings()
         _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
                                         redis=aioredis.from_url(s.redis_url), version=version,
                                         follow_active=s.projection_version is None, moods=llm.from_settings())
@@ -77,6 +79,8 @@ async def process_interactions(stream):  # noqa: ANN001
         metrics.EVENTS.labels("skipped").inc(outcome.skipped)
         if _extractor is not None and outcome.sources:  # deferred LLM extraction, off the stream's path
             _extractor.submit(outcome.sources, outcome.profiles, publish_source)
+        if _summarizer is not None:
+            _summarizer.submit(outcome.derived, publish_source)
         for dl in outcome.dead_letters:
             metrics.EVENTS.labels("dead_letter").inc()
             log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,

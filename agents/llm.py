@@ -183,3 +183,68 @@ def extractor_from_settings() -> LLMExtractor | None:
     if not s.extraction_model:
         return None
     return LLMExtractor(s.llm_base_url, s.openai_api_key or "", s.extraction_model)
+
+
+# ------------------------------------------------------------------------------------- summaries
+SUMMARY_PROMPT = ("Summarize this chat session as JSON with exactly these keys: one_liner (string), what_mattered, "
+                  "open_loops, commitments, people (lists of short strings), tone (one word). JSON only.\n\n{turns}")
+
+
+def parse_summary(text: str) -> dict[str, Any] | None:
+    try:
+        d = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    except ValueError:
+        return None
+    if not isinstance(d, dict) or not isinstance(d.get("one_liner"), str) or not d["one_liner"].strip():
+        return None
+    out: dict[str, Any] = {"one_liner": d["one_liner"].strip()[:300]}
+    for f in ev.SUMMARY_FIELDS[1:5]:
+        v = d.get(f) or []
+        out[f] = [str(x)[:200] for x in v][:8] if isinstance(v, list) else []
+    out["tone"] = str(d.get("tone") or "neutral")[:40]
+    return out
+
+
+class LLMSummarizer:
+    """When a session closes, ask the model for seed 004's summary in the background; a usable answer is
+    published as a SummaryProposed event (the extractive summary stands until then, and otherwise)."""
+
+    def __init__(self, base_url: str | None, api_key: str, model: str, timeout_s: float = 20.0):
+        from openai import AsyncOpenAI
+
+        self.model, self.timeout_s = model, timeout_s
+        self.client = AsyncOpenAI(base_url=base_url, api_key=api_key or "none", max_retries=1, timeout=timeout_s)
+        self.tasks: set[asyncio.Task] = set()
+
+    async def propose(self, closed: Envelope) -> Envelope | None:
+        turns = "\n".join(f"{t['role']}: {t['content']}" for t in closed.payload.get("turns") or [])[:12000]
+        if not turns:
+            return None
+        try:
+            resp = await asyncio.wait_for(self.client.chat.completions.create(
+                model=self.model, temperature=0, max_tokens=400,
+                messages=[{"role": "user", "content": SUMMARY_PROMPT.format(turns=turns)}]), self.timeout_s)
+            summary = parse_summary(resp.choices[0].message.content or "")
+        except Exception as e:
+            log.info("LLM summary skipped for %s: %s", closed.event_id, type(e).__name__)
+            return None
+        return ev.summary_proposed(closed=closed, summary=summary, model=self.model) if summary else None
+
+    def submit(self, derived: list[Envelope], publish) -> None:  # noqa: ANN001
+        async def one(e: Envelope) -> None:
+            proposal = await self.propose(e)
+            if proposal is not None:
+                await publish(proposal)
+
+        for e in derived:
+            if e.event_type == ev.SESSION_CLOSED:
+                t = asyncio.get_running_loop().create_task(one(e))
+                self.tasks.add(t)
+                t.add_done_callback(self.tasks.discard)
+
+
+def summarizer_from_settings() -> LLMSummarizer | None:
+    from streams.config import settings
+
+    s = settings()
+    return LLMSummarizer(s.llm_base_url, s.openai_api_key or "", s.summary_model) if s.summary_model else None

@@ -173,6 +173,8 @@ class InteractionPipeline:
                     new_state, derived = core.apply_access(states[key], e)
                 elif e.event_type == ev.CONTACT_TICK:
                     new_state, derived = core.apply_tick(states[key], e, self.config)
+                elif e.event_type == ev.SUMMARY_PROPOSED:
+                    new_state, derived = core.apply_summary(states[key], e)
                 elif e.event_type == ev.MEMORIES_PROPOSED:
                     new_state, derived = core.apply_proposals(states[key], e, candidates, hot)
                 else:

@@ -175,6 +175,8 @@ def stored_payload(e: Envelope) -> str:
         p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
     elif e.event_type == ev.MEMORY_EMBEDDED:
         p = {k: v for k, v in p.items() if k != "embedding"}
+    elif e.event_type == ev.SESSION_CLOSED:  # the turns are in the ledger already
+        p = {k: v for k, v in p.items() if k != "turns"}
     return orjson.dumps(p).decode()
 
 

@@ -9,6 +9,7 @@ Control events (same topic, same key, so they are ordered with the contact's mes
   MemoriesAccessed v1     {memoryIds}  -- what /context served (access statistics)
   MemoriesProposed v1     {memories: [{memory, topics, expiration, importance}], profileUpdate, model}
                           -- an LLM's extraction for one message (deferred; merged like the rules' memories)
+  SummaryProposed v1      {sessionId, personaId, endedAt, summary}  -- a model's summary of a closed session
   ContactTick v1          {}  -- time has reached work the contact has due (a session to close, ...);
                               occurred_at is the due time, in the contact's event time
 
@@ -27,6 +28,7 @@ CONTACT_ERASED = "ContactErased"
 MEMORIES_ACCESSED = "MemoriesAccessed"
 CONTACT_TICK = "ContactTick"
 MEMORIES_PROPOSED = "MemoriesProposed"
+SUMMARY_PROPOSED = "SummaryProposed"
 SESSION_SUMMARIZED = "SessionSummarized"
 ROLLING_SUMMARY_UPDATED = "RollingSummaryUpdated"
 PROFILE_REWRITTEN = "ProfileRewritten"
@@ -52,6 +54,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     MEMORIES_ACCESSED: 1,
     CONTACT_TICK: 1,
     MEMORIES_PROPOSED: 1,
+    SUMMARY_PROPOSED: 1,
     SESSION_SUMMARIZED: 1,
     ROLLING_SUMMARY_UPDATED: 1,
     PROFILE_REWRITTEN: 1,
@@ -71,7 +74,9 @@ CURRENT_VERSIONS: dict[str, int] = {
     ENTITY_UPSERTED: 1,
 }
 
-SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK, MEMORIES_PROPOSED})
+SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK, MEMORIES_PROPOSED,
+                          SUMMARY_PROPOSED})
+SUMMARY_FIELDS = ("one_liner", "what_mattered", "open_loops", "commitments", "people", "tone")
 MAX_ACCESSED_IDS = 200
 
 # Contract limits (CONTRACT.md, POST /ingest); the worker enforces them too, for producers that
@@ -130,6 +135,13 @@ def validate_payload(env: Envelope) -> None:
             and m.get("importance") in ("low", "medium", "high") for m in items)
         if not ok:
             raise InvalidEvent("payload: memories [{memory, topics, expiration, importance}] and sourceEventId")
+    elif env.event_type == SUMMARY_PROPOSED:
+        sm = env.payload.get("summary")
+        if not (isinstance(env.payload.get("sessionId"), str) and isinstance(env.payload.get("endedAt"), str)
+                and isinstance(sm, dict) and isinstance(sm.get("one_liner"), str)
+                and all(isinstance(sm.get(f), list) for f in SUMMARY_FIELDS[1:5])):
+            raise InvalidEvent("payload: sessionId, endedAt and summary {one_liner, what_mattered, open_loops, "
+                               "commitments, people, tone}")
     elif env.event_type not in CURRENT_VERSIONS:
         raise InvalidEvent(f"unknown event_type {env.event_type!r}")
 
@@ -172,6 +184,19 @@ def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, 
                     payload={"memories": memories, "profileUpdate": profileUpdate, "model": model,
                              "sourceEventId": source.event_id},
                     causation_id=source.event_id, correlation_id=source.correlation_id or source.event_id)
+
+
+def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -> Envelope:
+    """For the SessionClosed event `closed`; deterministic id (a redelivery proposes the same event)."""
+    from schemas.envelope import derived_id
+
+    s = closed.payload["session"]
+    return Envelope(event_id=derived_id(closed.event_id, "llm-summary"), event_type=SUMMARY_PROPOSED,
+                    schema_version=CURRENT_VERSIONS[SUMMARY_PROPOSED], tenant_id=closed.tenant_id,
+                    contact_id=closed.contact_id, occurred_at=s["endedAt"], recorded_at=closed.recorded_at,
+                    payload={"sessionId": s["sessionId"], "personaId": s.get("personaId"), "endedAt": s["endedAt"],
+                             "summary": summary, "model": model},
+                    causation_id=closed.event_id, correlation_id=closed.correlation_id)
 
 
 def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: str) -> Envelope:

@@ -45,6 +45,7 @@ class Settings:
     mood_model: str | None = None       # e.g. a haiku-class chat model; unset = offline classifier only
     mood_timeout_s: float = 0.2
     extraction_model: str | None = None  # deferred LLM extraction (seed 003 tool); unset = rules only
+    summary_model: str | None = None     # session summaries by a model; unset = extractive
     # API
     http_host: str = "127.0.0.1"
     http_port: int = 8080
@@ -80,6 +81,7 @@ class Settings:
             mood_model=_env("RAPPORT_MOOD_MODEL"),
             mood_timeout_s=float(_env("RAPPORT_MOOD_TIMEOUT_S", "0.2")),
             extraction_model=_env("RAPPORT_EXTRACTION_MODEL"),
+            summary_model=_env("RAPPORT_SUMMARY_MODEL"),
             http_host=_env("RAPPORT_HTTP_HOST", d.http_host),
             http_port=int(_env("RAPPORT_HTTP_PORT", str(d.http_port))),
             worker_id=_env("RAPPORT_WORKER_ID", f"{socket.gethostname()}-{os.getpid()}"),

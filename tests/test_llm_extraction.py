@@ -65,3 +65,35 @@ async def test_proposals_merge_through_dedup_and_failures_lose_nothing(pg_url, v
         await conn.close()
     finally:
         stub.close()
+
+
+@pytest.mark.asyncio
+async def test_llm_session_summary_replaces_the_extractive_one_and_failures_keep_it():
+    from agents.core import contact as core
+    from agents.llm import LLMSummarizer, parse_summary
+    from schemas import events as ev
+
+    assert parse_summary("nope") is None and parse_summary('{"one_liner": ""}') is None
+    s = core.new_state("default", "arjun")
+    msgs = [interaction(f"m{i}", t, minutes=i) for i, t in enumerate(
+        ["Bruno has a vet appointment on Friday", "I'm nervous about the results", "I'll call the vet tomorrow"])]
+    for e in msgs:
+        s, _ = core.apply_interaction(s, e, core.plan_memories(e))
+    tick = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=s["dueAt"], recorded_at="r")
+    s, out = core.apply_tick(s, tick)
+    closed = next(e for e in out if e.event_type == ev.SESSION_CLOSED)
+    assert [t["content"] for t in closed.payload["turns"]][0] == "Bruno has a vet appointment on Friday"
+    stub = Stub(reply=lambda prompt: json.dumps({
+        "one_liner": "Worried about Bruno's vet results", "what_mattered": ["Bruno's health"],
+        "open_loops": ["vet results Friday"], "commitments": ["call the vet tomorrow"], "people": [], "tone": "anxious"}))
+    try:
+        summ = LLMSummarizer(stub.url, "k", "haiku-class", timeout_s=0.5)
+        proposal = await summ.propose(closed)
+        s2, out2 = core.apply_summary(s, proposal)
+        assert s2["lastSessionSummary"][""]["one_liner"] == "Worried about Bruno's vet results"
+        assert out2[0].event_type == ev.SESSION_SUMMARIZED and out2[0].payload["source"] == "llm"
+        for mode in ("garbage", "down"):
+            stub.mode = mode
+            assert await summ.propose(closed) is None  # the extractive summary stands
+    finally:
+        stub.close()

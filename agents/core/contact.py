@@ -148,6 +148,20 @@ def plan_proposals(env: Envelope) -> list[dict[str, Any]]:
     return out
 
 
+def apply_summary(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
+    """A model's summary of a closed session replaces the extractive one (seed 004's fields)."""
+    s = _copy(state)
+    p = env.payload
+    key = p.get("personaId") or ""
+    last = (s.get("lastSessionSummary") or {}).get(key)
+    if last and last.get("sessionId") == p["sessionId"]:
+        s["lastSessionSummary"][key] = {"sessionId": p["sessionId"], **p["summary"]}
+    s["seq"] += 1
+    return s, [ev.derived(env, ev.SESSION_SUMMARIZED, "summary:llm", {
+        "sessionId": p["sessionId"], "personaId": p.get("personaId"), "endedAt": p["endedAt"],
+        "summary": p["summary"], "source": "llm"}, occurred_at=p["endedAt"])]
+
+
 def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]],
                     hot_vectors: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
     """Merge an LLM's proposals through the same dedup/supersession path as the rules' memories."""
@@ -200,7 +214,8 @@ def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
     summary = summaries.session_summary(turns, session.get("people", []), session.get("moods", []))
     s["session"] = None
     s.setdefault("lastSessionSummary", {})[session.get("personaId") or ""] = {"sessionId": session["sessionId"], **summary}
-    return [ev.derived(env, ev.SESSION_CLOSED, f"{step}:closed", {"session": session}, occurred_at=at),
+    return [ev.derived(env, ev.SESSION_CLOSED, f"{step}:closed", {"session": session, "turns": turns},
+                       occurred_at=at),
             ev.derived(env, ev.SESSION_SUMMARIZED, f"{step}:summary",
                        {"sessionId": session["sessionId"], "personaId": session.get("personaId"),
                         "endedAt": at, "summary": summary}, occurred_at=at)] + \
