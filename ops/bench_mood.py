@@ -25,18 +25,10 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from agents.core import mood as M  # noqa: E402
-from ops.train_mood import DEFAULT_DATA, GOEMOTIONS_MOODS, load_goemotions, load_hand  # noqa: E402
+from ops.train_mood import DEFAULT_DATA, GOEMOTIONS_MOODS, load_goemotions, load_hand, macro_f1  # noqa: E402
 
 
-def f1_scores(gold: list[str], pred: list[str], labels: tuple[str, ...]) -> tuple[float, dict[str, float]]:
-    """(macro-F1 over `labels`, per-label F1)."""
-    per = {}
-    for c in labels:
-        tp = sum(1 for g, p in zip(gold, pred) if g == c and p == c)
-        fp = sum(1 for g, p in zip(gold, pred) if g != c and p == c)
-        fn = sum(1 for g, p in zip(gold, pred) if g == c and p != c)
-        per[c] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    return sum(per.values()) / len(per), per
+f1_scores = macro_f1  # (macro-F1 over labels, per-label F1): one implementation, in train_mood
 
 
 def _accuracy(gold: list[str], pred: list[str]) -> float:

@@ -84,14 +84,10 @@ MAX_ENGAGEMENT_SESSIONS = 500
 
 
 def parse_at(s: str) -> datetime:
-    """RFC 3339 -> aware datetime; a missing offset means UTC (same rule as schemas.envelope)."""
-    if not isinstance(s, str) or not s.strip():
-        raise ValueError("not an RFC 3339 timestamp")
-    t = s.strip()
-    if t[-1:] in ("Z", "z"):
-        t = t[:-1] + "+00:00"
-    dt = datetime.fromisoformat(t)
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    """RFC 3339 -> aware datetime; a missing offset means UTC (the envelope's rule, one place)."""
+    from schemas.envelope import parse_time
+
+    return parse_time(s)
 
 
 def _mood_of(mood: Any) -> str | None:
