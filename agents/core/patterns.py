@@ -60,7 +60,7 @@ Engagement decline
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 State = dict[str, Any]
