@@ -181,6 +181,14 @@ def bench_mood(data) -> None:  # noqa: ANN001
     run(["--data", data] if data else [])
 
 
+@bench.command("year")
+def bench_year() -> None:
+    """A year of daily chat for one contact through the fold: active memories per month, by type."""
+    from ops.simulate_year import main as run
+
+    run()
+
+
 @bench.command("inline")
 def bench_inline() -> None:
     """The whole per-event fold (no I/O): the inline tier's latency."""

@@ -83,3 +83,13 @@ def test_stages_progress_over_simulated_weeks():
     assert contact_state_json(s, quiet)["relationshipStage"] == "fading"
     assert contact_state_json(s, quiet + timedelta(days=40))["relationshipStage"] == "dormant"
     assert contact_state_json(s, quiet)["activeStreak"] == 0  # the streak broke while they were away
+
+
+def test_year_simulator_reports_monthly_rows():
+    from ops.simulate_year import simulate
+    from tests.helpers import FakeEmbedder
+
+    rows = simulate(days=60, embedder=FakeEmbedder())
+    assert [r["month"] for r in rows] == [1, 2]
+    assert rows[1]["messages"] > rows[0]["messages"] > 0 and rows[1]["active"] >= rows[0]["active"] > 0
+    assert rows[0].get("fact", 0) >= 4  # the first month's life facts
