@@ -300,7 +300,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     embedding = asyncio.ensure_future(asyncio.to_thread(svc.embed_query, query)) if query else None
     state, entities, history = await asyncio.gather(svc.store.contact(tenant_id, contact_id),
                                                     svc.store.entities(tenant_id, contact_id),
-                                                    load_history(tenant_id, contact_id, None))
+                                                    cached_history(tenant_id, contact_id))
     ranked: list = []
     card_rows: list[dict] = []
     matched: set[str] = set()
@@ -328,15 +328,16 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     return body
 
 
-async def load_history(tenant_id: str, contact_id: str, state: dict | None) -> list[dict]:
-    """The session window: Redis first, the projected contact state when the cache is cold."""
+async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
+    """The session window from Redis ([] when the cache is cold or down: build_context then reads the
+    projected state's window)."""
     try:
         raw = await svc.redis.get(window_key(tenant_id, contact_id))
         if raw:
             return orjson.loads(raw)["turns"]
     except Exception:
         log.warning("redis unavailable; history from PostgreSQL", exc_info=True)
-    return list((state or {}).get("window") or [])
+    return []
 
 
 @app.get("/contacts/{contact_id}/memories")
@@ -381,8 +382,7 @@ async def post_payload(request: Request) -> JSONBody:
     except orjson.JSONDecodeError as e:
         return error(400, "body is not valid JSON", detail=str(e))
     except ValidationError as e:
-        return error(422, "invalid payload request", errors=[
-            {"field": ".".join(str(x) for x in err["loc"]) or "body", "problem": err["msg"]} for err in e.errors()])
+        return error(422, "invalid payload request", errors=ingest_mod.field_errors(e))
     at = now_utc()
     ctx = await build_context(req.tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
                               budget=LIMITS["memories"], at=at)

@@ -62,10 +62,13 @@ def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
             return r["created_at"], 0
         return accessed, r["access_count"]
 
-    scored = [(score(similarity=rv, accessed_at=as_of_then(r)[0],
-                     importance=float(r["importance"]), access_count=as_of_then(r)[1],
-                     entity_match=1.0 if refs and refs & set(r["entity_refs"] or ()) else 0.0,
-                     as_of=as_of, weights=w), r) for rv, r in zip(rel, rows)]
+    scored = []
+    for rv, r in zip(rel, rows):
+        accessed_at, access_count = as_of_then(r)
+        scored.append((score(similarity=rv, accessed_at=accessed_at, importance=float(r["importance"]),
+                             access_count=access_count,
+                             entity_match=1.0 if refs and refs & set(r["entity_refs"] or ()) else 0.0,
+                             as_of=as_of, weights=w), r))
     scored.sort(key=lambda x: (-x[0], x[1]["id"]))
     return scored
 

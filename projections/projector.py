@@ -205,10 +205,6 @@ async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch])
             await _apply(conn, b)
 
 
-async def project_batch(conn: psycopg.AsyncConnection, batch: Batch) -> None:
-    await project_segments(conn, [batch])
-
-
 async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str) -> None:
     """Every row of the contact in every projection version (a retired one kept for rollback, one being
     built by a replay) and in the ledger."""

@@ -65,6 +65,13 @@ class IngestEvent(BaseModel):
         return v
 
 
+def field_errors(e: ValidationError, index: int | None = None) -> list[dict[str, Any]]:
+    """pydantic's errors as the API reports them: one {field, problem} per bad field."""
+    at = {} if index is None else {"index": index}
+    return [{**at, "field": ".".join(str(x) for x in err["loc"]) or "body", "problem": err["msg"]}
+            for err in e.errors()]
+
+
 class BadRequest(Exception):
     def __init__(self, status: int, body: dict[str, Any]):
         self.status, self.body = status, body
@@ -90,9 +97,7 @@ def parse_ingest_body(raw: bytes) -> list[Envelope]:
         try:
             models.append(IngestEvent.model_validate(item))
         except ValidationError as e:
-            for err in e.errors():
-                errors.append({"index": i, "field": ".".join(str(x) for x in err["loc"]) or "body",
-                               "problem": err["msg"]})
+            errors += field_errors(e, i)
     if errors:
         raise BadRequest(422, {"error": "invalid events; nothing was accepted", "errors": errors})
     now = format_time(now_utc())
@@ -144,13 +149,14 @@ LEDGER_INSERT_MANY = (
 
 
 async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
-    """Insert into the ledger; return the (tenant, event id)s that were new."""
+    """Insert into the ledger; return the (tenant, event id)s that were new. `pool` yields dict rows
+    (projections.db.configure_pool_conn), as in relay_once."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
                        e.recorded_at, orjson.dumps(e.to_dict()).decode()) for e in envs]))
     async with pool.connection() as conn:
         cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
         rows = await cur.fetchall()
-    return {(r["tenant_id"], r["event_id"]) if isinstance(r, dict) else (r[0], r[1]) for r in rows}
+    return {(r["tenant_id"], r["event_id"]) for r in rows}
 
 
 async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -> tuple[list[Envelope], int]:
@@ -190,8 +196,7 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
     cursor, blocked, todo = after_seq, False, []
     cutoff = now_utc().timestamp() - older_than_s
     for r in rows:
-        seq, envelope, applied, recorded_at = (r["seq"], r["envelope"], r["applied"], r["recorded_at"]) \
-            if isinstance(r, dict) else r
+        seq, envelope, applied, recorded_at = r["seq"], r["envelope"], r["applied"], r["recorded_at"]
         if applied:
             if not blocked:
                 cursor = seq
@@ -203,5 +208,5 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
     if todo:
         await publisher.publish_raw(todo)
         metrics.RELAYED.inc(len(todo))
-    metrics.LEDGER_BACKLOG.set(sum(1 for r in rows if not (r["applied"] if isinstance(r, dict) else r[2])))
+    metrics.LEDGER_BACKLOG.set(sum(1 for r in rows if not r["applied"]))
     return len(todo), cursor
