@@ -5,6 +5,7 @@ Run with `rapport worker` (ops/cli.py), which imports this module so the agents 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from agents.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record
@@ -106,9 +107,12 @@ _scheduler_conn = None
 
 @app.timer(interval=SCHEDULE_EVERY_S, on_leader=True)
 async def schedule_due_work() -> None:
-    """Wall-clock time reaching a contact's due work (in its event time) becomes a ContactTick on the
-    contact's partition, so the work happens in order with its messages and replay sees it. Ids are
-    derived from (contact, due time): a pass that finds the same work again emits the same event."""
+    """Wall-clock time reaching a contact's due work becomes a ContactTick on the contact's partition,
+    so the work happens in order with its messages and replay sees it. An idle contact's event time
+    moves on at the wall clock's pace from its last event (event time = wall clock - clock_skew_s): a
+    live contact's ticks come at about the due time, a contact imported with 2023 timestamps is not
+    jumped to today. Ids are derived from (contact, due time): a pass that finds the same work again
+    emits the same event."""
     global _scheduler_conn
     s = settings()
     if _scheduler_conn is None or _scheduler_conn.closed:
@@ -118,11 +122,12 @@ async def schedule_due_work() -> None:
         return
     now = now_utc()
     cur = await _scheduler_conn.execute(
-        f"SELECT tenant_id, contact_id, next_due_at FROM {db.schema_of(version)}.contacts "
-        f"WHERE next_due_at <= %s ORDER BY next_due_at LIMIT %s", (now, SCHEDULE_LIMIT))
-    for tenant_id, contact_id, due in await cur.fetchall():
+        f"SELECT tenant_id, contact_id, next_due_at, clock_skew_s FROM {db.schema_of(version)}.contacts "
+        f"WHERE next_due_wall <= %s ORDER BY next_due_wall LIMIT %s", (now, SCHEDULE_LIMIT))
+    for tenant_id, contact_id, due, skew in await cur.fetchall():
+        at = max(due, now - timedelta(seconds=skew))  # the contact's event time now
         env = ev.contact_tick(tenant_id=tenant_id, contact_id=contact_id, due_at=due.isoformat(),
-                              recorded_at=now.isoformat())
+                              occurred_at=at.isoformat(), recorded_at=now.isoformat())
         await interactions_topic.send(key=partition_key(tenant_id, contact_id), value=encode(env))
 
 

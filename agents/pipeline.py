@@ -24,6 +24,7 @@ import orjson
 import psycopg
 from psycopg.rows import dict_row
 
+from agents.core import consolidation
 from agents.core import contact as core
 from agents.embedder import Embedder
 from projections import db
@@ -155,6 +156,7 @@ class InteractionPipeline:
         await self._embed([m for ms in plans for m in ms])
 
         hot = await self._hot_vectors(states.values())
+        known, new_vectors = await self._consolidation_inputs(states, fresh)
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
@@ -169,17 +171,18 @@ class InteractionPipeline:
                 segments.append(Batch())
                 continue
             try:
+                tiers = {"known": known.get(key), "fresh": new_vectors.get(key)}
                 if e.event_type == ev.MEMORIES_ACCESSED:
                     new_state, derived = core.apply_access(states[key], e)
                 elif e.event_type == ev.CONTACT_TICK:
-                    new_state, derived = core.apply_tick(states[key], e, self.config)
+                    new_state, derived = core.apply_tick(states[key], e, self.config, **tiers)
                 elif e.event_type == ev.SUMMARY_PROPOSED:
                     new_state, derived = core.apply_summary(states[key], e)
                 elif e.event_type == ev.MEMORIES_PROPOSED:
-                    new_state, derived = core.apply_proposals(states[key], e, candidates, hot)
+                    new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
                 else:
                     new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
-                                                                llm_moods.get(e.event_id))
+                                                                llm_moods.get(e.event_id), **tiers)
             except Exception as err:  # a bug must not stop the stream: park the event with the reason
                 log.exception("processing failed for %s", e.event_id)
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
@@ -188,6 +191,8 @@ class InteractionPipeline:
                 m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]
+                if m is not None and key in known:  # a tier later in this batch sees it like a stored one
+                    known[key][m["id"]] = known_entry(m)
             states[key] = new_state
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
@@ -210,6 +215,36 @@ class InteractionPipeline:
         out.profiles = {k: s.get("profile") for b in segments for k, s in b.states.items()}
         out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
+
+    async def _consolidation_inputs(self, states: dict[tuple[str, str], dict], fresh: list[tuple[Envelope, Record]]
+                                    ) -> tuple[dict[tuple[str, str], dict], dict[tuple[str, str], dict]]:
+        """For contacts whose consolidation tiers can run in this batch (consolidation.needs_known): every
+        active memory's vector, content and provenance, and vectors for those stored without one."""
+        times: dict[tuple[str, str], list[str]] = {}
+        for e, _ in fresh:
+            if e.event_type != ev.MEMORIES_ACCESSED:
+                times.setdefault((e.tenant_id, e.contact_id), []).append(e.occurred_at)
+        keys = [k for k, ts in times.items() if consolidation.needs_known(states[k], ts)]
+        known: dict[tuple[str, str], dict] = {k: {} for k in keys}
+        ids = {mid: k for k in keys for mid in (states[k].get("memoryIndex") or {}).get("items", {})}
+        if ids:
+            cur = await self.conn.execute(
+                "SELECT id, embedding, embedding_model, content, source_event_ids, speaker FROM memories "
+                "WHERE id = ANY(%s)", (list(ids),))
+            for mid, vec, model, content, sources, speaker in await cur.fetchall():
+                known[ids[mid]][mid] = {"embedding": vec.to_numpy() if vec is not None else None,
+                                        "embeddingModel": model, "content": content,
+                                        "sourceEventIds": list(sources), "speaker": speaker}
+        new_vectors: dict[tuple[str, str], dict] = {}
+        missing = [(k, mid) for k in keys for mid, kv in known[k].items() if kv["embedding"] is None]
+        if missing:
+            pseudo = [{"content": known[k][mid]["content"], "speaker": known[k][mid]["speaker"]} for k, mid in missing]
+            await self._embed(pseudo)
+            for (k, mid), m in zip(missing, pseudo):
+                if m.get("embedding") is not None:
+                    new_vectors.setdefault(k, {})[mid] = {"embedding": m["embedding"],
+                                                          "embeddingModel": m["embeddingModel"]}
+        return known, new_vectors
 
     # ------------------------------------------------------------------ helpers
     async def _load_watermarks(self) -> None:
@@ -296,6 +331,12 @@ class InteractionPipeline:
                 await pipe.execute()
         except Exception:  # Redis is a cache: /context falls back to PostgreSQL
             log.warning("redis refresh failed", exc_info=True)
+
+
+def known_entry(m: dict[str, Any]) -> dict[str, Any]:
+    """What the consolidation tiers need of a memory (agents/core/consolidation.py, `known`)."""
+    return {"embedding": m.get("embedding"), "embeddingModel": m.get("embeddingModel"), "content": m["content"],
+            "sourceEventIds": list(m["sourceEventIds"]), "speaker": m.get("speaker")}
 
 
 def derived_record(e: Envelope) -> tuple[bytes, bytes]:

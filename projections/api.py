@@ -24,8 +24,8 @@ from agents.pipeline import window_key
 from ops import metrics
 from projections import db
 from agents.core.entities import find_mentions
-from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, iso, memory_detail_json, rank,
-                                 refs_in_play)
+from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
+                                 memory_detail_json, rank, refs_in_play)
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
@@ -184,12 +184,13 @@ class Service:
         checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
         return checks
 
-    async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any) -> BM25Index:
-        """The contact's BM25 index, rebuilt when its state has moved on (a new event was applied)."""
-        key = (await self.store.schema(), tenant_id, contact_id)
+    async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any, history: bool = False) -> BM25Index:
+        """The contact's BM25 index, rebuilt when its state has moved on (a new event was applied); with
+        `history` over retired memories too (for an explicit as_of)."""
+        key = (await self.store.schema(), tenant_id, contact_id, history)
         index = self.lexical.get(key, seq)
         if index is None:
-            index = BM25Index(await self.store.lexical_docs(tenant_id, contact_id))
+            index = BM25Index(await self.store.lexical_docs(tenant_id, contact_id, history))
             self.lexical.put(key, seq, index)
         return index
 
@@ -279,7 +280,8 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
                 return error(504, "event not reflected in the projections yet", event_id=after)
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.1)
-    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
+    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at,
+                               explicit_as_of=as_of is not None)
     # an access happens now, whatever `as_of` the caller evaluates at
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
                         format_time(now_utc()))
@@ -294,8 +296,9 @@ def entity_record(row: dict) -> dict:
 
 
 async def build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
-                        budget: int | None, at: datetime) -> dict:
-    """The /context answer (also the memory part of /payload)."""
+                        budget: int | None, at: datetime, explicit_as_of: bool = False) -> dict:
+    """The /context answer (also the memory part of /payload). With an explicit as_of the memories are
+    those served then: retired since (compressed, pruned, ...) included, created later left out."""
     # the query embedding (CPU, in a thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(asyncio.to_thread(svc.embed_query, query)) if query else None
     state, entities, history = await asyncio.gather(svc.store.contact(tenant_id, contact_id),
@@ -308,15 +311,19 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     if state is not None:
         if query:
             version = (state.get("firstSeen"), state.get("memoryVersion", 0))
-            keyword = (await svc.lexical_index(tenant_id, contact_id, version)).top(query_terms(query), 30)
+            # over history some of the best keyword hits may not have been served at as_of: look further
+            keyword = (await svc.lexical_index(tenant_id, contact_id, version, explicit_as_of)).top(
+                query_terms(query), 60 if explicit_as_of else 30)
             matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
         candidates = await svc.store.candidates(
             tenant_id, contact_id, query_vec=await embedding if embedding else None, model=svc.embedder.model_name,
-            extra_ids=list(keyword), as_of=at, persona_id=persona_id, entity_refs=sorted(matched))
+            extra_ids=list(keyword), as_of=at, persona_id=persona_id, entity_refs=sorted(matched),
+            explicit_as_of=explicit_as_of)
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query))
-        card_rows = await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched), at,
-                                                  persona_id, CARD_MIN_IMPORTANCE)
+        card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
+                                                              at, persona_id, CARD_MIN_IMPORTANCE, explicit_as_of)
+                     if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]
     elif embedding is not None:
         await embedding
     if not history and state:  # the cache was cold: the session window from the projected state
@@ -344,11 +351,17 @@ async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
 async def get_memories(contact_id: str, tenant_id: str = "default", status: str | None = None) -> Response:
     if (bad := check_contact(contact_id)) is not None:
         return bad
-    if status is not None and status not in ("active", "archived", "superseded", "expired"):
-        return bad_param("status", "one of active, archived, superseded, expired")
+    if status is not None and status not in MEMORY_STATUSES:
+        return bad_param("status", "one of " + ", ".join(MEMORY_STATUSES))
     rows = await svc.store.memories(tenant_id, contact_id, status)
+    now = now_utc()  # importance as of now: decayed since last use (agents/core/decay.py)
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id,
-                     "memories": [memory_detail_json(r) for r in rows]})
+                     "memories": [memory_detail_json({**r, "importance": importance_then(r, now)}, now) for r in rows]})
+
+
+# superseded: a newer fact replaced it; merged: a near-duplicate took it in; compressed: a pattern took
+# it in; pruned: decayed below 0.1 unused for 30 days; archived: over a cap
+MEMORY_STATUSES = ("active", "expired", "superseded", "merged", "compressed", "pruned", "archived")
 
 
 @app.delete("/contacts/{contact_id}")

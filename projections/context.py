@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
+from agents.core.decay import importance_at
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import WEIGHTS, estimate_tokens, pack, relevance, score
 from schemas.envelope import parse_time
@@ -15,6 +16,21 @@ from schemas.envelope import parse_time
 
 def iso(v: Any) -> str | None:
     return v.isoformat() if isinstance(v, datetime) else v
+
+
+def as_of_then(r: dict[str, Any], as_of: datetime) -> tuple[datetime, int]:
+    """Access statistics as they were at `as_of`: accesses after it had not happened yet (only the
+    latest access time is kept, so a memory last accessed later counts as not accessed then)."""
+    accessed = r["accessed_at"] or r["created_at"]
+    if accessed > as_of:
+        return r["created_at"], 0
+    return accessed, r["access_count"]
+
+
+def importance_then(r: dict[str, Any], as_of: datetime) -> float:
+    """The memory's importance at `as_of`, decayed since its last use then (agents/core/decay.py)."""
+    return importance_at(float(r["importance"]), as_of_then(r, as_of)[0], float(r["decay_rate"]), as_of,
+                         bool(r["pinned"]))
 
 
 def memory_json(row: dict[str, Any], score_value: float | None = None) -> dict[str, Any]:
@@ -38,6 +54,7 @@ def memory_detail_json(row: dict[str, Any], now: datetime | None = None) -> dict
             "confidence": row["confidence"],
             "source": row["source"], "pinned": row["pinned"], "memoryKey": row["memory_key"],
             "topics": list(row["topics"] or []), "validFrom": iso(row["valid_from"]), "validTo": iso(row["valid_to"]),
+            "retiredAt": iso(row.get("retired_at")),
             "expiresAt": iso(row["expires_at"]), "supersededBy": row["superseded_by"],
             "accessCount": row["access_count"], "accessedAt": iso(row["accessed_at"]),
             "updatedAt": iso(row["updated_at"]), "personaId": row["persona_id"]}
@@ -54,18 +71,11 @@ def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
         if has_query else [0.0] * len(rows)
     refs = matched_refs or set()
 
-    def as_of_then(r: dict[str, Any]) -> tuple[datetime, int]:
-        """Access statistics as they were at `as_of`: accesses after it had not happened yet (only the
-        latest access time is kept, so a memory last accessed later counts as not accessed then)."""
-        accessed = r["accessed_at"] or r["created_at"]
-        if accessed > as_of:
-            return r["created_at"], 0
-        return accessed, r["access_count"]
-
     scored = []
     for rv, r in zip(rel, rows):
-        accessed_at, access_count = as_of_then(r)
-        scored.append((score(similarity=rv, accessed_at=accessed_at, importance=float(r["importance"]),
+        accessed_at, access_count = as_of_then(r, as_of)
+        r = {**r, "importance": importance_then(r, as_of)}
+        scored.append((score(similarity=rv, accessed_at=accessed_at, importance=r["importance"],
                              access_count=access_count,
                              entity_match=1.0 if refs and refs & set(r["entity_refs"] or ()) else 0.0,
                              as_of=as_of, weights=w), r))

@@ -9,6 +9,7 @@ tracking record and skipped (see agents/pipeline.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from itertools import groupby
 from typing import Any, Callable
 
@@ -18,7 +19,7 @@ import psycopg
 from pgvector import Vector
 
 from schemas import events as ev
-from schemas.envelope import Envelope
+from schemas.envelope import Envelope, parse_time
 
 State = dict[str, Any]
 
@@ -97,6 +98,13 @@ SESSION_UPSERT = (
     "DO UPDATE SET last_activity_at=EXCLUDED.last_activity_at, ended_at=EXCLUDED.ended_at, "
     "turn_count=EXCLUDED.turn_count")
 
+# a pattern that takes in more episodes: its digest, weight, provenance and vector follow them
+PATTERN_UPDATE = (
+    "ON CONFLICT (id) DO UPDATE SET content=EXCLUDED.content, content_hash=EXCLUDED.content_hash, "
+    "importance=EXCLUDED.importance, entity_refs=EXCLUDED.entity_refs, source_event_ids=EXCLUDED.source_event_ids, "
+    "accessed_at=EXCLUDED.accessed_at, updated_at=EXCLUDED.updated_at, embedding=EXCLUDED.embedding, "
+    "embedding_model=EXCLUDED.embedding_model, embedding_dim=EXCLUDED.embedding_dim")
+
 MEMORY_ENTITY_INSERT = ("INSERT INTO memory_entities (memory_id, tenant_id, contact_id, ref) "
                         "SELECT %s, %s, %s, unnest(%s::text[]) ON CONFLICT DO NOTHING")
 
@@ -133,14 +141,39 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         lambda e: (e.payload["importance"], e.payload["at"], e.payload["at"], e.payload["sourceEventId"],
                    e.payload["sourceEventId"], e.payload["memoryId"]))],
     ev.MEMORY_SUPERSEDED: [(
-        "UPDATE memories SET status='superseded', valid_to=%s, superseded_by=%s, updated_at=%s WHERE id=%s",
-        lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["memoryId"]))],
+        "UPDATE memories SET status='superseded', valid_to=%s, superseded_by=%s, updated_at=%s, retired_at=%s "
+        "WHERE id=%s",
+        lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["validTo"],
+                   e.payload["memoryId"]))],
     ev.MEMORY_ACCESSED: [(
         "UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) WHERE id=%s",
         lambda e: (e.payload["at"], e.payload["memoryId"]))],
     ev.MEMORY_ARCHIVED: [(
-        "UPDATE memories SET status='archived', updated_at=%s WHERE id=%s",
-        lambda e: (e.occurred_at, e.payload["memoryId"]))],
+        "UPDATE memories SET status='archived', updated_at=%s, retired_at=%s WHERE id=%s",
+        lambda e: (e.occurred_at, e.occurred_at, e.payload["memoryId"]))],
+    # the consolidation tiers (agents/core/consolidation.py); MemoryDecayed changes no row: the decayed
+    # importance is a function of (importance, accessed_at, decay_rate, time) that readers evaluate
+    ev.MEMORY_MERGED: [
+        ("UPDATE memories SET status='merged', superseded_by=%s, retired_at=%s, updated_at=%s WHERE id=%s",
+         lambda e: (e.payload["into"], e.payload["at"], e.payload["at"], e.payload["memoryId"])),
+        ("UPDATE memories SET importance=%s, access_count=%s, accessed_at=GREATEST(accessed_at, %s), "
+         "updated_at=GREATEST(updated_at, %s), source_event_ids=%s, entity_refs=%s WHERE id=%s",
+         lambda e: (e.payload["importance"], e.payload["accessCount"], e.payload["at"], e.payload["at"],
+                    e.payload["sourceEventIds"], e.payload["entityRefs"], e.payload["into"])),
+        (MEMORY_ENTITY_INSERT, lambda e: (e.payload["into"], e.tenant_id, e.contact_id, e.payload["entityRefs"]))],
+    ev.MEMORY_PRUNED: [(
+        "UPDATE memories SET status='pruned', retired_at=%s, updated_at=%s WHERE id=%s",
+        lambda e: (e.payload["at"], e.payload["at"], e.payload["memoryId"]))],
+    ev.MEMORY_EXPIRED: [(
+        "UPDATE memories SET status='expired', retired_at=%s, updated_at=GREATEST(updated_at, %s) WHERE id=%s",
+        lambda e: (e.payload["at"], e.payload["at"], e.payload["memoryId"]))],
+    ev.EPISODES_COMPRESSED: [
+        (MEMORY_INSERT.replace("ON CONFLICT (id) DO NOTHING", PATTERN_UPDATE), lambda e: _memory_row(e.payload["pattern"])),
+        (MEMORY_ENTITY_INSERT, lambda e: (e.payload["pattern"]["id"], e.tenant_id, e.contact_id,
+                                          e.payload["pattern"]["entityRefs"])),
+        ("UPDATE memories SET status='compressed', superseded_by=%s, retired_at=%s, updated_at=%s "
+         "WHERE id = ANY(%s)",
+         lambda e: (e.payload["pattern"]["id"], e.payload["at"], e.payload["at"], e.payload["episodeIds"]))],
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
     ev.MOOD_CLASSIFIED: [(
         "INSERT INTO mood_log (tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, "
@@ -173,6 +206,8 @@ def stored_payload(e: Envelope) -> str:
     p = e.payload
     if e.event_type == ev.MEMORY_EXTRACTED and "embedding" in p["memory"]:
         p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
+    elif e.event_type == ev.EPISODES_COMPRESSED and "embedding" in p["pattern"]:
+        p = {**p, "pattern": {k: v for k, v in p["pattern"].items() if k != "embedding"}}
     elif e.event_type == ev.MEMORY_EMBEDDED:
         p = {k: v for k, v in p.items() if k != "embedding"}
     elif e.event_type == ev.SESSION_CLOSED:  # the turns are in the ledger already
@@ -181,20 +216,22 @@ def stored_payload(e: Envelope) -> str:
 
 
 def _contact_row(s: State) -> tuple:
+    skew = s.get("clockSkewS", 0.0)
+    wall = (parse_time(s["dueAt"]) + timedelta(seconds=skew)).isoformat() if s.get("dueAt") else None
     return (s["tenantId"], s["contactId"], s["displayName"], s["channel"], s["personaId"], s["firstSeen"],
             s["lastSeen"], s["messageCount"], s["sessionCount"], s["activeStreak"],
-            orjson.dumps(s).decode(), s["seq"], s.get("profile"), s.get("dueAt"))
+            orjson.dumps(s).decode(), s["seq"], s.get("profile"), s.get("dueAt"), skew, wall)
 
 
 CONTACT_UPSERT = (
     "INSERT INTO contacts (tenant_id, contact_id, display_name, channel, persona_id, first_seen, last_seen, "
-    "message_count, session_count, active_streak, state, seq, profile, next_due_at) "
-    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s) "
+    "message_count, session_count, active_streak, state, seq, profile, next_due_at, clock_skew_s, next_due_wall) "
+    "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s) "
     "ON CONFLICT (tenant_id, contact_id) DO UPDATE SET display_name=EXCLUDED.display_name, "
     "channel=EXCLUDED.channel, persona_id=EXCLUDED.persona_id, first_seen=EXCLUDED.first_seen, "
     "last_seen=EXCLUDED.last_seen, message_count=EXCLUDED.message_count, session_count=EXCLUDED.session_count, "
     "active_streak=EXCLUDED.active_streak, state=EXCLUDED.state, seq=EXCLUDED.seq, profile=EXCLUDED.profile, "
-    "next_due_at=EXCLUDED.next_due_at "
+    "next_due_at=EXCLUDED.next_due_at, clock_skew_s=EXCLUDED.clock_skew_s, next_due_wall=EXCLUDED.next_due_wall "
     "WHERE contacts.seq < EXCLUDED.seq")
 
 

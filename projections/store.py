@@ -13,11 +13,33 @@ import numpy as np
 from pgvector import Vector
 from psycopg_pool import AsyncConnectionPool
 
+from agents.core import decay
 from projections import db
 
-MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, confidence, source, status, pinned, entity_refs, "
+MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, retired_at, confidence, source, status, "
+                  "pinned, entity_refs, "
                   "memory_key, topics, valid_from, valid_to, expires_at, superseded_by, access_count, accessed_at, "
                   "source_event_ids, created_at, updated_at, persona_id, speaker")
+
+
+# Memories served at %(as_of)s: created by then, not yet retired (superseded, merged, compressed, pruned,
+# expired, archived) then, unexpired, and with importance at %(as_of)s (agents/core/decay.py, the same
+# closed form in SQL; accesses after as_of had not happened yet, as in context.rank) of 0.1 or pinned.
+# %(created_by)s is as_of for an explicit as_of, else infinity (a producer clock a little ahead is fine).
+def visible(m: str = "m") -> str:
+    anchor = f"(CASE WHEN {m}.accessed_at <= %(as_of)s THEN {m}.accessed_at ELSE {m}.created_at END)"
+    idle = f"GREATEST(0, EXTRACT(EPOCH FROM (%(as_of)s - {anchor})) / 86400 - {decay.GRACE_DAYS})"
+    return (f"{m}.tenant_id=%(t)s AND {m}.contact_id=%(c)s AND {m}.created_at <= %(created_by)s "
+            f"AND ({m}.status='active' OR {m}.retired_at > %(as_of)s) "
+            f"AND ({m}.expires_at IS NULL OR {m}.expires_at > %(as_of)s) "
+            f"AND ({m}.pinned OR {m}.importance - {m}.decay_rate * {idle} >= {decay.PRUNE_BELOW}) "
+            f"AND ({m}.persona_id IS NULL OR {m}.persona_id = %(persona)s)")
+
+
+def visibility_params(tenant_id: str, contact_id: str, as_of: datetime, explicit: bool,
+                      persona_id: str | None) -> dict[str, Any]:
+    return {"t": tenant_id, "c": contact_id, "as_of": as_of, "created_by": as_of if explicit else "infinity",
+            "persona": persona_id}
 
 
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
@@ -54,28 +76,27 @@ class Store:
             row = await cur.fetchone()
             return row["state"] if row else None
 
-    async def lexical_docs(self, tenant_id: str, contact_id: str) -> list[tuple[str, str]]:
-        """(id, "speaker: content") of the contact's active memories, for its BM25 index."""
+    async def lexical_docs(self, tenant_id: str, contact_id: str, history: bool = False) -> list[tuple[str, str]]:
+        """(id, "speaker: content") of the contact's active memories, for its BM25 index; with `history`
+        also the retired ones (for `as_of` reads, which see memories retired since)."""
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 f"SELECT id, coalesce(speaker || ': ', '') || content AS text FROM {s}.memories "
-                f"WHERE tenant_id=%s AND contact_id=%s AND status='active' AND importance >= 0.1",
-                (tenant_id, contact_id))
+                f"WHERE tenant_id=%s AND contact_id=%s AND (status='active' OR %s)", (tenant_id, contact_id, history))
             return [(r["id"], r["text"]) for r in await cur.fetchall()]
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, extra_ids: list[str], as_of: datetime, persona_id: str | None,
-                         entity_refs: list[str] | None = None, k: int = 30) -> list[dict[str, Any]]:
-        """Active, unexpired memories with importance >= 0.1 (persona: its own or global): the top k by
-        cosine UNION `extra_ids` (keyword matches) UNION memories linked to `entity_refs` (the entities the
-        query names), each with its cosine similarity to the
-        query (0 without a comparable embedding). Without a query: the k most important, newest."""
+                         entity_refs: list[str] | None = None, k: int = 30, explicit_as_of: bool = False
+                         ) -> list[dict[str, Any]]:
+        """Memories served at `as_of` (`visible`; persona: its own or global): the top k by cosine UNION
+        `extra_ids` (keyword matches) UNION memories linked to `entity_refs` (the entities the query
+        names), each with its cosine similarity to the query (0 without a comparable embedding).
+        Without a query: the k most important, newest."""
         s = await self.schema()
-        where = ("m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.status='active' AND m.importance >= 0.1 "
-                 "AND (m.expires_at IS NULL OR m.expires_at > %(as_of)s) "
-                 "AND (m.persona_id IS NULL OR m.persona_id = %(persona)s)")
-        params: dict[str, Any] = {"t": tenant_id, "c": contact_id, "as_of": as_of, "persona": persona_id,
+        where = visible()
+        params: dict[str, Any] = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id),
                                   "k": k, "model": model, "extra": extra_ids, "refs": entity_refs or [],
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
         if query_vec is not None:
@@ -101,18 +122,20 @@ class Store:
             return await cur.fetchall()
 
     async def card_memories(self, tenant_id: str, contact_id: str, refs: list[str], as_of: datetime,
-                            persona_id: str | None, min_importance: float) -> list[dict[str, Any]]:
-        """Memories about these entities that belong on their cards: important enough, or pinned."""
+                            persona_id: str | None, min_importance: float, explicit_as_of: bool = False
+                            ) -> list[dict[str, Any]]:
+        """Memories served at `as_of` about these entities that belong on their cards: important enough
+        (as stored; the caller applies decay), or pinned."""
         if not refs:
             return []
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s "
-                f"AND status='active' AND (expires_at IS NULL OR expires_at > %s) "
-                f"AND (persona_id IS NULL OR persona_id = %s) AND entity_refs && %s::text[] "
-                f"AND (importance >= %s OR pinned) ORDER BY pinned DESC, importance DESC, created_at DESC, id",
-                (tenant_id, contact_id, as_of, persona_id, refs, min_importance))
+                f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))} FROM {s}.memories m "
+                f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
+                f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
+                {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
+                 "min": min_importance})
             return await cur.fetchall()
 
     async def triggers(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
@@ -161,8 +184,8 @@ class Store:
         s = await self.schema()
         sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"
         args: list[Any] = [tenant_id, contact_id]
-        if status == "expired":
-            sql += " AND status='active' AND expires_at <= now()"
+        if status == "expired":  # the periodic tier marks them; until it runs they read as expired
+            sql += " AND (status='expired' OR (status='active' AND expires_at <= now()))"
         elif status == "active":
             sql += " AND status='active' AND (expires_at IS NULL OR expires_at > now())"
         elif status:

@@ -15,7 +15,8 @@ Control events (same topic, same key, so they are ordered with the contact's mes
 
 Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
   SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded,
-  MemoryReinforced, MemorySuperseded, MemoryArchived, EntityUpserted
+  MemoryReinforced, MemorySuperseded, MemoryArchived, EntityUpserted, and the consolidation tiers'
+  MemoryMerged, MemoryDecayed, EpisodesCompressed, MemoryPruned, MemoryExpired (agents/core/consolidation.py)
 """
 from __future__ import annotations
 
@@ -46,6 +47,11 @@ MEMORY_EMBEDDED = "MemoryEmbedded"
 MEMORY_REINFORCED = "MemoryReinforced"
 MEMORY_SUPERSEDED = "MemorySuperseded"
 MEMORY_ARCHIVED = "MemoryArchived"
+MEMORY_MERGED = "MemoryMerged"
+MEMORY_DECAYED = "MemoryDecayed"
+MEMORY_PRUNED = "MemoryPruned"
+MEMORY_EXPIRED = "MemoryExpired"
+EPISODES_COMPRESSED = "EpisodesCompressed"
 ENTITY_UPSERTED = "EntityUpserted"
 
 CURRENT_VERSIONS: dict[str, int] = {
@@ -71,6 +77,11 @@ CURRENT_VERSIONS: dict[str, int] = {
     MEMORY_REINFORCED: 1,
     MEMORY_SUPERSEDED: 1,
     MEMORY_ARCHIVED: 1,
+    MEMORY_MERGED: 1,
+    MEMORY_DECAYED: 1,
+    MEMORY_PRUNED: 1,
+    MEMORY_EXPIRED: 1,
+    EPISODES_COMPRESSED: 1,
     ENTITY_UPSERTED: 1,
 }
 
@@ -199,14 +210,16 @@ def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -
                     causation_id=closed.event_id, correlation_id=closed.correlation_id)
 
 
-def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: str) -> Envelope:
-    """Deterministic id: every scheduler pass that finds the same due work emits the same event."""
+def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: str,
+                 occurred_at: str | None = None) -> Envelope:
+    """Deterministic id: every scheduler pass that finds the same due work emits the same event.
+    `occurred_at`: the contact's event time when the tick is emitted (default: the due time)."""
     import hashlib
 
     eid = "tick-" + hashlib.sha1(f"{tenant_id}/{contact_id}@{due_at}".encode()).hexdigest()[:24]
     return Envelope(event_id=eid, event_type=CONTACT_TICK, schema_version=CURRENT_VERSIONS[CONTACT_TICK],
-                    tenant_id=tenant_id, contact_id=contact_id, occurred_at=due_at, recorded_at=recorded_at,
-                    payload={}, causation_id=None, correlation_id=eid)
+                    tenant_id=tenant_id, contact_id=contact_id, occurred_at=occurred_at or due_at,
+                    recorded_at=recorded_at, payload={}, causation_id=None, correlation_id=eid)
 
 
 def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],

@@ -11,7 +11,7 @@ NOW = datetime(2026, 4, 20, 12, tzinfo=timezone.utc)
 def mem(i, content, mtype="fact", importance=0.7, refs=(), sim=0.5, created=NOW - timedelta(days=2), pinned=False):
     return {"id": i, "memory_type": mtype, "content": content, "importance": importance, "entity_refs": list(refs),
             "source_event_ids": [f"e-{i}"], "created_at": created, "accessed_at": None, "access_count": 0,
-            "similarity": sim, "pinned": pinned}
+            "similarity": sim, "pinned": pinned, "decay_rate": 0.003}
 
 
 def state(sessions, streak=1, first=NOW - timedelta(days=10), last=NOW - timedelta(hours=1)):
@@ -103,4 +103,5 @@ def test_accesses_after_as_of_do_not_count():
     scores = {r["id"]: sc for sc, r in rank([before, later], NOW, has_query=False)}
     # a: recency from yesterday's access and full access frequency; b: as if never accessed
     assert scores["a"] == pytest.approx(0.25 * (1 - 1 / 365) + 0.2 * 0.7 + 0.1)
-    assert scores["b"] == pytest.approx(0.25 * (1 - 100 / 365) + 0.2 * 0.7)
+    # ... and its importance decayed since creation: 0.7 - 0.003/day x (100 - 7 grace days) = 0.421
+    assert scores["b"] == pytest.approx(0.25 * (1 - 100 / 365) + 0.2 * 0.421)

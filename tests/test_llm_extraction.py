@@ -9,7 +9,9 @@ import pytest
 from agents.llm import LLMExtractor, parse_proposals
 from agents.pipeline import InteractionPipeline, Record
 from projections import db
-from schemas.envelope import encode
+from datetime import timedelta
+
+from schemas.envelope import encode, parse_time
 from tests.helpers import FakeEmbedder, interaction, records
 from tests.llm_stub import Stub
 
@@ -79,7 +81,8 @@ async def test_llm_session_summary_replaces_the_extractive_one_and_failures_keep
         ["Bruno has a vet appointment on Friday", "I'm nervous about the results", "I'll call the vet tomorrow"])]
     for e in msgs:
         s, _ = core.apply_interaction(s, e, core.plan_memories(e))
-    tick = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=s["dueAt"], recorded_at="r")
+    closes = (parse_time(s["session"]["lastActivityAt"]) + timedelta(minutes=30)).isoformat()
+    tick = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=closes, recorded_at="r")
     s, out = core.apply_tick(s, tick)
     closed = next(e for e in out if e.event_type == ev.SESSION_CLOSED)
     assert [t["content"] for t in closed.payload["turns"]][0] == "Bruno has a vet appointment on Friday"

@@ -246,7 +246,7 @@ def test_relevance_is_within_unit_interval(pairs):
 def row(i: str, similarity: float, importance: float, accessed: datetime | None, created: datetime,
         access_count: int = 0) -> dict:
     return {"id": i, "similarity": similarity, "importance": importance, "accessed_at": accessed,
-            "created_at": created, "access_count": access_count}
+            "created_at": created, "access_count": access_count, "decay_rate": 0.0, "pinned": False}
 
 
 def test_rank_orders_by_score_then_id_and_uses_created_at_without_access():

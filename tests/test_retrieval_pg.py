@@ -12,7 +12,7 @@ from projections import db
 from projections.context import rank
 from projections.lexical import BM25Index, query_terms
 from projections.store import Store
-from tests.helpers import interaction, records
+from tests.helpers import T0, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
@@ -42,7 +42,7 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
                                kwargs={"autocommit": True})
     await pool.open()
     store = Store(pool)
-    now = datetime.now(timezone.utc)
+    now = T0 + timedelta(hours=3)  # the data's own time: months later its unused episodes have decayed away
     q = "Is Makesh coming on Sunday?"  # other memories match the meaning better than the name
     qv = embedder.embed([q])[0]
     cosine_only = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name, extra_ids=[],

@@ -5,7 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.core import contact as core
+from agents.core import consolidation
 from agents.core import summaries as sm
+from schemas.envelope import parse_time
 from schemas import events as ev
 from tests.helpers import T0, interaction
 
@@ -57,7 +59,8 @@ def test_due_time_tick_closes_the_silent_session_with_a_summary():
     msgs = [interaction(f"m{i}", t["content"], role=t["role"], minutes=i) for i, t in enumerate(TURNS)]
     s, out = run(msgs)
     due = T0 + timedelta(minutes=5 + 30)
-    assert s["dueAt"] == due.isoformat()
+    # the deferred consolidation tier (5 minutes after the first memory) comes due first
+    assert parse_time(s["dueAt"]) < due and s["dueAt"] == consolidation.due_at(s)
     assert [e.event_type for e in out].count(ev.ROLLING_SUMMARY_UPDATED) == 1  # after turn 4
     early = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=(due - timedelta(minutes=1)).isoformat(),
                             recorded_at=due.isoformat())
@@ -66,7 +69,7 @@ def test_due_time_tick_closes_the_silent_session_with_a_summary():
     tick = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=due.isoformat(), recorded_at="x")
     s3, out3 = core.apply_tick(s2, tick)
     assert [e.event_type for e in out3] == [ev.SESSION_CLOSED, ev.SESSION_SUMMARIZED]
-    assert s3["session"] is None and s3["dueAt"] is None
+    assert s3["session"] is None and s3["dueAt"] == consolidation.due_at(s3)  # only the tiers left
     assert s3["lastSessionSummary"][""]["people"] == ["person:priya"]  # "My manager Priya ..."
     assert tick.event_id == ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=due.isoformat(),
                                             recorded_at="later").event_id

@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core import emotion, entities, extraction, remember, sessions, summaries
+from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -92,6 +92,7 @@ def link_entities(s: State, env: Envelope, candidates: list[dict[str, Any]]
 
 
 PROFILE_FACTS = 40
+RETIRING = frozenset({ev.MEMORY_SUPERSEDED, ev.MEMORY_MERGED, ev.MEMORY_PRUNED, ev.MEMORY_EXPIRED, ev.MEMORY_ARCHIVED})
 
 
 def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
@@ -100,7 +101,7 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
     facts = dict(s.get("profileFacts") or {})
     changed = False
     for e in memory_events:
-        if e.event_type == ev.MEMORY_SUPERSEDED:
+        if e.event_type in RETIRING:
             changed |= facts.pop(e.payload["memoryId"], None) is not None
         elif e.event_type == ev.MEMORY_EXTRACTED:
             m = e.payload["memory"]
@@ -119,11 +120,18 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
 
 
 def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
-    """/context served these memories at `occurred_at`: their access statistics move (recency and
-    access frequency of the retrieval score). Not a message: sessions and counters stay."""
-    out = [ev.derived(env, ev.MEMORY_ACCESSED, f"access:{mid}", {"memoryId": mid, "at": env.occurred_at})
-           for mid in dict.fromkeys(env.payload["memoryIds"])]
-    return {**state, "seq": state["seq"] + 1}, out
+    """/context served these memories at `occurred_at` (the wall clock): their access statistics move
+    (recency and access frequency of the retrieval score, and the decay clock restarts). Not a
+    message: sessions, counters and the consolidation clock stay."""
+    s = _copy(state)
+    items = (s.get("memoryIndex") or {}).get("items", {})
+    out = []
+    for mid in dict.fromkeys(env.payload["memoryIds"]):
+        if mid in items and env.occurred_at > items[mid]["accessedAt"]:
+            items[mid] = {**items[mid], "accessedAt": env.occurred_at, "accessCount": items[mid]["accessCount"] + 1}
+        out.append(ev.derived(env, ev.MEMORY_ACCESSED, f"access:{mid}", {"memoryId": mid, "at": env.occurred_at}))
+    s["seq"] += 1
+    return s, out
 
 
 LIFETIME_DAYS = {"1d": 1, "3d": 3, "7d": 7, "30d": 30}  # seed 003; "permanent" never expires
@@ -163,13 +171,17 @@ def apply_summary(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
 
 
 def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]],
-                    hot_vectors: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+                    hot_vectors: dict[str, Any] | None = None, known: consolidation.Known | None = None,
+                    fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
     """Merge an LLM's proposals through the same dedup/supersession path as the rules' memories."""
     s = _copy(state)
-    s["memoryIndex"], out, _ = remember.remember(s.get("memoryIndex") or remember.empty_index(), env, candidates,
-                                                 hot_vectors or {})
-    if any(e.event_type != ev.MEMORY_REINFORCED for e in out):
+    out = consolidation.run_due(s, env, known, fresh)
+    s["memoryIndex"], memory_events, _ = remember.remember(
+        s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
+    out += memory_events
+    if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
         s["memoryVersion"] = s.get("memoryVersion", 0) + 1
+    consolidation.note_created(s, memory_events)
     if env.payload.get("profileUpdate"):
         s["profile"] = env.payload["profileUpdate"]
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
@@ -223,21 +235,40 @@ def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
 
 
 def _schedule(s: State, cfg: CoreConfig) -> None:
-    """When this contact next has work due, in its event time (the scheduler turns it into a ContactTick)."""
+    """When this contact next has work due, in its event time (the scheduler turns it into a ContactTick):
+    a session to close, a consolidation tier."""
     due = []
     if s["session"] is not None:
         due.append(parse_time(s["session"]["lastActivityAt"]) + timedelta(seconds=cfg.session_gap_s))
+    tier = consolidation.due_at(s)
+    if tier:
+        due.append(parse_time(tier))
     s["dueAt"] = min(due).isoformat() if due else None
 
 
-def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig()) -> tuple[State, list[Envelope]]:
-    """Time reached work the contact had due: close a session that has gone silent."""
+def _advance_clock(s: State, env: Envelope) -> None:
+    """How far the contact's event time runs behind the wall clock (recorded_at - occurred_at of its
+    newest event): the scheduler moves an idle contact's event time on at the wall clock's pace from
+    there, so a historical import is not jumped to today (agents/app_agents.schedule_due_work)."""
+    if s.get("clockAt") is None or env.occurred_at >= s["clockAt"]:
+        s["clockAt"] = env.occurred_at
+        s["clockSkewS"] = round((parse_time(env.recorded_at) - env.occurred).total_seconds(), 3)
+
+
+def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig(), known: consolidation.Known | None = None,
+               fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
+    """Time reached work the contact had due: close a session that has gone silent, run a due
+    consolidation tier."""
     s = _copy(state)
     out: list[Envelope] = []
     session = s.get("session")
     if session is not None and env.occurred >= parse_time(session["lastActivityAt"]) + timedelta(
             seconds=cfg.session_gap_s):
         out += _close_session(s, env, "tick:session")
+    tier_events = consolidation.run_due(s, env, known, fresh)
+    profile = _profile_after(s, tier_events)
+    out += tier_events + ([ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile})]
+                          if profile is not None else [])
     _schedule(s, cfg)
     s["seq"] += 1
     return s, out
@@ -245,12 +276,17 @@ def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig()) -> t
 
 def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
                       cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None,
-                      llm_mood: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+                      llm_mood: dict[str, Any] | None = None, known: consolidation.Known | None = None,
+                      fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
     """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
-    `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier)."""
+    `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier);
+    `known`, `fresh`: what a due consolidation tier needs (agents/core/consolidation.py)."""
     s = _copy(state)
     p, at = env.payload, env.occurred
-    out: list[Envelope] = []
+    # consolidation due by this event's time runs first, as it would have on a tick in between
+    out: list[Envelope] = consolidation.run_due(s, env, known, fresh)
+    tiers = len(out)
+    _advance_clock(s, env)
 
     # sessions: close the previous one and open a new one after the gap (or a new producer session id)
     s.setdefault("lastSessionSummary", {})
@@ -315,9 +351,10 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
         # the set or text of memories changed (readers key their keyword index on this)
         s["memoryVersion"] = s.get("memoryVersion", 0) + 1
-    profile = _profile_after(s, memory_events)
+    profile = _profile_after(s, out[:tiers] + memory_events)
     if profile is not None:
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
+    consolidation.note_created(s, memory_events)
     _schedule(s, cfg)
 
     s["seq"] += 1

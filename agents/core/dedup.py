@@ -104,7 +104,3 @@ def decide(candidate: dict[str, Any], index: dict[str, Any], vector: Sequence[fl
         if best_id is not None and best >= threshold_for(candidate.get("embeddingModel")):
             return Decision("reinforce", best_id, "embedding", round(best, 4))
     return Decision("new")
-
-
-def reinforced_importance(importance: float) -> float:
-    return round(min(1.0, importance + REINFORCE_BOOST), 4)

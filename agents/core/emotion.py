@@ -96,6 +96,7 @@ def step_session_closed(s: dict[str, Any], env: Envelope, session: dict[str, Any
     if not declined:
         return []
     s["churnRisk"] = round(min(1.0, s.get("churnRisk", 0.0) + CHURN_STEP), 4)
+    s["churnDecline"] = round(min(1.0, s.get("churnDecline", 0.0) + CHURN_STEP), 4)  # see consolidation.recompute_churn
     out = [ev.derived(env, ev.CHURN_RISK_CHANGED, f"{step}:churn", {"churnRisk": s["churnRisk"],
                                                                      "reason": "messages per session down 50%+ over 7 days"},
                       occurred_at=session["endedAt"])]

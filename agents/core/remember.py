@@ -1,16 +1,18 @@
 """Integrating candidate memories into a contact's memory: new, reinforced or superseding.
 
-The contact state carries a bounded index of its memories (agents/core/dedup.py says how it is
-used): memoryKey -> id for current structured facts, content hash -> id for recent memories, the
-hot set of the last HOT_SET_SIZE memories (whose vectors the shell supplies), and for each indexed
-memory what dedup needs (type, key, hash, signature, importance, expiry). Every outcome is an event:
-MemoryExtracted, MemoryReinforced, MemorySuperseded, MemoryArchived.
+The contact state carries an index of its memories (agents/core/dedup.py says how it is used):
+memoryKey -> id for current structured facts, content hash -> id for recent memories, the hot set of
+the last HOT_SET_SIZE memories (whose vectors the shell supplies), and for every active memory what
+dedup and consolidation need (type, key, hash, signature, importance and its decay anchor, expiry).
+`items` holds every active memory: the consolidation tiers (agents/core/consolidation.py) keep that
+bounded. Every outcome is an event: MemoryExtracted, MemoryReinforced, MemorySuperseded, MemoryArchived.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from agents.core import dedup
+from agents.core.decay import importance_at
 from schemas import events as ev
 from schemas.envelope import Envelope
 
@@ -24,18 +26,20 @@ def empty_index() -> dict[str, Any]:
     return {"keys": {}, "hashes": {}, "items": {}, "recent": [], "expiring": []}
 
 
-def _index_item(m: dict[str, Any]) -> dict[str, Any]:
+def index_item(m: dict[str, Any]) -> dict[str, Any]:
     return {"memoryType": m["memoryType"], "memoryKey": m.get("memoryKey"), "contentHash": m["contentHash"],
             "sig": dedup.signature(m["content"]), "importance": m["importance"], "accessCount": m["accessCount"],
             "pinned": m["pinned"], "expiresAt": m.get("expiresAt"), "createdAt": m["createdAt"],
-            "refs": sorted(m.get("entityRefs") or [])}
+            "refs": sorted(m.get("entityRefs") or []), "accessedAt": m["accessedAt"], "decayRate": m["decayRate"],
+            "embedded": m.get("embedding") is not None}
 
 
-def _forget_unreferenced(idx: dict[str, Any], mid: str) -> None:
-    if mid in idx["recent"] or mid in idx["keys"].values() or mid in idx["hashes"].values() \
-            or mid in idx["expiring"]:
-        return
-    idx["items"].pop(mid, None)
+def touch(item: dict[str, Any], at: str, boost: float = 0.0, count: int = 1) -> dict[str, Any]:
+    """The memory was used (reinforced, accessed, merged) at `at`: the decay so far is locked in, the
+    decay clock restarts, and `boost` is added (capped at 1)."""
+    now = importance_at(item["importance"], item["accessedAt"], item["decayRate"], at, item["pinned"])
+    return {**item, "importance": round(min(1.0, now + boost), 4), "accessedAt": max(at, item["accessedAt"]),
+            "accessCount": item["accessCount"] + count}
 
 
 def _add(idx: dict[str, Any], m: dict[str, Any]) -> None:
@@ -45,21 +49,20 @@ def _add(idx: dict[str, Any], m: dict[str, Any]) -> None:
         by_source[src] = by_source.get(src, []) + [mid]
         while len(by_source) > SOURCE_INDEX_SIZE:
             by_source.pop(next(iter(by_source)))
-    idx["items"][mid] = _index_item(m)
+    idx["items"][mid] = index_item(m)
     if m.get("memoryKey"):
         idx["keys"][m["memoryKey"]] = mid
     idx["hashes"][m["contentHash"]] = mid
     if len(idx["hashes"]) > HASH_INDEX_SIZE:  # oldest first (dicts keep insertion order)
-        old_hash = next(iter(idx["hashes"]))
-        _forget_unreferenced(idx, idx["hashes"].pop(old_hash))
+        idx["hashes"].pop(next(iter(idx["hashes"])))
     idx["recent"].append(mid)
     if len(idx["recent"]) > dedup.HOT_SET_SIZE:
-        _forget_unreferenced(idx, idx["recent"].pop(0))
+        idx["recent"].pop(0)
     if m.get("expiresAt"):
         idx["expiring"].append(mid)
 
 
-def _drop(idx: dict[str, Any], mid: str) -> None:
+def drop(idx: dict[str, Any], mid: str) -> None:
     """A memory that is no longer current: out of every lookup."""
     item = idx["items"].get(mid, {})
     if item.get("memoryKey") and idx["keys"].get(item["memoryKey"]) == mid:
@@ -91,7 +94,7 @@ def boost_outcome(index: dict[str, Any], env: Envelope, decision_event_id: str) 
         item = idx["items"].get(mid)
         if item is None:
             continue
-        item = {**item, "importance": round(min(1.0, item["importance"] + OUTCOME_BOOST), 4)}
+        item = touch(item, env.occurred_at, OUTCOME_BOOST, count=0)
         idx["items"][mid] = item
         out.append(ev.derived(env, ev.MEMORY_REINFORCED, f"outcome:{mid}", {
             "memoryId": mid, "importance": item["importance"], "sourceEventId": env.event_id, "layer": "outcome",
@@ -110,9 +113,7 @@ def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, An
     for m in candidates:
         d = dedup.decide(m, idx, m.get("embedding"), hot_vectors, m.get("embeddingModel"))
         if d.kind == "reinforce":
-            item = dict(idx["items"][d.target])
-            item["importance"] = dedup.reinforced_importance(item["importance"])
-            item["accessCount"] += 1
+            item = touch(idx["items"][d.target], env.occurred_at, dedup.REINFORCE_BOOST)
             idx["items"][d.target] = item
             out.append(ev.derived(env, ev.MEMORY_REINFORCED, f"reinforce:{m['id']}", {
                 "memoryId": d.target, "importance": item["importance"], "sourceEventId": env.event_id,
@@ -124,11 +125,11 @@ def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, An
             m = {**m, "importance": max(m["importance"], old["importance"])}
             out.append(ev.derived(env, ev.MEMORY_SUPERSEDED, f"supersede:{d.target}:{m['id']}", {
                 "memoryId": d.target, "supersededBy": m["id"], "validTo": env.occurred_at}))
-            _drop(idx, d.target)
+            drop(idx, d.target)
         out.append(ev.derived(env, ev.MEMORY_EXTRACTED, f"memory:{m['id']}", {"memory": m}))
         created.append(m)
         _add(idx, m)
     for mid in _over_cap(idx, env.occurred_at):
         out.append(ev.derived(env, ev.MEMORY_ARCHIVED, f"archive:{mid}", {"memoryId": mid, "reason": "cap"}))
-        _drop(idx, mid)
+        drop(idx, mid)
     return idx, out, created

@@ -1,0 +1,46 @@
+"""Importance decay as a closed form of event time, shared by the fold and the read side.
+
+Seed 002 §4.4 lowers the importance of memories not accessed for 7 days by their type's daily rate
+(facts 0.003, preferences 0.005, episodes 0.008, patterns 0.004, tenant memories 0.01; seed 000
+§2.2), floored at 0. A memory carries its importance at its anchor `accessedAt` (the last time it was
+created, reinforced, accessed or merged: each of those locks the decay so far in and restarts the
+clock, see remember.touch). So the importance at any later time t is
+
+    importance_at(t) = max(0, importance - rate * max(0, days(t - accessedAt) - 7))
+
+which is what running the seed's 6-hourly step would give, without its 6-hour rounding. Readers use
+it to evaluate `as_of`; the periodic tier uses it to record MemoryDecayed and to prune (below 0.1 and
+not accessed for 30 days). Pinned memories never decay.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from schemas.envelope import parse_time
+
+GRACE_DAYS = 7
+PRUNE_BELOW = 0.1
+PRUNE_UNACCESSED_DAYS = 30
+
+
+def days_between(earlier: str | datetime, later: str | datetime) -> float:
+    a = parse_time(earlier) if isinstance(earlier, str) else earlier
+    b = parse_time(later) if isinstance(later, str) else later
+    return (b - a).total_seconds() / 86400
+
+
+def importance_at(importance: float, accessed_at: str | datetime, rate: float, at: str | datetime,
+                  pinned: bool = False) -> float:
+    if pinned:
+        return importance
+    idle = days_between(accessed_at, at) - GRACE_DAYS
+    if idle <= 0:
+        return importance
+    return round(max(0.0, importance - rate * idle), 4)
+
+
+def prunable(importance: float, accessed_at: str | datetime, rate: float, at: str | datetime,
+             pinned: bool = False) -> bool:
+    """Truly forgotten (seed 002 §4.4): under 0.1 and nobody accessed it for 30 days."""
+    return (not pinned and importance_at(importance, accessed_at, rate, at) < PRUNE_BELOW
+            and days_between(accessed_at, at) >= PRUNE_UNACCESSED_DAYS)
