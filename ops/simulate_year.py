@@ -20,10 +20,15 @@ from schemas import events as ev
 TZ = timezone(timedelta(hours=5, minutes=30))
 FACTS = {0: ["I'm Arjun, I work at Infosys as a software engineer", "I live in Pune",
              "I have a golden retriever named Bruno", "My mom lives in Chennai"],
-         4: ["I moved to Bangalore last week"], 7: ["I just started a new job at Flipkart"],
-         9: ["I adopted a cat named Miso"], 11: ["I'm 30 now, turned 30 yesterday"]}
+         1: ["My sister Meera lives in Delhi", "I grew up in Chennai"], 2: ["I have a younger brother named Dev"],
+         3: ["I am allergic to peanuts", "My best friend is Rahul"],
+         4: ["I moved to Bangalore last week"], 5: ["I am vegetarian"], 6: ["I play the guitar"],
+         7: ["I just started a new job at Flipkart"], 9: ["I adopted a cat named Miso"],
+         11: ["I'm 30 now, turned 30 yesterday"]}
 PREFS = ["I love biryani", "I don't like spicy food", "I prefer tea over coffee", "I love playing Valorant",
-         "I don't really like talking about politics", "I enjoy long walks with Bruno", "I hate waking up early"]
+         "I don't really like talking about politics", "I enjoy long walks with Bruno", "I hate waking up early",
+         "My favourite team is CSK", "My favourite movie is Interstellar", "I prefer working from home",
+         "I love trekking in the mountains", "I hate traffic"]
 TOPICS = ["Bruno chewed my {thing} again", "Work was stressful, the sprint deadline is {when}",
           "Played Valorant with friends, we {result}", "Had {food} for dinner, it was great",
           "Called mom today, she says hi", "Took Bruno to the park, he made a new friend",
@@ -49,14 +54,17 @@ def _fill(t: str, rng: random.Random) -> str:
     return t.format(**{k: rng.choice(v) for k, v in FILL.items() if "{" + k + "}" in t})
 
 
-def simulate(days: int = 365, seed: int = 3, embedder=None) -> list[dict]:  # noqa: ANN001
-    from agents.embedder import default_embedder
+def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = True) -> list[dict]:  # noqa: ANN001
+    """`accesses`: each night the first message asks /context for the top ACCESSED memories (ranked
+    with the service's multi-signal score), as the chat engine does before answering."""
     from agents.core.memory import embedding_text
+    from agents.embedder import default_embedder
+    from agents.pipeline import known_entry
 
     emb = embedder or default_embedder()
     rng = random.Random(seed)
     s = core.new_state("sim", "arjun")
-    active: dict[str, str] = {}  # memory id -> type
+    known: dict[str, dict] = {}  # what the shell supplies to the consolidation tiers
     hot: dict[str, list[float]] = {}
     rows, n = [], 0
     start = datetime(2026, 1, 1, 22, tzinfo=TZ)
@@ -67,47 +75,86 @@ def simulate(days: int = 365, seed: int = 3, embedder=None) -> list[dict]:  # no
             for m, v in zip(candidates, emb.embed([embedding_text(m) for m in candidates])):
                 m["embedding"], m["embeddingModel"] = [float(x) for x in v], emb.model_name
         if e.event_type == ev.CONTACT_TICK:
-            s, out = core.apply_tick(s, e)
+            s, out = core.apply_tick(s, e, known=known)
+        elif e.event_type == ev.MEMORIES_ACCESSED:
+            s, out = core.apply_access(s, e)
         else:
-            s, out = core.apply_interaction(s, e, candidates, hot_vectors=hot)
+            s, out = core.apply_interaction(s, e, candidates, hot_vectors=hot, known=known)
         for d in out:
             if d.event_type == ev.MEMORY_EXTRACTED:
                 m = d.payload["memory"]
-                active[m["id"]] = m["memoryType"]
+                known[m["id"]] = known_entry(m)
                 if m.get("embedding"):
                     hot[m["id"]] = m["embedding"]
-            elif d.event_type in (ev.MEMORY_SUPERSEDED, ev.MEMORY_ARCHIVED):
-                active.pop(d.payload["memoryId"], None)
+
+    def catch_up(until: datetime) -> None:
+        """The scheduler's ticks for work that came due while the contact was quiet."""
+        while s.get("dueAt") and datetime.fromisoformat(s["dueAt"]) <= until:
+            apply(ev.contact_tick(tenant_id="sim", contact_id="arjun", due_at=s["dueAt"], recorded_at=s["dueAt"]), [])
 
     told: set[int] = set()
     for day in range(days):
         month = day // 30
-        if rng.random() < 0.15:  # a quiet night
-            _month_row(rows, day, days, n, active)
-            continue
         t = start + timedelta(days=day, minutes=rng.randint(0, 60))
+        catch_up(t)
+        if rng.random() < 0.15:  # a quiet night
+            _month_row(rows, day, days, n, s)
+            continue
         msgs = [] if month in told else list(FACTS.get(month, []))
         told.add(month)
         if rng.random() < 0.2:
             msgs.append(rng.choice(PREFS))
         msgs += [_fill(rng.choice(TOPICS), rng) for _ in range(rng.randint(3, 8))]
         msgs += [rng.choice(SMALL) for _ in range(rng.randint(2, 5))]
+        if accesses:
+            served = _context_top(s, known, msgs[0], emb.embed([msgs[0]])[0], t)
+            if served:
+                n += 1
+                apply(ev.memories_accessed(event_id=f"a{n}", tenant_id="sim", contact_id="arjun", memory_ids=served,
+                                           at=t.isoformat(), recorded_at=t.isoformat()), [])
         for i, text in enumerate(msgs):
             n += 1
             e = ev.interaction(event_id=f"y{n}", tenant_id="sim", contact_id="arjun",
                                occurred_at=(t + timedelta(minutes=2 * i)).isoformat(), recorded_at=t.isoformat(),
                                role="user", message=text)
             apply(e, core.plan_memories(e))
-        if s.get("dueAt"):
-            apply(ev.contact_tick(tenant_id="sim", contact_id="arjun", due_at=s["dueAt"], recorded_at=t.isoformat()),
-                  [])
-        _month_row(rows, day, days, n, active)
+        _month_row(rows, day, days, n, s)
     return rows
 
 
-def _month_row(rows: list[dict], day: int, days: int, n: int, active: dict[str, str]) -> None:
+ACCESSED = 5  # the API records the first 5 memories of each answer as accessed (ACCESSED_PER_RESPONSE)
+
+
+def _context_top(s: dict, known: dict, query: str, query_vec, t: datetime) -> list[str]:  # noqa: ANN001
+    """The ids /context would serve first for this query (projections.retrieval's score and relevance)."""
+    import numpy as np
+
+    from agents.core.decay import importance_at
+    from projections.retrieval import relevance, score
+
+    from agents.core.entities import find_mentions
+
+    items = s["memoryIndex"]["items"]
+    ids = [m for m in items if known.get(m, {}).get("embedding") is not None]
+    named = set(find_mentions(query, s.get("entities") or {})) if s.get("entities") else set()
+    if not ids:
+        return []
+    q = np.asarray(query_vec, dtype=np.float32)
+    rel = relevance([float(q @ np.asarray(known[m]["embedding"], dtype=np.float32)) for m in ids], [])
+    scored = sorted(((score(similarity=r, accessed_at=datetime.fromisoformat(items[m]["accessedAt"]),
+                            importance=importance_at(items[m]["importance"], items[m]["accessedAt"],
+                                                     items[m]["decayRate"], t),
+                            access_count=items[m]["accessCount"],
+                            entity_match=1.0 if named & set(items[m]["refs"]) else 0.0, as_of=t), m)
+                     for r, m in zip(rel, ids)), reverse=True)
+    return [m for _, m in scored[:ACCESSED]]
+
+
+def _month_row(rows: list[dict], day: int, days: int, n: int, s: dict) -> None:
     if (day + 1) % 30 == 0 or day == days - 1:
-        rows.append({"month": day // 30 + 1, "messages": n, "active": len(active), **Counter(active.values())})
+        items = s["memoryIndex"]["items"]
+        rows.append({"month": day // 30 + 1, "messages": n, "active": len(items),
+                     **Counter(it["memoryType"] for it in items.values())})
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ import logging
 import os
 import time
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -220,9 +220,9 @@ def bad_param(field: str, problem: str) -> JSONBody:
     return error(400, f"invalid {field}", errors=[{"field": field, "problem": problem}])
 
 
-def parse_as_of(value: str | None) -> datetime | JSONBody:
+def parse_as_of(value: str | None) -> datetime | None | JSONBody:
     if value is None:
-        return now_utc()
+        return None  # the contact's own now (contact_now)
     try:
         return parse_time(value)
     except ValueError:
@@ -280,11 +280,10 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
                 return error(504, "event not reflected in the projections yet", event_id=after)
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.1)
-    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at,
-                               explicit_as_of=as_of is not None)
-    # an access happens now, whatever `as_of` the caller evaluates at
+    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
+    # an access happens in the contact's now, whatever earlier `as_of` the caller evaluates at
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
-                        format_time(now_utc()))
+                        body["as_of"] if at is None else format_time(now_utc()))
     return JSONBody(body)
 
 
@@ -295,8 +294,15 @@ def entity_record(row: dict) -> dict:
     return e
 
 
+def contact_now(state: dict | None) -> datetime:
+    """The contact's event time now: the wall clock less how far its events run behind it (clockSkewS,
+    agents/core/contact._advance_clock). A live contact's is the wall clock; a contact imported with
+    2023 timestamps is read in its own timeline, as the scheduler advances it, not decayed to today."""
+    return now_utc() - timedelta(seconds=max(0.0, float((state or {}).get("clockSkewS") or 0.0)))
+
+
 async def build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
-                        budget: int | None, at: datetime, explicit_as_of: bool = False) -> dict:
+                        budget: int | None, at: datetime | None) -> dict:
     """The /context answer (also the memory part of /payload). With an explicit as_of the memories are
     those served then: retired since (compressed, pruned, ...) included, created later left out."""
     # the query embedding (CPU, in a thread) overlaps the reads that do not need it
@@ -304,6 +310,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     state, entities, history = await asyncio.gather(svc.store.contact(tenant_id, contact_id),
                                                     svc.store.entities(tenant_id, contact_id),
                                                     cached_history(tenant_id, contact_id))
+    explicit_as_of = at is not None
+    at = at if at is not None else contact_now(state)
     ranked: list = []
     card_rows: list[dict] = []
     matched: set[str] = set()
@@ -332,6 +340,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
                     count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched,
                     persona_id=persona_id)
+    body["as_of"] = format_time(at)
     return body
 
 
@@ -354,7 +363,8 @@ async def get_memories(contact_id: str, tenant_id: str = "default", status: str 
     if status is not None and status not in MEMORY_STATUSES:
         return bad_param("status", "one of " + ", ".join(MEMORY_STATUSES))
     rows = await svc.store.memories(tenant_id, contact_id, status)
-    now = now_utc()  # importance as of now: decayed since last use (agents/core/decay.py)
+    # importance in the contact's now: decayed since last use (agents/core/decay.py)
+    now = contact_now(await svc.store.contact(tenant_id, contact_id))
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id,
                      "memories": [memory_detail_json({**r, "importance": importance_then(r, now)}, now) for r in rows]})
 
@@ -396,13 +406,12 @@ async def post_payload(request: Request) -> JSONBody:
         return error(400, "body is not valid JSON", detail=str(e))
     except ValidationError as e:
         return error(422, "invalid payload request", errors=ingest_mod.field_errors(e))
-    at = now_utc()
     ctx = await build_context(req.tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
-                              budget=LIMITS["memories"], at=at)
+                              budget=LIMITS["memories"], at=None)
     svc.accesses.record(req.tenant_id, req.contact_id,
-                        [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], format_time(at))
+                        [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], ctx["as_of"])
     tenant = await build_context(req.tenant_id, ev.TENANT_CONTACT, query=req.message, persona_id=None,
-                                 budget=LIMITS["tenant_profile"], at=at)
+                                 budget=LIMITS["tenant_profile"], at=None)
     profile = "\n".join(f"- [{m['memoryType']}] {m['content']}" for m in tenant["memories"]) or None
     return JSONBody(build_payload(
         message=req.message, system_prompt=req.system_prompt, tenant_profile=profile, context_text=ctx["context_text"],

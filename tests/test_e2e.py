@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import uuid
 
 import orjson
 import pytest
 
-from schemas.envelope import encode, partition_key
+from schemas.envelope import encode, format_time, now_utc, partition_key
 from tests.helpers import interaction
 from tests.stack import RunningStack
 
@@ -115,8 +116,9 @@ def test_ingest_context_poison_restart_and_clean_stop(tmp_path):
 
             # a poison record straight on the topic goes to the dead-letter topic; the next good one is processed
             info = stack.run_info
-            good = interaction(f"{run}-direct", "I started learning the guitar", contact="arjun",
-                               minutes=20)
+            good = dataclasses.replace(  # a producer records it now, like the API does
+                interaction(f"{run}-direct", "I started learning the guitar", contact="arjun", minutes=20),
+                recorded_at=format_time(now_utc()))
             asyncio.run(publish_raw(info["kafka_url"], "rapport.interactions",
                                     [(b"default/arjun", b"\x00poison"), (partition_key("default", "arjun"), encode(good))]))
             ctx = wait_for(c, "arjun", good.event_id, budget=2000)
@@ -306,7 +308,13 @@ def test_seed_conversation_and_emotional_layer_over_http(tmp_path):
             ctx = wait_for(c, "nina", "late-19", as_of="2026-02-21T12:00:00-05:00", budget=2000)
             assert ctx["state"]["preferredOutreachHours"]["label"] == "Usually chats between 10pm-12am"
             patterns = [m for m in c.get("/contacts/nina/memories").json()["memories"] if m["memoryType"] == "pattern"]
-            assert [p["content"] for p in patterns] == ["Usually chats between 10pm-12am"]
+            assert "Usually chats between 10pm-12am" in [p["content"] for p in patterns]
+            # the periodic tier ran in the contact's event time as the nights went by: the nightly
+            # episodes 3+ days old became one pattern that keeps their provenance
+            themed = [p for p in patterns if p["content"].startswith("They often talk about")]
+            assert len(themed) == 1 and len(themed[0]["sourceEventIds"]) >= 5
+            compressed = c.get("/contacts/nina/memories", params={"status": "compressed"}).json()["memories"]
+            assert {m["sourceEventIds"][0] for m in compressed} <= set(themed[0]["sourceEventIds"])
         code, _, alive = stack.stop()
         assert code == 0 and alive == []
     finally:

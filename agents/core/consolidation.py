@@ -18,7 +18,7 @@ Periodic, every PERIODIC_EVERY:
   1. expiry of memories past their expiresAt (MemoryExpired);
   2. decay (agents/core/decay.py): one MemoryDecayed with the importance of every memory that has
      gone 7+ days without use;
-  3. compression: episodes that have settled (created and last used COMPRESS_AFTER_DAYS ago) and share
+  3. compression: episodes that have settled (created COMPRESS_AFTER_DAYS ago) and share
      an entity, or failing that a theme (COMPRESS_MIN of them within the embedder's theme similarity of
      one another), become one pattern memory (EpisodesCompressed): importance 0.8, the episodes'
      provenance, their centroid as its vector, a digest of them as content. A theme that already has a
@@ -53,7 +53,7 @@ DEFERRED_DELAY = timedelta(minutes=5)
 PERIODIC_EVERY = timedelta(hours=6)
 MERGE_BOOST = 0.05
 COMPRESS_MIN = 5
-COMPRESS_AFTER_DAYS = 7        # the decay grace: recent episodes are served as they are
+COMPRESS_AFTER_DAYS = 3        # the last few days' episodes are served as they are
 PATTERN_IMPORTANCE = 0.8
 PATTERN_CHARS = 480            # a pattern's digest of its episodes
 SNIPPETS_KEPT = 12             # the newest episodes' snippets a pattern keeps for its digest
@@ -283,16 +283,46 @@ def recompute_churn(s: State, env: Envelope) -> list[Envelope]:
 def _settled_episodes(idx: dict[str, Any], at: str, known: Known) -> list[str]:
     return sorted(mid for mid, it in idx["items"].items()
                   if it["memoryType"] == "episode" and not it["pinned"] and mid in known and "content" in known[mid]
-                  and days_between(it["createdAt"], at) >= COMPRESS_AFTER_DAYS
-                  and days_between(it["accessedAt"], at) >= COMPRESS_AFTER_DAYS)
+                  and days_between(it["createdAt"], at) >= COMPRESS_AFTER_DAYS)
 
 
-def themes(idx: dict[str, Any], episodes: list[str], known: Known, entity_names: dict[str, str]
+def existing_theme(s: State, mid: str, known: Known) -> str | None:
+    """The theme an episode belongs to among those that already have a pattern: one of its entities',
+    else the cluster pattern nearest to it within the theme similarity. Such a theme takes in an
+    episode on its own (the five-episode rule is for starting a pattern)."""
+    items, themes_ = s["memoryIndex"]["items"], s["consolidation"].setdefault("themes", {})
+    for ref in sorted(items[mid]["refs"]):
+        if themes_.get(f"entity|{ref}") in items:
+            return f"entity|{ref}"
+    k = known[mid]
+    if k.get("embedding") is None:
+        return None
+    v = np.asarray(k["embedding"], dtype=np.float32)
+    best, found = THEME_SIMILARITY.get(k.get("embeddingModel") or "", DEFAULT_THEME_SIMILARITY), None
+    for key, pid in sorted(themes_.items()):
+        kv = known.get(pid) or {}
+        if key.startswith("theme|") and pid in items and kv.get("embedding") is not None \
+                and kv.get("embeddingModel") == k.get("embeddingModel"):
+            sim = float(v @ np.asarray(kv["embedding"], dtype=np.float32))
+            if sim >= best:
+                best, found = sim, key
+    return found
+
+
+def themes(s: State, episodes: list[str], known: Known, entity_names: dict[str, str]
            ) -> list[tuple[str, str, list[str]]]:
-    """(theme key, label, episode ids) groups of COMPRESS_MIN+: entities first (the most mentioned first),
-    then clusters of similar episodes among the rest (the episode with the most neighbours first)."""
+    """(theme key, label, episode ids) groups: episodes of themes that have a pattern already, then new
+    themes of COMPRESS_MIN+ episodes: entities first (the most mentioned first), then clusters of
+    similar episodes among the rest (the episode with the most neighbours first)."""
+    idx = s["memoryIndex"]
     groups: list[tuple[str, str, list[str]]] = []
-    left = list(episodes)
+    joined: dict[str, list[str]] = {}
+    for m in episodes:
+        key = existing_theme(s, m, known)
+        if key is not None:
+            joined.setdefault(key, []).append(m)
+    groups += [(key, "", members) for key, members in sorted(joined.items())]
+    left = [m for m in episodes if not any(m in g for g in joined.values())]
     by_ref = Counter(r for m in left for r in idx["items"][m]["refs"])
     for ref, n in sorted(by_ref.items(), key=lambda x: (-x[1], x[0])):
         members = [m for m in left if ref in idx["items"][m]["refs"]]
@@ -331,13 +361,14 @@ def _label(known: Known, members: list[str]) -> str:
 
 def _find_theme_pattern(s: State, key: str, centroid: np.ndarray | None, model: str | None,
                         known: Known) -> tuple[str, str | None]:
-    """(theme key, the active pattern this theme already has or None): the same entity, or a cluster
+    """(theme key, the active pattern this theme already has or None): the same theme key, or a cluster
     pattern whose vector is within the theme similarity of this cluster's centroid."""
     themes_ = s["consolidation"].setdefault("themes", {})
     items = s["memoryIndex"]["items"]
+    if themes_.get(key) in items:
+        return key, themes_[key]
     if key.startswith("entity|"):
-        pid = themes_.get(key)
-        return key, pid if pid in items else None
+        return key, None
     if centroid is None:
         return key, None
     best, found = THEME_SIMILARITY.get(model or "", DEFAULT_THEME_SIMILARITY), (key, None)
@@ -379,7 +410,7 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
     graph = s.get("entities") or {}
     names = {ref: node.get("displayName") or ref for ref, node in graph.items()}
     out = []
-    for key, label, members in themes(idx, _settled_episodes(idx, at, known), known, names):
+    for key, label, members in themes(s, _settled_episodes(idx, at, known), known, names):
         model = known[members[0]].get("embeddingModel")
         vecs = [np.asarray(known[m]["embedding"], dtype=np.float32) for m in members
                 if known[m].get("embedding") is not None and known[m].get("embeddingModel") == model]
