@@ -14,12 +14,14 @@ from projections import db
 from schemas import events as ev
 from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
+from streams import shredding
 from streams.config import settings
 
 log = logging.getLogger("rapport.agents")
 _pipeline: InteractionPipeline | None = None
 _extractor = None
 _summarizer = None
+_keys_conn = None
 
 
 async def pipeline() -> InteractionPipeline:
@@ -41,9 +43,37 @@ async def pipeline() -> InteractionPipeline:
     return _pipeline
 
 
+async def keys_conn():  # noqa: ANN201
+    """A connection of its own for contact keys: the pipeline's is inside its batch transactions, and
+    publish_source runs in the LLM clients' background tasks."""
+    global _keys_conn
+    if _keys_conn is None or _keys_conn.closed:
+        _keys_conn = await db.connect_async(settings().database_url, autocommit=True)
+    return _keys_conn
+
+
 async def publish_source(env) -> None:  # noqa: ANN001
-    """A source event the workers produce themselves (LLM proposals), keyed like every other."""
-    await interactions_topic.send(key=partition_key(env.tenant_id, env.contact_id), value=encode(env))
+    """A source event the workers produce themselves (LLM proposals, summaries), keyed like every other,
+    its payload (personal content) sealed with the contact's key. Only an existing key: when there is
+    none the contact was erased while the model worked on its message, and making it a new key would
+    bring erased content back as a "later" event. Proposals are optional; it is dropped."""
+    p = await pipeline()
+    contact = (env.tenant_id, env.contact_id)
+    keys = await p.keys.fetch(await keys_conn(), shredding.contacts_to_seal([env]))
+    if shredding.needs_seal(env.payload) and contact not in keys:
+        log.info("%s %s dropped: its contact has no key (erased)", env.event_type, env.event_id)
+        return
+    env = shredding.seal_envelope(env, keys.get(contact))
+    await interactions_topic.send(key=partition_key(*contact), value=encode(env))
+
+
+async def seal_derived(p: InteractionPipeline, derived: list) -> list:
+    """Derived events carry memory contents: the memory-events (and triggers) topics get them sealed
+    with the contact's key, like the source events. Those of a contact this batch erased are dropped:
+    their rows and key are gone, and a new key must not be made for an erased contact."""
+    live = [e for e in derived if (e.tenant_id, e.contact_id) not in p.erased]
+    keys = await p.keys.fetch(await keys_conn(), shredding.contacts_to_seal(live), create=True)
+    return [shredding.seal_envelope(e, keys.get((e.tenant_id, e.contact_id))) for e in live]
 
 
 async def broker_epoch() -> str:
@@ -87,7 +117,7 @@ async def process_interactions(stream):  # noqa: ANN001
             log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
                         dl.reason)
             await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
-        for e in outcome.derived:
+        for e in await seal_derived(p, outcome.derived):
             key, value = derived_record(e)
             await memory_events_topic.send(key=key, value=value)
             if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers

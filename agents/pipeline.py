@@ -2,8 +2,9 @@
 
 This is the shell around the functional core (agents/core/). The Faust agent (agents/app_agents.py)
 only hands it batches; tests drive it directly. For each batch it:
-  1. decodes every record (a record that does not decode or validate becomes a dead letter with its
-     reason; the rest of the batch goes on),
+  1. decodes every record, opening sealed payloads with their contacts' keys (streams/shredding.py: one
+     whose key was erased is shredded and skipped; a record that does not decode or validate becomes
+     a dead letter with its reason; the rest of the batch goes on),
   2. drops records already applied: below the partition's watermark for the same broker epoch, or
      whose event id has a tracking record (a redelivery, or a ledger re-publish after a restart),
   3. loads the contacts' state (an in-process cache, else PostgreSQL),
@@ -30,7 +31,8 @@ from agents.embedder import Embedder
 from projections import db
 from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
-from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, partition_key
+from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, partition_key
+from streams import shredding
 
 log = logging.getLogger("rapport.pipeline")
 
@@ -90,12 +92,15 @@ class InteractionPipeline:
         self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
         self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
+        self.keys = shredding.KeyRing(cache_size)  # contact keys (streams/shredding.py)
+        self.erased: set[tuple[str, str]] = set()  # the contacts the last batch erased
 
     def forget_cache(self) -> None:
         """Partitions moved to another worker: its writes make our cached states stale."""
         self.cache.clear()
         self.vectors.clear()
         self.watermarks = None
+        self.keys.forget()
 
     async def process(self, records: list[Record]) -> Outcome:
         """One batch, in one transaction. It holds the version-switch lock shared, so `rapport replay`
@@ -106,6 +111,9 @@ class InteractionPipeline:
             if self.follow_active:
                 await self._follow_active_version()
             outcome = await self._process(records)
+        # the erasures deleted these contacts' keys: a cached one must not seal or open anything again
+        self.erased = self._after_commit[1]
+        self.keys.forget(self.erased)
         await self._refresh_redis(*self._after_commit)
         return outcome
 
@@ -124,7 +132,9 @@ class InteractionPipeline:
         envs: list[tuple[Envelope, Record]] = []
         seen: set[tuple[str, str]] = set()
         marks: dict[tuple[str, int], tuple[str, int]] = {}
-        for r in records:
+        # crypto-shredding: sealed payloads opened with their contacts' keys (one query, cached)
+        opened = await self.keys.open_records(self.conn, [r.value for r in records])
+        for r, value in zip(records, opened):
             if r.partition is not None and r.offset is not None:
                 tp = (r.topic, r.partition)
                 marks[tp] = (self.broker_epoch, max(r.offset + 1, marks.get(tp, ("", 0))[1]))
@@ -132,8 +142,12 @@ class InteractionPipeline:
                 if wm and wm[0] == self.broker_epoch and r.offset < wm[1]:
                     out.skipped += 1
                     continue
+            if isinstance(value, shredding.Shredded):  # its contact's key was erased: gone, no dead letter
+                value.skip()
+                out.skipped += 1
+                continue
             try:
-                e = decode(r.value)
+                e = shredding.decode_opened(value)
             except InvalidEvent as err:
                 out.dead_letters.append(DeadLetter(r, err.reason))
                 continue

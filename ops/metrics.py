@@ -10,3 +10,5 @@ REQUEST_SECONDS = Histogram("rapport_request_seconds", "HTTP request latency", [
                             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
 RELAYED = Counter("rapport_relayed_total", "Ledger events re-published because no projection had them")
 LEDGER_BACKLOG = Gauge("rapport_unprocessed_ledger_events", "Ledger events not yet in the live projection")
+SHREDDED = Counter("rapport_events_shredded_total",
+                   "Sealed events skipped because their contact's key was erased (crypto-shredding)")

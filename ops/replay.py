@@ -2,7 +2,8 @@
 
   1. create the version's schema (status `building`; readers stay on the live version);
   2. feed the events the live version has applied, in its per-contact order (ledger), or the topic from
-     its earliest offset (log, a consumer group of its own), through the same pipeline the workers run;
+     its earliest offset (log, a consumer group of its own), through the same pipeline the workers run
+     (which opens sealed payloads: the events of an erased contact, whose key is gone, stay shredded);
   3. take the version-switch lock (live batches pause), catch up on what the live version applied in
      the meantime, compare digests when asked, switch readers (one UPDATE), release the lock. Live
      workers follow the switch at their next batch; the old version stays until `--drop`.

@@ -242,16 +242,50 @@ async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch])
             await _apply(conn, b)
 
 
-async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str) -> None:
-    """Every row of the contact in every projection version (a retired one kept for rollback, one being
-    built by a replay) and in the ledger."""
+async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str,
+                        erasure_event_id: str | None = None) -> None:
+    """Carry out an erasure. The first projection version to apply it erases everything: the contact's
+    rows in every version (a retired one kept for rollback, one being built by a replay), its ledger
+    rows recorded up to the erasure, and its data key (crypto-shredding, streams/shredding.py), which
+    makes every copy of its sealed events in the log unreadable.
+
+    Ledger rows recorded after the erasure event (the contact wrote again while the erasure was on its
+    way) stay: they are later events, and the relay re-publishes them under the contact's new key when
+    their log copy was sealed with the erased one.
+
+    A version that applies an erasure another version already applied (`rapport replay --from log`
+    re-reading it) erases only its own rows and the ledger rows of the events it applied before it:
+    the key, ledger rows and other versions' rows that exist now belong to the contact's later events."""
+    await cur.execute("SELECT current_schema()")
+    here = (await cur.fetchone())[0]
     await cur.execute("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN "
                       "(SELECT 'proj_' || version FROM rapport.projection_versions) AND table_name = ANY(%s)",
                       (list(CONTACT_TABLES),))
-    for schema, table in await cur.fetchall():
+    tables = await cur.fetchall()
+    if erasure_event_id is not None:
+        for schema, table in tables:
+            if table != "processed_events" or schema == here:
+                continue
+            await cur.execute(f"SELECT 1 FROM {schema}.processed_events WHERE tenant_id=%s AND event_id=%s",
+                              (tenant_id, erasure_event_id))
+            if await cur.fetchone():
+                await cur.execute(
+                    f"DELETE FROM rapport.ledger l USING {here}.processed_events p WHERE p.tenant_id=%s "
+                    f"AND p.contact_id=%s AND l.tenant_id=p.tenant_id AND l.event_id=p.event_id",
+                    (tenant_id, contact_id))
+                tables = [(sch, t) for sch, t in tables if sch == here]
+                for sch, t in tables:
+                    await cur.execute(f"DELETE FROM {sch}.{t} WHERE tenant_id=%s AND contact_id=%s",
+                                      (tenant_id, contact_id))
+                return
+    for schema, table in tables:
         await cur.execute(f"DELETE FROM {schema}.{table} WHERE tenant_id=%s AND contact_id=%s",
                           (tenant_id, contact_id))
-    await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s", (tenant_id, contact_id))
+    await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s AND seq <= COALESCE("
+                      "(SELECT seq FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s), 9223372036854775807)",
+                      (tenant_id, contact_id, tenant_id, erasure_event_id))
+    await cur.execute("DELETE FROM rapport.contact_keys WHERE tenant_id=%s AND contact_id=%s",
+                      (tenant_id, contact_id))
 
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
@@ -284,7 +318,7 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
                 "THEN GREATEST(watermarks.next_offset, EXCLUDED.next_offset) ELSE EXCLUDED.next_offset END",
                 [(t, p, epoch, off) for (t, p), (epoch, off) in batch.watermarks.items()])
         for a in batch.erasures:
-            await erase_contact(cur, a.env.tenant_id, a.env.contact_id)
+            await erase_contact(cur, a.env.tenant_id, a.env.contact_id, a.env.event_id)
             await cur.execute(
                 "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
                 "topic_offset) VALUES (%s,%s,%s,0,%s,%s) ON CONFLICT DO NOTHING",

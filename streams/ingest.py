@@ -5,6 +5,8 @@ broker is down or, in the embedded default, restarted empty (its storage is memo
 re-publishes ledger events that the live projection has not applied yet; the pipeline drops any
 event it already applied, so a re-publish never doubles anything. Idempotency on event_id comes
 from the ledger's unique (tenant_id, event_id): a re-sent event is not published again.
+The ledger keeps plaintext (erasure deletes its rows); what goes to the broker has its payload sealed
+with the contact's key (crypto-shredding, streams/shredding.py).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ops import metrics
 from schemas import events as ev
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
+from streams import shredding
 
 log = logging.getLogger("rapport.ingest")
 
@@ -174,10 +177,20 @@ async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -
     metrics.INGESTED.labels("duplicate").inc(len(envs) - len(fresh))
     if fresh and publisher is not None:
         try:
-            await publisher.publish(fresh)
+            await publisher.publish(await seal(pool, fresh))
         except Exception:
             log.exception("publish failed for %d events; the relay will re-publish them from the ledger", len(fresh))
     return fresh, len(envs) - len(fresh)
+
+
+async def seal(pool: Any, envs: list[Envelope]) -> list[Envelope]:
+    """The envelopes as the broker gets them: payloads sealed with their contacts' keys (created for a
+    contact that has none: a new one, or one erased before these events were recorded). The keys are
+    read on every call, never cached here: this process cannot see a worker's erasure, and an event
+    recorded after it must be sealed with the contact's new key (streams/shredding.py)."""
+    async with pool.connection() as conn:
+        keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(envs))
+    return [shredding.seal_envelope(e, keys.get((e.tenant_id, e.contact_id))) for e in envs]
 
 
 async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq: int = 0,
@@ -204,8 +217,13 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
         blocked = True
         if recorded_at.timestamp() <= cutoff:
             e = decode(envelope)
-            todo.append((partition_key(e.tenant_id, e.contact_id), orjson.dumps(envelope)))
+            todo.append((partition_key(e.tenant_id, e.contact_id), envelope))
     if todo:
+        # the ledger holds plaintext; the broker gets sealed payloads, under the contact's current key
+        async with pool.connection() as conn:
+            keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(d for _, d in todo))
+        todo = [(k, orjson.dumps(shredding.seal_dict(d, keys.get((d["tenant_id"], d["contact_id"])))))
+                for k, d in todo]
         await publisher.publish_raw(todo)
         metrics.RELAYED.inc(len(todo))
     metrics.LEDGER_BACKLOG.set(sum(1 for r in rows if not r["applied"]))

@@ -17,6 +17,8 @@ async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeyp
     conn = await db.connect_async(pg_url, schema=db.schema_of(version))
     pipe = InteractionPipeline(conn, FakeEmbedder(), broker_epoch="test")
     monkeypatch.setattr(app_agents, "_pipeline", pipe)
+    keys_conn = await db.connect_async(pg_url, autocommit=True)
+    monkeypatch.setattr(app_agents, "_keys_conn", keys_conn)  # what settings().database_url gives a worker
     sent = []
 
     async def fake_send(*, key, value):  # the derived-events topic, observed
@@ -46,8 +48,13 @@ async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeyp
                 break
             await asyncio.sleep(0.05)
         await poll.close()
+    await keys_conn.close()
     assert n == 2
-    types = [__import__("orjson").loads(v)["event_type"] for _, v in sent]
+    import orjson
+    types = [orjson.loads(v)["event_type"] for _, v in sent]
+    # the derived events carry memory contents: sealed with mia's key (crypto-shredding)
+    assert all(set(orjson.loads(v)["payload"]) == {"enc", "nonce", "ct"} for _, v in sent)
+    assert not any(b"Miso" in v or b"coffee" in v for _, v in sent)
     assert types.count("MemoryExtracted") >= 2 and "SessionStarted" in types and "EntityUpserted" in types
     assert all(k == b"default/mia" for k, _ in sent)
     assert len(dead) == 1 and b"not JSON" in dead[0]
