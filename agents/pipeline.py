@@ -206,7 +206,7 @@ class InteractionPipeline:
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]
                 if m is not None and key in known:  # a tier later in this batch sees it like a stored one
-                    known[key][m["id"]] = known_entry(m)
+                    known[key][m["id"]] = consolidation.known_entry(m)
             states[key] = new_state
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
@@ -345,12 +345,6 @@ class InteractionPipeline:
                 await pipe.execute()
         except Exception:  # Redis is a cache: /context falls back to PostgreSQL
             log.warning("redis refresh failed", exc_info=True)
-
-
-def known_entry(m: dict[str, Any]) -> dict[str, Any]:
-    """What the consolidation tiers need of a memory (agents/core/consolidation.py, `known`)."""
-    return {"embedding": m.get("embedding"), "embeddingModel": m.get("embeddingModel"), "content": m["content"],
-            "sourceEventIds": list(m["sourceEventIds"]), "speaker": m.get("speaker")}
 
 
 def derived_record(e: Envelope) -> tuple[bytes, bytes]:

@@ -59,7 +59,7 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
     with the service's multi-signal score), as the chat engine does before answering."""
     from agents.core.memory import embedding_text
     from agents.embedder import default_embedder
-    from agents.pipeline import known_entry
+    from agents.core.consolidation import known_entry
 
     emb = embedder or default_embedder()
     rng = random.Random(seed)

@@ -20,6 +20,7 @@ MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, reti
                   "pinned, entity_refs, "
                   "memory_key, topics, valid_from, valid_to, expires_at, superseded_by, access_count, accessed_at, "
                   "source_event_ids, created_at, updated_at, persona_id, speaker")
+MEMORY_COLUMNS_M = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))  # the same, of alias m
 
 
 # Memories served at %(as_of)s: created by then, not yet retired (superseded, merged, compressed, pruned,
@@ -106,8 +107,7 @@ class Store:
         else:
             pick = f"SELECT m.id FROM {s}.memories m WHERE {where} ORDER BY m.importance DESC, m.created_at DESC LIMIT %(k)s"
             sim = "0.0"
-        cols = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
-        sql = (f"SELECT {cols}, {sim} AS similarity FROM {s}.memories m "
+        sql = (f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity FROM {s}.memories m "
                f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR m.entity_refs && %(refs)s::text[])")
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql, params)
@@ -131,7 +131,7 @@ class Store:
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))} FROM {s}.memories m "
+                f"SELECT {MEMORY_COLUMNS_M} FROM {s}.memories m "
                 f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
                 f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
                 {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,

@@ -66,9 +66,7 @@ def state_with(memories: list[dict], periodic_due: str | None = None) -> tuple[d
     s["memoryIndex"] = idx
     s["consolidation"] = {"pending": [], "deferredDue": None, "periodicDue": periodic_due, "themes": {}}
     s["lastSeen"] = memories[-1]["createdAt"] if memories else at(0)
-    known = {m["id"]: {"embedding": m.get("embedding"), "embeddingModel": m.get("embeddingModel"),
-                       "content": m["content"], "sourceEventIds": m["sourceEventIds"], "speaker": m.get("speaker")}
-             for m in memories}
+    known = {m["id"]: cons.known_entry(m) for m in memories}
     return s, known
 
 
@@ -193,8 +191,7 @@ def test_a_theme_that_has_a_pattern_extends_it():
     for m in episodes_about_bruno(5, start=20):  # (one would do: the theme has its pattern)
         m["id"], m["sourceEventIds"] = "n" + m["id"], ["src-n" + m["id"]]
         remember._add(s["memoryIndex"], m)
-        known[m["id"]] = {"embedding": m["embedding"], "embeddingModel": m["embeddingModel"], "content": m["content"],
-                          "sourceEventIds": m["sourceEventIds"], "speaker": "Arjun"}
+        known[m["id"]] = cons.known_entry(m)
     s["consolidation"]["periodicDue"] = at(32)
     second = next(e for e in cons.run_due(s, tick(at(32)), known) if e.event_type == ev.EPISODES_COMPRESSED)
     p = second.payload["pattern"]
@@ -210,8 +207,7 @@ def test_one_settled_episode_joins_the_pattern_its_theme_already_has():
                if e.event_type == ev.EPISODES_COMPRESSED).payload["pattern"]["id"]
     m = memory("late", "Bruno found a stick", days=12, vec=unit(0, 1), refs=["pet:bruno"])
     remember._add(s["memoryIndex"], m)
-    known["late"] = {"embedding": m["embedding"], "embeddingModel": m["embeddingModel"], "content": m["content"],
-                     "sourceEventIds": m["sourceEventIds"], "speaker": None}
+    known["late"] = cons.known_entry(m)
     s["consolidation"]["periodicDue"] = at(16)
     comp = [e for e in cons.run_due(s, tick(at(16)), known) if e.event_type == ev.EPISODES_COMPRESSED]
     assert [(c.payload["pattern"]["id"], c.payload["episodeIds"]) for c in comp] == [(pid, ["late"])]

@@ -42,7 +42,7 @@ import numpy as np
 
 from agents.core import dedup, remember
 from agents.core.decay import days_between, importance_at, prunable
-from agents.core.memory import MEMORY_TYPES, TENANT_DECAY_PER_DAY, content_hash, normalize_text
+from agents.core.memory import new_memory, normalize_text
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -69,6 +69,12 @@ _STOP = frozenset("""a an the and or but if then so to of in on at for with from
 being i im i'm me my mine we our you your he she they them his her their it its this that these those there here
 have has had do does did not no just really very too also again today tonight yesterday tomorrow got get went go
 going will would can could should some any all one two more most much many lot""".split())
+
+
+def known_entry(m: dict[str, Any]) -> dict[str, Any]:
+    """What the tiers need of a memory (`known`), from the memory itself."""
+    return {"embedding": m.get("embedding"), "embeddingModel": m.get("embeddingModel"), "content": m["content"],
+            "sourceEventIds": list(m["sourceEventIds"]), "speaker": m.get("speaker")}
 
 
 def new_consolidation(at: str) -> dict[str, Any]:
@@ -297,15 +303,21 @@ def existing_theme(s: State, mid: str, known: Known) -> str | None:
     k = known[mid]
     if k.get("embedding") is None:
         return None
-    v = np.asarray(k["embedding"], dtype=np.float32)
-    best, found = THEME_SIMILARITY.get(k.get("embeddingModel") or "", DEFAULT_THEME_SIMILARITY), None
+    found = _nearest_theme_pattern(s, np.asarray(k["embedding"], dtype=np.float32), k.get("embeddingModel"), known)
+    return found[0] if found else None
+
+
+def _nearest_theme_pattern(s: State, vec: np.ndarray, model: str | None, known: Known) -> tuple[str, str] | None:
+    """(theme key, pattern id) of the active cluster pattern nearest to `vec`, within the theme similarity."""
+    items, themes_ = s["memoryIndex"]["items"], s["consolidation"].setdefault("themes", {})
+    best, found = THEME_SIMILARITY.get(model or "", DEFAULT_THEME_SIMILARITY), None
     for key, pid in sorted(themes_.items()):
         kv = known.get(pid) or {}
         if key.startswith("theme|") and pid in items and kv.get("embedding") is not None \
-                and kv.get("embeddingModel") == k.get("embeddingModel"):
-            sim = float(v @ np.asarray(kv["embedding"], dtype=np.float32))
+                and kv.get("embeddingModel") == model:
+            sim = float(vec @ np.asarray(kv["embedding"], dtype=np.float32))
             if sim >= best:
-                best, found = sim, key
+                best, found = sim, (key, pid)
     return found
 
 
@@ -367,20 +379,9 @@ def _find_theme_pattern(s: State, key: str, centroid: np.ndarray | None, model: 
     items = s["memoryIndex"]["items"]
     if themes_.get(key) in items:
         return key, themes_[key]
-    if key.startswith("entity|"):
+    if key.startswith("entity|") or centroid is None:
         return key, None
-    if centroid is None:
-        return key, None
-    best, found = THEME_SIMILARITY.get(model or "", DEFAULT_THEME_SIMILARITY), (key, None)
-    for k, pid in sorted(themes_.items()):
-        kv = known.get(pid) or {}
-        if not k.startswith("theme|") or pid not in items or kv.get("embedding") is None \
-                or kv.get("embeddingModel") != model:
-            continue
-        sim = float(centroid @ np.asarray(kv["embedding"], dtype=np.float32))
-        if sim >= best:
-            best, found = sim, (k, pid)
-    return found
+    return _nearest_theme_pattern(s, centroid, model, known) or (key, None)
 
 
 def _digest(label: str, speakers: list[str], count: int, first_at: str, last_at: str, snippets: list[str]) -> str:
@@ -450,16 +451,11 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
             importance = round(min(1.0, importance_at(old["importance"], old["accessedAt"], old["decayRate"], at)
                                    + MERGE_BOOST), 4)
             access_count, created_at = old["accessCount"], old["createdAt"]
-        scope = "tenant" if s.get("contactId") == ev.TENANT_CONTACT else "contact"
-        pattern = {
-            "id": pid, "tenantId": s["tenantId"], "contactId": s["contactId"], "scope": scope,
-            "memoryType": "pattern", "content": content, "importance": importance,
-            "decayRate": TENANT_DECAY_PER_DAY if scope == "tenant" else MEMORY_TYPES["pattern"][1],
-            "confidence": 0.8, "source": "consolidation", "status": "active", "pinned": False, "entityRefs": refs,
-            "memoryKey": None, "topics": [], "validFrom": created_at, "validTo": None, "expiresAt": None,
-            "supersededBy": None, "accessCount": access_count, "accessedAt": at, "sourceEventIds": sources,
-            "createdAt": created_at, "updatedAt": at, "personaId": None, "contentHash": content_hash(content),
-            "speaker": None}
+        pattern = {**new_memory(
+            memory_id=pid, tenant_id=s["tenantId"], contact_id=s["contactId"], memory_type="pattern", content=content,
+            created_at=created_at, source_event_ids=sources, source="consolidation", importance=importance,
+            confidence=0.8, entity_refs=refs, scope="tenant" if s.get("contactId") == ev.TENANT_CONTACT else "contact"),
+            "accessCount": access_count, "accessedAt": at, "updatedAt": at}
         if centroid is not None:
             pattern["embedding"], pattern["embeddingModel"] = [float(x) for x in centroid], model
         for m in episodes:
@@ -470,8 +466,7 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
                              "theme": {"label": theme["label"], "count": count, "first": first_at,
                                        "snippets": snippets, "speakers": speakers}}
         s["consolidation"]["themes"][key] = pid
-        known[pid] = {"embedding": pattern.get("embedding"), "embeddingModel": pattern.get("embeddingModel"),
-                      "content": content, "sourceEventIds": sources}
+        known[pid] = known_entry(pattern)
         out.append(ev.derived(env, ev.EPISODES_COMPRESSED, f"compress:{key}:{episodes[0]}", {
             "pattern": pattern, "episodeIds": episodes, "theme": key, "created": created, "at": at}))
     return out
