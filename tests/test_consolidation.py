@@ -51,6 +51,22 @@ def test_decay_never_rises_and_touch_locks_it_in(imp, rate, d1, d2):
     assert touched["accessedAt"] == at(a) and touched["accessCount"] == 1
 
 
+def test_uses_compare_times_not_strings_across_offsets():
+    # created 22:00 +05:30 (16:30Z); an access recorded in UTC at 17:00Z is later, though "17" < "22"
+    item = {"importance": 0.5, "accessedAt": "2026-04-03T22:00:00+05:30", "decayRate": 0.008, "pinned": False,
+            "accessCount": 0}
+    assert remember.touch(item, "2026-04-03T17:00:00+00:00")["accessedAt"] == "2026-04-03T17:00:00+00:00"
+    assert decay.latest("2026-04-03T16:00:00+00:00", "2026-04-03T22:00:00+05:30") == "2026-04-03T22:00:00+05:30"
+    s = core.new_state("default", "arjun")
+    e = interaction("m1", "I have a golden retriever named Bruno")  # 21:00 +05:30
+    s, _ = core.apply_interaction(s, e, core.plan_memories(e))
+    mid = next(iter(s["memoryIndex"]["items"]))
+    s, _ = core.apply_access(s, ev.memories_accessed(event_id="a1", tenant_id="default", contact_id="arjun",
+                                                     memory_ids=[mid], at="2026-04-03T16:00:00+00:00",
+                                                     recorded_at="2026-04-03T16:00:00+00:00"))
+    assert s["memoryIndex"]["items"][mid]["accessedAt"] == "2026-04-03T16:00:00+00:00"
+
+
 # ------------------------------------------------------------------------------------------ helpers
 def unit(*xs: float) -> list[float]:
     v = np.asarray(xs + (0.0,) * (8 - len(xs)), dtype=np.float32)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from agents.core import dedup, remember
-from agents.core.decay import days_between, importance_at, prunable
+from agents.core.decay import days_between, importance_at, latest, prunable
 from agents.core.memory import new_memory, normalize_text
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
@@ -212,7 +212,7 @@ def merge(s: State, env: Envelope, winner: str, loser: str, known: Known, simila
               importance_at(lo["importance"], lo["accessedAt"], lo["decayRate"], at, lo["pinned"]))
     sources = list(dict.fromkeys(known[winner].get("sourceEventIds", []) + known[loser].get("sourceEventIds", [])))
     refs = sorted(set(w["refs"]) | set(lo["refs"]))
-    item = {**w, "importance": round(min(1.0, top + MERGE_BOOST), 4), "accessedAt": max(at, w["accessedAt"]),
+    item = {**w, "importance": round(min(1.0, top + MERGE_BOOST), 4), "accessedAt": latest(at, w["accessedAt"]),
             "accessCount": w["accessCount"] + lo["accessCount"], "refs": refs}
     remember.drop(idx, loser)
     idx["items"][winner] = item

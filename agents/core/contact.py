@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
+from agents.core.decay import latest
 from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
@@ -127,8 +128,9 @@ def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
     items = (s.get("memoryIndex") or {}).get("items", {})
     out = []
     for mid in dict.fromkeys(env.payload["memoryIds"]):
-        if mid in items and env.occurred_at > items[mid]["accessedAt"]:
-            items[mid] = {**items[mid], "accessedAt": env.occurred_at, "accessCount": items[mid]["accessCount"] + 1}
+        if mid in items:
+            items[mid] = {**items[mid], "accessedAt": latest(env.occurred_at, items[mid]["accessedAt"]),
+                          "accessCount": items[mid]["accessCount"] + 1}
         out.append(ev.derived(env, ev.MEMORY_ACCESSED, f"access:{mid}", {"memoryId": mid, "at": env.occurred_at}))
     s["seq"] += 1
     return s, out
@@ -250,7 +252,7 @@ def _advance_clock(s: State, env: Envelope) -> None:
     """How far the contact's event time runs behind the wall clock (recorded_at - occurred_at of its
     newest event): the scheduler moves an idle contact's event time on at the wall clock's pace from
     there, so a historical import is not jumped to today (agents/app_agents.schedule_due_work)."""
-    if s.get("clockAt") is None or env.occurred_at >= s["clockAt"]:
+    if s.get("clockAt") is None or latest(env.occurred_at, s["clockAt"]) == env.occurred_at:
         s["clockAt"] = env.occurred_at
         s["clockSkewS"] = round((parse_time(env.recorded_at) - env.occurred).total_seconds(), 3)
 

@@ -29,6 +29,12 @@ def days_between(earlier: str | datetime, later: str | datetime) -> float:
     return (b - a).total_seconds() / 86400
 
 
+def latest(a: str, b: str) -> str:
+    """The later of two RFC 3339 times. Not max() on the strings: offsets differ (a message at
+    22:00+05:30 is earlier than an access recorded at 17:00Z the same day)."""
+    return a if parse_time(a) >= parse_time(b) else b
+
+
 def importance_at(importance: float, accessed_at: str | datetime, rate: float, at: str | datetime,
                   pinned: bool = False) -> float:
     if pinned:

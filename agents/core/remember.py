@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.core import dedup
-from agents.core.decay import importance_at
+from agents.core.decay import importance_at, latest
 from schemas import events as ev
 from schemas.envelope import Envelope
 
@@ -38,7 +38,7 @@ def touch(item: dict[str, Any], at: str, boost: float = 0.0, count: int = 1) -> 
     """The memory was used (reinforced, accessed, merged) at `at`: the decay so far is locked in, the
     decay clock restarts, and `boost` is added (capped at 1)."""
     now = importance_at(item["importance"], item["accessedAt"], item["decayRate"], at, item["pinned"])
-    return {**item, "importance": round(min(1.0, now + boost), 4), "accessedAt": max(at, item["accessedAt"]),
+    return {**item, "importance": round(min(1.0, now + boost), 4), "accessedAt": latest(at, item["accessedAt"]),
             "accessCount": item["accessCount"] + count}
 
 
