@@ -58,8 +58,9 @@ PATTERN_IMPORTANCE = 0.8
 PATTERN_CHARS = 480            # a pattern's digest of its episodes
 SNIPPETS_KEPT = 12             # the newest episodes' snippets a pattern keeps for its digest
 ACTIVE_CAP = 150
-# Cosine within which short chat episodes are "about the same thing" for all-MiniLM-L6-v2 (calibrated
-# on the year simulator's recurring topics and LoCoMo; see tests/test_consolidation.py).
+# Cosine within which short chat episodes are "about the same thing". 0.55 for all-MiniLM-L6-v2 was chosen
+# by looking at the year simulator's recurring topics (`rapport bench year`), not calibrated on labelled
+# pairs as dedup's threshold is; the OpenAI value is an uncalibrated default.
 THEME_SIMILARITY = {"all-MiniLM-L6-v2": 0.55, "text-embedding-3-small": 0.6}
 DEFAULT_THEME_SIMILARITY = 0.6
 # churn risk from silence (event time): a week, fading (14 days), dormant (45 days)
