@@ -25,7 +25,8 @@ from ops import metrics
 from projections import db
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
-                                 memory_detail_json, rank, refs_in_play)
+                                 memory_detail_json, rank, refs_in_play, top_anchors)
+from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WITHIN_S, asks_about_past
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
@@ -44,6 +45,7 @@ class JSONBody(Response):
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
 AFTER_TIMEOUT_S = 5.0
+KEYWORD_K = 40  # BM25 candidates per query, beside the vector top k (Store.candidates)
 # the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
 ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
@@ -184,13 +186,13 @@ class Service:
         checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
         return checks
 
-    async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any, history: bool = False) -> BM25Index:
-        """The contact's BM25 index, rebuilt when its state has moved on (a new event was applied); with
-        `history` over retired memories too (for an explicit as_of)."""
-        key = (await self.store.schema(), tenant_id, contact_id, history)
+    async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any) -> BM25Index:
+        """The contact's BM25 index over all its memories (archive included), rebuilt when its state has
+        moved on (a new event was applied)."""
+        key = (await self.store.schema(), tenant_id, contact_id)
         index = self.lexical.get(key, seq)
         if index is None:
-            index = BM25Index(await self.store.lexical_docs(tenant_id, contact_id, history))
+            index = BM25Index(await self.store.lexical_docs(tenant_id, contact_id))
             self.lexical.put(key, seq, index)
         return index
 
@@ -317,18 +319,25 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     matched: set[str] = set()
     keyword: dict[str, float] = {}
     if state is not None:
+        past = asks_about_past(query)
+        query_vec = None
         if query:
             version = (state.get("firstSeen"), state.get("memoryVersion", 0))
-            # over history some of the best keyword hits may not have been served at as_of: look further
-            keyword = (await svc.lexical_index(tenant_id, contact_id, version, explicit_as_of)).top(
-                query_terms(query), 60 if explicit_as_of else 30)
+            keyword = (await svc.lexical_index(tenant_id, contact_id, version)).top(query_terms(query), KEYWORD_K)
             matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
+            query_vec = await embedding
+        where = dict(as_of=at, persona_id=persona_id, explicit_as_of=explicit_as_of, past=past)
         candidates = await svc.store.candidates(
-            tenant_id, contact_id, query_vec=await embedding if embedding else None, model=svc.embedder.model_name,
-            extra_ids=list(keyword), as_of=at, persona_id=persona_id, entity_refs=sorted(matched),
-            explicit_as_of=explicit_as_of)
+            tenant_id, contact_id, query_vec=query_vec, model=svc.embedder.model_name, extra_ids=list(keyword),
+            entity_refs=sorted(matched), **where)
+        neighbours = []
+        if query_vec is not None and candidates:
+            neighbours = await svc.store.neighbours(
+                tenant_id, contact_id, top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), query_vec=query_vec,
+                model=svc.embedder.model_name, within_s=NEIGHBOUR_WITHIN_S, **where)
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
-        ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query))
+        ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
+                      neighbours=neighbours)
         card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
                                                               at, persona_id, CARD_MIN_IMPORTANCE, explicit_as_of)
                      if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]

@@ -8,9 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable
 
-from agents.core.decay import importance_at
+from agents.core.decay import importance_at, in_working_set
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
-from projections.retrieval import WEIGHTS, estimate_tokens, pack, relevance, score
+from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
+                                   spread_to_neighbours)
 from schemas.envelope import parse_time
 
 
@@ -33,12 +34,24 @@ def importance_then(r: dict[str, Any], as_of: datetime) -> float:
                          bool(r["pinned"]))
 
 
+def tier(r: dict[str, Any], as_of: datetime) -> str:
+    """"active" (the working set at `as_of`) or "archive" (retired by a consolidation tier, expired or
+    decayed, but still searched)."""
+    return "active" if in_working_set(
+        status=r["status"], retired_at=r.get("retired_at"), expires_at=r.get("expires_at"),
+        importance=float(r["importance"]), rate=float(r["decay_rate"]), accessed_at=r.get("accessed_at"),
+        created_at=r["created_at"], pinned=bool(r["pinned"]), at=as_of) else "archive"
+
+
 def memory_json(row: dict[str, Any], score_value: float | None = None) -> dict[str, Any]:
-    return {"id": row["id"], "memoryType": row["memory_type"], "content": row["content"],
-            "importance": round(float(row["importance"]), 4),
-            "score": None if score_value is None else round(score_value, 4),
-            "entityRefs": list(row["entity_refs"] or []), "sourceEventIds": list(row["source_event_ids"] or []),
-            "createdAt": iso(row["created_at"])}
+    out = {"id": row["id"], "memoryType": row["memory_type"], "content": row["content"],
+           "importance": round(float(row["importance"]), 4),
+           "score": None if score_value is None else round(score_value, 4),
+           "entityRefs": list(row["entity_refs"] or []), "sourceEventIds": list(row["source_event_ids"] or []),
+           "createdAt": iso(row["created_at"])}
+    if "tier" in row:
+        out["tier"] = row["tier"]
+    return out
 
 
 def memory_status(row: dict[str, Any], now: datetime | None = None) -> str:
@@ -60,27 +73,51 @@ def memory_detail_json(row: dict[str, Any], now: datetime | None = None) -> dict
             "updatedAt": iso(row["updated_at"]), "personaId": row["persona_id"]}
 
 
+def relevance_by_id(rows: list[dict[str, Any]], keyword: dict[str, float] | None) -> dict[str, float]:
+    """Each candidate's hybrid relevance to the query (projections.retrieval.relevance)."""
+    rel = relevance([float(r["similarity"] or 0.0) for r in rows], [(keyword or {}).get(r["id"], 0.0) for r in rows])
+    return {r["id"]: v for r, v in zip(rows, rel)}
+
+
 def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
          keyword: dict[str, float] | None = None, matched_refs: set[str] | None = None,
-         has_query: bool = True) -> list[tuple[float, dict]]:
-    """Score every candidate with the multi-signal formula; `similarity` is the hybrid relevance of
-    projections.retrieval.relevance (cosine and BM25 together), entity_match 1 when the memory is
-    linked to an entity the query names."""
-    w = WEIGHTS[scope]
-    rel = relevance([float(r["similarity"] or 0.0) for r in rows], [(keyword or {}).get(r["id"], 0.0) for r in rows]) \
-        if has_query else [0.0] * len(rows)
+         has_query: bool = True, neighbours: list[dict[str, Any]] | None = None) -> list[tuple[float, dict]]:
+    """Score every candidate with the multi-signal formula, each row marked with its tier. With a query
+    `similarity` is the hybrid relevance (cosine and BM25 together), raised for the neighbours of the
+    most relevant memories, and relevance leads (QUERY_WEIGHTS); without one the seeds' weights rank
+    the working set. entity_match is 1 when the memory is linked to an entity the query names."""
+    w = QUERY_WEIGHTS if has_query else WEIGHTS[scope]
+    rel: dict[str, float] = {}
+    if has_query and rows:
+        rel = relevance_by_id(rows, keyword)
+        if neighbours:
+            cos = [float(r["similarity"] or 0.0) for r in rows]
+            lo, hi = min(cos), max(cos)
+
+            def own(n: dict[str, Any]) -> float:  # its cosine on the candidates' scale, the semantic half
+                return min(1.0, max(0.0, (float(n["similarity"] or 0.0) - lo) / (hi - lo))) * 0.5 if hi > lo else 0.0
+
+            rel = spread_to_neighbours(rel, neighbours, own)
+            seen = {r["id"] for r in rows}
+            rows = rows + [n for n in {n["id"]: n for n in neighbours}.values() if n["id"] not in seen]
     refs = matched_refs or set()
 
     scored = []
-    for rv, r in zip(rel, rows):
+    for r in rows:
         accessed_at, access_count = as_of_then(r, as_of)
-        r = {**r, "importance": importance_then(r, as_of)}
-        scored.append((score(similarity=rv, accessed_at=accessed_at, importance=r["importance"],
+        r = {**r, "importance": importance_then(r, as_of), "tier": tier(r, as_of)}
+        scored.append((score(similarity=rel.get(r["id"], 0.0), accessed_at=accessed_at, importance=r["importance"],
                              access_count=access_count,
                              entity_match=1.0 if refs and refs & set(r["entity_refs"] or ()) else 0.0,
                              as_of=as_of, weights=w), r))
     scored.sort(key=lambda x: (-x[0], x[1]["id"]))
     return scored
+
+
+def top_anchors(rows: list[dict[str, Any]], keyword: dict[str, float] | None, n: int) -> list[str]:
+    """The ids of the n most relevant candidates: whose neighbours to look up."""
+    rel = relevance_by_id(rows, keyword)
+    return sorted(rel, key=lambda i: (-rel[i], i))[:n]
 
 
 def contact_state_json(state: dict[str, Any] | None, as_of: datetime) -> dict[str, Any]:
@@ -140,8 +177,9 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
     name = contact.get("displayName") or "this contact"
     stage, n, days = st["relationshipStage"], st["sessionCount"], _span_days(state)
     lines = ["CONTACT CONTEXT:"]
-    facts = [m for m in memories if m["memoryType"] == "fact"]
-    prefs = [m for m in memories if m["memoryType"] == "preference"]
+    # what they are now comes from the working set; the archive only ever reads as dated past events
+    facts = [m for m in memories if m["memoryType"] == "fact" and m.get("tier", "active") == "active"]
+    prefs = [m for m in memories if m["memoryType"] == "preference" and m.get("tier", "active") == "active"]
     if stage == "new" and not memories:
         lines += [f"- New contact ({'first session' if n <= 1 else f'{n} sessions'})", "- No memories yet",
                   _mood_line(st), "", "BEHAVIOR:",
@@ -176,10 +214,19 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
         lines += ["", "ENTITY CARDS:"] + [c["text"] for c in cards]
     if memories:
         detailed = stage in ("established", "deep")
-        lines += ["", "MEMORIES:"] + [
-            f"- [{m['memoryType']}] {m['content']}" + (f" (importance: {m['importance']:.2f})" if detailed else "")
-            for m in memories]
+        lines += ["", "MEMORIES:"] + [memory_line(m, detailed) for m in memories]
     return "\n".join(lines)
+
+
+def memory_line(m: dict[str, Any], detailed: bool) -> str:
+    """One MEMORIES line. Episodes carry the date they were said, so the reader can answer "when"; an
+    archive hit reads as a dated past event, never as something current (a plan for "tonight" served
+    after that night is history)."""
+    day = (m.get("createdAt") or "")[:10]
+    if m.get("tier") == "archive":
+        return f"- [past, {day}] {m['content']}"
+    label = f"{m['memoryType']}, {day}" if m["memoryType"] == "episode" and day else m["memoryType"]
+    return f"- [{label}] {m['content']}" + (f" (importance: {m['importance']:.2f})" if detailed else "")
 
 
 def emotional_blocks(state: dict[str, Any] | None, st: dict[str, Any], as_of: datetime) -> list[str]:

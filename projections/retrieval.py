@@ -3,12 +3,16 @@
 score = similarity x w_sim + recency x w_rec + importance x w_imp + access_frequency x w_acc
         + entity_match x w_ent
 recency = 1 - days_since_access / 365 (clamped to [0, 1]), access_frequency = min(access_count / 20, 1),
-both evaluated at `as_of`. Weights per scope: contact 0.35/0.25/0.20/0.10/0.10 (seed 000 §2.3),
-tenant 0.40/0.25/0.20/0.10/0.05 (seed 002 §3.2).
+both evaluated at `as_of`. Without a query the seeds' weights per scope rank the working set: contact 0.35/0.25/0.20/0.10/0.10
+(seed 000 §2.3), tenant 0.40/0.25/0.20/0.10/0.05 (seed 002 §3.2). With a query relevance comes first
+(QUERY_WEIGHTS, which override the seeds' there): measured on the LoCoMo dev split, the seeds' 0.35 on
+similarity let recency, importance and access frequency lift memories that do not match the question
+above ones that do; recency and importance stay as tie-breakers.
 """
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
@@ -26,6 +30,21 @@ class Weights:
 CONTACT_WEIGHTS = Weights(0.35, 0.25, 0.20, 0.10, 0.10)
 TENANT_WEIGHTS = Weights(0.40, 0.25, 0.20, 0.10, 0.05)
 WEIGHTS = {"contact": CONTACT_WEIGHTS, "tenant": TENANT_WEIGHTS}
+QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
+
+# The episodes said just before and after a relevant memory (the question a reply answers, the answer
+# to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS.
+NEIGHBOUR_SHARE = 0.5
+NEIGHBOUR_ANCHORS = 15
+NEIGHBOUR_WITHIN_S = 30 * 60  # one conversation: the session gap
+
+# A question about how things were: superseded facts become candidates again.
+PAST_CUES = re.compile(r"\b(used to|previous(ly)?|former(ly)?|before|earlier|in the past|originally|back then|"
+                       r"no longer|any ?more|ex|at first|first time)\b", re.IGNORECASE)
+
+
+def asks_about_past(query: str | None) -> bool:
+    return bool(query and PAST_CUES.search(query))
 
 
 def recency(accessed_at: datetime | None, as_of: datetime) -> float:
@@ -60,6 +79,17 @@ def relevance(cosine: list[float], keyword: list[float], lexical_weight: float =
     if top <= 0:
         return sem
     return [(1 - lexical_weight) * s + lexical_weight * (k / top) for s, k in zip(sem, keyword)]
+
+
+def spread_to_neighbours(rel: dict[str, float], neighbours: Iterable[dict[str, Any]],
+                         own: Callable[[dict[str, Any]], float]) -> dict[str, float]:
+    """Relevance with each neighbour row (carrying `anchor`) raised to NEIGHBOUR_SHARE of its anchor's;
+    `own` gives a neighbour's relevance of its own when it was no candidate."""
+    out = dict(rel)
+    for n in neighbours:
+        if n["anchor"] in rel:
+            out[n["id"]] = max(out.get(n["id"], own(n)), NEIGHBOUR_SHARE * rel[n["anchor"]])
+    return out
 
 
 def estimate_tokens(text: str, count: Callable[[str], int] | None = None) -> int:

@@ -23,24 +23,36 @@ MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, reti
 MEMORY_COLUMNS_M = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))  # the same, of alias m
 
 
-# Memories served at %(as_of)s: created by then, not yet retired (superseded, merged, compressed, pruned,
-# expired, archived) then, unexpired, and with importance at %(as_of)s (agents/core/decay.py, the same
-# closed form in SQL; accesses after as_of had not happened yet, as in context.rank) of 0.1 or pinned.
-# %(created_by)s is as_of for an explicit as_of, else infinity (a producer clock a little ahead is fine).
+# The working set at %(as_of)s: memories created by then, not yet retired (superseded, merged,
+# compressed, pruned, expired, archived) then, unexpired, and with importance at %(as_of)s
+# (agents/core/decay.py, the same closed form in SQL; accesses after as_of had not happened yet, as in
+# context.rank) of 0.1 or pinned. agents/core/tiers.in_working_set is its Python twin (a parity test on
+# PostgreSQL holds them together). %(created_by)s is as_of for an explicit as_of, else infinity (a
+# producer clock a little ahead is fine).
 def visible(m: str = "m") -> str:
     anchor = f"(CASE WHEN {m}.accessed_at <= %(as_of)s THEN {m}.accessed_at ELSE {m}.created_at END)"
     idle = f"GREATEST(0, EXTRACT(EPOCH FROM (%(as_of)s - {anchor})) / 86400 - {decay.GRACE_DAYS})"
-    return (f"{m}.tenant_id=%(t)s AND {m}.contact_id=%(c)s AND {m}.created_at <= %(created_by)s "
+    return (f"{retrievable(m)} "
             f"AND ({m}.status='active' OR {m}.retired_at > %(as_of)s) "
             f"AND ({m}.expires_at IS NULL OR {m}.expires_at > %(as_of)s) "
-            f"AND ({m}.pinned OR {m}.importance - {m}.decay_rate * {idle} >= {decay.PRUNE_BELOW}) "
+            f"AND ({m}.pinned OR {m}.importance - {m}.decay_rate * {idle} >= {decay.PRUNE_BELOW})")
+
+
+# What a query searches at %(as_of)s: the working set and the archive (everything a tier retired without
+# an erasure: compressed, pruned, expired, archived, decayed). Left out: a near-duplicate merged into
+# another memory (the winner holds its content and provenance), and a superseded fact unless %(past)s
+# (the query asks about the past). agents/core/tiers.retrievable is its twin.
+def retrievable(m: str = "m") -> str:
+    return (f"{m}.tenant_id=%(t)s AND {m}.contact_id=%(c)s AND {m}.created_at <= %(created_by)s "
+            f"AND ({m}.status NOT IN ('merged', 'superseded') OR {m}.retired_at > %(as_of)s "
+            f"OR ({m}.status = 'superseded' AND %(past)s)) "
             f"AND ({m}.persona_id IS NULL OR {m}.persona_id = %(persona)s)")
 
 
 def visibility_params(tenant_id: str, contact_id: str, as_of: datetime, explicit: bool,
-                      persona_id: str | None) -> dict[str, Any]:
+                      persona_id: str | None, past: bool = False) -> dict[str, Any]:
     return {"t": tenant_id, "c": contact_id, "as_of": as_of, "created_by": as_of if explicit else "infinity",
-            "persona": persona_id}
+            "persona": persona_id, "past": past}
 
 
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
@@ -77,38 +89,68 @@ class Store:
             row = await cur.fetchone()
             return row["state"] if row else None
 
-    async def lexical_docs(self, tenant_id: str, contact_id: str, history: bool = False) -> list[tuple[str, str]]:
-        """(id, "speaker: content") of the contact's active memories, for its BM25 index; with `history`
-        also the retired ones (for `as_of` reads, which see memories retired since)."""
+    async def lexical_docs(self, tenant_id: str, contact_id: str) -> list[tuple[str, str]]:
+        """(id, "speaker: content") of every memory of the contact, archive included, for its BM25
+        index; the candidate query then keeps those retrievable at the request's as_of."""
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 f"SELECT id, coalesce(speaker || ': ', '') || content AS text FROM {s}.memories "
-                f"WHERE tenant_id=%s AND contact_id=%s AND (status='active' OR %s)", (tenant_id, contact_id, history))
+                f"WHERE tenant_id=%s AND contact_id=%s AND status <> 'merged'", (tenant_id, contact_id))
             return [(r["id"], r["text"]) for r in await cur.fetchall()]
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, extra_ids: list[str], as_of: datetime, persona_id: str | None,
-                         entity_refs: list[str] | None = None, k: int = 30, explicit_as_of: bool = False
-                         ) -> list[dict[str, Any]]:
-        """Memories served at `as_of` (`visible`; persona: its own or global): the top k by cosine UNION
-        `extra_ids` (keyword matches) UNION memories linked to `entity_refs` (the entities the query
-        names), each with its cosine similarity to the query (0 without a comparable embedding).
-        Without a query: the k most important, newest."""
+                         entity_refs: list[str] | None = None, k: int = 40, explicit_as_of: bool = False,
+                         past: bool = False) -> list[dict[str, Any]]:
+        """With a query: the `retrievable` memories (working set and archive) that are the top k by
+        cosine, or in `extra_ids` (keyword matches), or, in the working set, linked to `entity_refs`
+        (the entities the query names); each with its cosine similarity to the query (0 without a
+        comparable embedding). Without a query: the working set's k most important, newest. The
+        caller tells the tiers apart (agents/core/tiers.py)."""
         s = await self.schema()
-        where = visible()
-        params: dict[str, Any] = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id),
+        params: dict[str, Any] = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                                   "k": k, "model": model, "extra": extra_ids, "refs": entity_refs or [],
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
         if query_vec is not None:
+            where = retrievable()
             pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
                     f"ORDER BY m.embedding <=> %(q)s LIMIT %(k)s")
             sim = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
+            sql = (f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity FROM {s}.memories m WHERE {where} AND "
+                   f"(m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR (m.entity_refs && %(refs)s::text[] AND {visible()}))")
         else:
+            where = visible()
             pick = f"SELECT m.id FROM {s}.memories m WHERE {where} ORDER BY m.importance DESC, m.created_at DESC LIMIT %(k)s"
-            sim = "0.0"
-        sql = (f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity FROM {s}.memories m "
-               f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR m.entity_refs && %(refs)s::text[])")
+            sql = (f"SELECT {MEMORY_COLUMNS_M}, 0.0 AS similarity FROM {s}.memories m "
+                   f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR m.entity_refs && %(refs)s::text[])")
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+    async def neighbours(self, tenant_id: str, contact_id: str, anchor_ids: list[str], *, query_vec: np.ndarray,
+                         model: str | None, as_of: datetime, persona_id: str | None, within_s: float,
+                         explicit_as_of: bool = False, past: bool = False) -> list[dict[str, Any]]:
+        """The episodes said just before and just after each anchor memory (within `within_s`), as
+        retrievable at `as_of`: the message a reply answers, and the reply. Each row carries `anchor`, the
+        id it neighbours, and its cosine similarity to the query."""
+        if not anchor_ids:
+            return []
+        s = await self.schema()
+        where, window = retrievable(), "%(within)s * interval '1 second'"
+        episode = f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.memory_type = 'episode' AND m.id <> a.id"
+        before = (f"({episode} AND m.created_at <= a.created_at AND m.created_at >= a.created_at - {window} "
+                  f"ORDER BY m.created_at DESC, m.id LIMIT 1)")
+        after = (f"({episode} AND m.created_at >= a.created_at AND m.created_at <= a.created_at + {window} "
+                 f"ORDER BY m.created_at ASC, m.id LIMIT 1)")
+        sim = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
+        sql = (f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity, n.anchor FROM "
+               f"(SELECT a.id AS anchor, x.id FROM {s}.memories a CROSS JOIN LATERAL ({before} UNION ALL {after}) x "
+               f"WHERE a.tenant_id=%(t)s AND a.contact_id=%(c)s AND a.id = ANY(%(anchors)s)) n "
+               f"JOIN {s}.memories m ON m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.id = n.id")
+        params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
+                  "anchors": anchor_ids, "within": within_s, "model": model,
+                  "q": Vector(query_vec.astype(np.float32))}
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql, params)
             return await cur.fetchall()

@@ -11,7 +11,7 @@ NOW = datetime(2026, 4, 20, 12, tzinfo=timezone.utc)
 def mem(i, content, mtype="fact", importance=0.7, refs=(), sim=0.5, created=NOW - timedelta(days=2), pinned=False):
     return {"id": i, "memory_type": mtype, "content": content, "importance": importance, "entity_refs": list(refs),
             "source_event_ids": [f"e-{i}"], "created_at": created, "accessed_at": None, "access_count": 0,
-            "similarity": sim, "pinned": pinned, "decay_rate": 0.003}
+            "similarity": sim, "pinned": pinned, "decay_rate": 0.003, "status": "active"}
 
 
 def state(sessions, streak=1, first=NOW - timedelta(days=10), last=NOW - timedelta(hours=1)):

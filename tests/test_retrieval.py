@@ -244,26 +244,33 @@ def test_relevance_is_within_unit_interval(pairs):
 
 # ------------------------------------------------------------------------------------ rank (context.py)
 def row(i: str, similarity: float, importance: float, accessed: datetime | None, created: datetime,
-        access_count: int = 0) -> dict:
+        access_count: int = 0, refs: tuple[str, ...] = ()) -> dict:
     return {"id": i, "similarity": similarity, "importance": importance, "accessed_at": accessed,
-            "created_at": created, "access_count": access_count, "decay_rate": 0.0, "pinned": False}
+            "created_at": created, "access_count": access_count, "decay_rate": 0.0, "pinned": False,
+            "status": "active", "entity_refs": list(refs)}
 
 
-def test_rank_orders_by_score_then_id_and_uses_created_at_without_access():
+def test_rank_without_query_uses_the_seed_weights_and_created_at_without_access():
     rows = [row("b", 0.9, 0.5, NOW, NOW), row("a", 0.9, 0.5, NOW, NOW), row("c", 0.1, 0.1, None, days_ago(400)),
             row("d", 0.0, 0.5, None, NOW)]
-    ranked = rank(rows, NOW)
-    assert [x[1]["id"] for x in ranked] == ["a", "b", "d", "c"]
-    scores = [x[0] for x in ranked]
-    assert scores == sorted(scores, reverse=True)
-    # d: never accessed, so recency comes from created_at (today): 0.25 + 0.2 * 0.5
+    ranked = rank(rows, NOW, has_query=False)
+    assert [x[1]["id"] for x in ranked] == ["a", "b", "d", "c"]  # ties by id
+    # d: never accessed, so recency comes from created_at (today): 0.25 + 0.2 * 0.5; c: 400 days old, 0.2 * 0.1
     assert dict((x[1]["id"], x[0]) for x in ranked)["d"] == pytest.approx(0.35)
-    # c: created 400 days ago -> recency 0; cosine 0.1 is min-max normalised over the candidates
-    # (0.0 .. 0.9) -> relevance 0.1 / 0.9: 0.35 * 0.111 + 0.2 * 0.1
-    assert dict((x[1]["id"], x[0]) for x in ranked)["c"] == pytest.approx(0.35 * 0.1 / 0.9 + 0.02)
+    assert dict((x[1]["id"], x[0]) for x in ranked)["c"] == pytest.approx(0.02)
+
+
+def test_rank_with_query_puts_relevance_first():
+    """A memory that matches the question is not outranked by a fresher, more important one that does not
+    (the seeds' weights did that): c's cosine 0.1 is min-max normalised over the candidates (0.0 .. 0.9)."""
+    rows = [row("c", 0.1, 0.1, None, days_ago(400)), row("d", 0.0, 0.9, NOW, NOW, access_count=20)]
+    ranked = dict((x[1]["id"], x[0]) for x in rank(rows + [row("a", 0.9, 0.5, NOW, NOW)], NOW))
+    assert ranked["c"] == pytest.approx(0.85 * 0.1 / 0.9 + 0.07 * 0.1)
+    assert ranked["d"] == pytest.approx(0.03 + 0.07 * 0.9)
+    assert ranked["c"] > ranked["d"]
 
 
 def test_rank_tenant_scope_uses_tenant_weights():
-    rows = [row("a", 1.0, 0.0, None, days_ago(365))]
-    assert rank(rows, NOW, scope="tenant")[0][0] == pytest.approx(0.40)
-    assert rank(rows, NOW, scope="contact")[0][0] == pytest.approx(0.35)
+    rows = [row("a", 0.0, 0.0, None, days_ago(365), refs=("topic:pricing",))]
+    assert rank(rows, NOW, scope="tenant", matched_refs={"topic:pricing"}, has_query=False)[0][0] == pytest.approx(0.05)
+    assert rank(rows, NOW, scope="contact", matched_refs={"topic:pricing"}, has_query=False)[0][0] == pytest.approx(0.10)

@@ -50,3 +50,18 @@ def prunable(importance: float, accessed_at: str | datetime, rate: float, at: st
     """Truly forgotten (seed 002 §4.4): under 0.1 and nobody accessed it for 30 days."""
     return (not pinned and importance_at(importance, accessed_at, rate, at) < PRUNE_BELOW
             and days_between(accessed_at, at) >= PRUNE_UNACCESSED_DAYS)
+
+
+def in_working_set(*, status: str, retired_at: datetime | None, expires_at: datetime | None, importance: float,
+                   rate: float, accessed_at: datetime | None, created_at: datetime, pinned: bool,
+                   at: datetime) -> bool:
+    """Whether a memory is in the working set at `at` (served without being asked for), else in the
+    archive (retrieval still searches it). Twin of projections/store.visible, held to it by a parity
+    test on PostgreSQL: not retired then, unexpired, and important enough then (an access after `at`
+    had not happened yet, so decay runs from its creation)."""
+    if not (status == "active" or (retired_at is not None and retired_at > at)):
+        return False
+    if expires_at is not None and expires_at <= at:
+        return False
+    anchor = accessed_at if accessed_at is not None and accessed_at <= at else created_at
+    return pinned or importance_at(importance, anchor, rate, at) >= PRUNE_BELOW
