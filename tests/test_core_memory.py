@@ -32,6 +32,25 @@ def test_meaningful_messages(text: str):
     assert mem.is_low_content(text) is False
 
 
+def test_small_talk_is_low_content_but_a_message_with_news_is_not():
+    for text in ("hi there!", "talk later", "what a day", "How are you doing today?", "see you tomorrow!",
+                 "that's great, thanks so much", "good night guys"):
+        assert mem.is_low_content(text) is True, text
+    for text in ("what a day at the hospital", "talk later, the plumber is here", "see you at Priya's wedding",
+                 "good night, my exam is tomorrow"):
+        assert mem.is_low_content(text) is False, text
+
+
+def test_small_talk_said_on_many_days_makes_and_reinforces_no_memory():
+    events = [ix(f"bye-{d}", T0 + timedelta(days=d), "talk later") for d in range(31)]
+    events.insert(5, ix("dog", T0 + timedelta(days=5, minutes=1), "My dog Bruno ate my shoes again"))
+    s, out = run(events)
+    assert not [e for e in out if e.event_type == ev.MEMORY_REINFORCED]
+    made = [(e.causation_id, e.payload["memory"]["memoryType"]) for e in out if e.event_type == ev.MEMORY_EXTRACTED]
+    # what the words said: the dog message's fact and episode; the sign-offs only show when they chat
+    assert [m for m in made if m[1] != "pattern"] == [("dog", "fact"), ("dog", "episode")]
+
+
 @pytest.mark.parametrize("text", ["yesss", "nooo", "lmaooo", "hiiii", "yayyy"])
 def test_stretched_filler_words_are_low_content(text: str):
     assert mem.is_low_content(text) is True

@@ -26,6 +26,16 @@ lol lmao lmfao rofl ok okay k kk okk hmm hm hmmm mhm mm haha hehe heh ha yes yea
 nah sure cool nice great good fine thanks thank thx ty tysm hi hey hello hiya yo bye cya gn gm night
 morning wow oh ohh ah ahh uh um umm right true same np alright aight kay omg idk ikr yay ugh meh
 """.split())
+# Small talk: greetings, sign-offs and reactions ("hi there!", "talk later", "what a day", "how are you")
+# say nothing to remember about the person (seed 000 §3.1). A message made only of these and filler
+# words makes no memory, so repeating it reinforces nothing either.
+PHATIC_WORDS = frozenset("""
+a an the and or but so to of for on in at with it its s is are was were be been am m re ve ll d i me we you u
+your ur my our this that there here all everyone everybody guys folks buddy dear what whats how hows sup
+wassup talk ttyl later soon again too much very really just day today tonight tomorrow night evening
+afternoon going doing been good fine well great awesome cool nice lovely love sounds got get welcome sorry
+anyway anyways then take care catch up see glad hope same back have had has do did
+""".split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _REPEATS = re.compile(r"(.)\1{2,}")
 
@@ -53,11 +63,12 @@ def _fold_word(w: str) -> str:
 
 
 def is_low_content(text: str) -> bool:
-    """True for messages like "lol", "ok", "hmm", "haha", "👍", "ok thanks!!" that carry no memory."""
+    """True for messages like "lol", "ok", "hmm", "👍", "ok thanks!!", "hi there!", "talk later", "what a
+    day" that carry no memory."""
     words = [_fold_word(w) for w in _WORD.findall(text.lower())]
     if not words:
         return True  # emoji, punctuation only
-    if all(w in FILLER_WORDS for w in words):
+    if all(w in FILLER_WORDS or w in PHATIC_WORDS for w in words):
         return True
     return sum(len(w) for w in words if w not in FILLER_WORDS) < 3
 
