@@ -79,6 +79,21 @@ def relevance_by_id(rows: list[dict[str, Any]], keyword: dict[str, float] | None
     return {r["id"]: v for r, v in zip(rows, rel)}
 
 
+def share_with_facts(rel: dict[str, float], rows: list[dict[str, Any]]) -> dict[str, float]:
+    """A fact or preference is as relevant as the message it was read from: "Lives in Berlin" answers
+    "where do I live?" as well as the episode "I moved to Berlin last month" does, and being the current,
+    structured form it then ranks above it (by importance) rather than being dropped as its repeat."""
+    out = dict(rel)
+    by_source: dict[str, float] = {}
+    for r in rows:
+        for e in r["source_event_ids"] or ():
+            by_source[e] = max(by_source.get(e, 0.0), out[r["id"]])
+    for r in rows:
+        if r["memory_type"] in ("fact", "preference") and r["source_event_ids"]:
+            out[r["id"]] = max(out[r["id"]], max(by_source[e] for e in r["source_event_ids"]))
+    return out
+
+
 def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
          keyword: dict[str, float] | None = None, matched_refs: set[str] | None = None,
          has_query: bool = True, neighbours: list[dict[str, Any]] | None = None) -> list[tuple[float, dict]]:
@@ -100,6 +115,7 @@ def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
             rel = spread_to_neighbours(rel, neighbours, own)
             seen = {r["id"] for r in rows}
             rows = rows + [n for n in {n["id"]: n for n in neighbours}.values() if n["id"] not in seen]
+        rel = share_with_facts(rel, rows)
     refs = matched_refs or set()
 
     scored = []
