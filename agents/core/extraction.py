@@ -51,7 +51,7 @@ love biryani so much lol" -> "Loves biryani"; "I love eating biryani" -> "Loves 
 memoryKey (the dedup key layer, agents/core/dedup.py: same key + same content = reinforcement, same key
 + different content = the newer supersedes the older)
     single-valued relations (SINGLE_VALUED: name, preferred_name, age, birthday, lives_in, from,
-    grew_up_in, born_in, works_at, job_title, work_field, studies_at, studies, relationship_status,
+    grew_up_in, born_in, work_field, studies, relationship_status,
     partner, nationality, pet_name, breed, current_location, favorite_<thing>, business_type,
     business_location, business_hours, business_name, ...) key on the relation only:
         "<type>|<subject>|<relation>"      "fact|self|lives_in", "fact|pet:dog|pet_name"
@@ -71,6 +71,11 @@ memoryKey (the dedup key layer, agents/core/dedup.py: same key + same content = 
     supersedes; two dogs named in two messages collide - documented limitation), family_member on the
     canonical kin word, owns/hobby/event/plan/identity/allergy/health/learning/project/business_offering on
     the object's slug. Different relations or different subjects never share a key.
+    works_at, job_title and studies_at (REPLACEABLE) are multi-valued too ("fact|self|works_at|siemens":
+    a weekend job beside a nursing job is a second memory), and an item of theirs from a message that
+    says it replaces (REPLACE_CUE: "I now work at", "I quit", "I left", "I joined", "I'm now a", "no
+    longer", "moved") carries `replaces`: "fact|self|works_at", which the dedup layer uses to supersede
+    the slot's other values (and a memory stored under that older single-valued key); else None.
 
 Lifetime (seed 003)
     time cue in the clause            lifetime
@@ -154,8 +159,8 @@ LIFETIMES = ("1d", "3d", "7d", "30d", "permanent")
 
 # ============================================================================ relations and keys
 SINGLE_VALUED = frozenset("""
-name preferred_name age birthday lives_in from grew_up_in born_in works_at job_title work_field work_location
-employment_status studies_at studies relationship_status partner nationality pronouns zodiac_sign pet_name
+name preferred_name age birthday lives_in from grew_up_in born_in work_field work_location
+employment_status studies relationship_status partner nationality pronouns zodiac_sign pet_name
 breed current_location business_type business_location business_hours business_name business_audience
 business_delivery_area
 """.split())
@@ -167,7 +172,24 @@ MULTI_DOMAIN = {
     "plays": "hobby", "hobby": "hobby", "learning": "learning", "identity": "identity", "allergic_to": "allergy",
     "health_condition": "health", "health_state": "health", "event": "event", "plan": "plan",
     "working_on": "project", "runs_business": "runs_business", "business_offering": "business_offering",
+    "works_at": "works_at", "job_title": "job_title", "studies_at": "studies_at",
 }
+# Relations a person can hold several values of at once (a second job, a weekend job, a degree beside a
+# job): each value is its own memory (the key carries the object, like any multi-valued relation), and a
+# new value retires the others only when the message says it replaces them (REPLACE_CUE): the item then
+# carries `replaces`, the relation-level key prefix "<type>|<subject>|<relation>", and the dedup layer
+# supersedes every active memory under that prefix -- including ones stored before this scheme, whose
+# key was the prefix itself. "I work at Siemens on weekends" after "I'm a nurse" keeps both; "I now work
+# at Siemens" / "I quit and joined Siemens" / "I'm now a teacher" supersedes the old ones.
+REPLACEABLE = frozenset({"works_at", "job_title", "studies_at"})
+REPLACE_CUE = re.compile(
+    r"\b(?:moved|relocated|quit|quitting|resigned|switched|switching|transferred|joined(?!\s+(?:a|an|the|my)\s+(?:gym|club|band|choir|class|course|league|group|community|book))|promoted|graduated|"
+    r"dropped\s+out|no\s+longer|any\s*more|new\s+(?:job|role|position|company|school|university|college)|"
+    r"changed\s+(?:jobs?|careers?|companies|schools?|universities|colleges?)|got\s+(?:hired|a\s+job)|"
+    r"started\s+(?:working|at|with|my\s+new|a\s+new)|left\s+(?:my\s+|the\s+)?(?:job|company|work|school|"
+    r"university|college|uni)\b|left\s+(?-i:[A-Z])\w*|"
+    r"(?:i|we|he|she|they)\s+(?:am|is|are)\s+now|(?:i|we|he|she|they)\s+now\s+(?:work|study|teach|am|is|are)|"
+    r"(?:work|works|working|study|studies|studying)\s+(?:at|for|as|in)\s+[^,.;!?]{1,60}?\s+now)\b", re.I)
 PREFERENCE_RELATIONS = frozenset({"likes", "dislikes", "prefers", "wants", "does_not_want", "avoid_topic",
                                   "interest", "not_interested"})
 RELATIONS = tuple(sorted(SINGLE_VALUED | set(MULTI_DOMAIN)))  # plus favorite_<thing>
@@ -1340,8 +1362,11 @@ _STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|eng
                           r"widowed))(?:\s+with\s+(.+))?$", re.I)
 
 
+_COMP_ADV = re.compile(r"^(?:(?:now|currently|still|also|officially|finally)\s+){1,2}", re.I)
+
+
 def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
-    comp = comp.strip()
+    comp = _COMP_ADV.sub("", comp.strip())  # "I'm now a teacher"
     if not comp:
         return []
     cue = _cue(clause)
@@ -2235,7 +2260,7 @@ def _finish(raw: dict[str, Any], subj: dict[str, Any], cue: str | None, known: M
     return {"memoryType": mtype, "content": raw["content"], "relation": relation, "subject": subject_ref,
             "object": raw["object"], "memoryKey": key, "entities": list(seen.values()),
             "entityRefs": list(seen), "topics": tags[:6], "lifetime": _lifetime(relation, cue),
-            "confidence": round(float(raw["confidence"]), 2)}
+            "confidence": round(float(raw["confidence"]), 2), "replaces": None}
 
 
 # "I have a dog but he died last year": no current possession is asserted
@@ -2259,6 +2284,7 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
     out: list[dict[str, Any]] = []
     keys: set[tuple[str, str]] = set()
     gone = bool(_GONE.search(folded))
+    replacing = bool(REPLACE_CUE.search(folded))
     for index, cl in enumerate(_clauses(folded)[:MAX_CLAUSES]):
         c = cl["text"]
         ctx["clause_index"] = index
@@ -2295,6 +2321,8 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
             if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
                 continue
             item = _finish(raw, subj, cue, known)
+            if replacing and item["relation"] in REPLACEABLE:
+                item["replaces"] = item["memoryKey"].rsplit("|", 1)[0]
             k = (item["memoryKey"], item["content"])
             if k in keys:
                 continue
