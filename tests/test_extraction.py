@@ -342,6 +342,20 @@ def test_a_replacement_cue_does_not_touch_single_valued_or_other_relations():
     assert one("I joined a gym and I work at Meta", "works_at")["replaces"] is None  # a gym is no job
 
 
+# ---------------------------------------------------------------- abbreviations end no sentence
+def test_an_abbreviation_does_not_split_the_name_it_belongs_to():
+    works = one("I'm a nurse at St. Mary's hospital", "works_at")
+    assert works["content"] == "Works at St. Mary's hospital as a nurse"
+    assert [e["displayName"] for e in works["entities"]] == ["St. Mary's hospital"]
+    assert one("My mom works at Acme Inc. in Delhi", "works_at")["content"] == "Mom works at Acme Inc"
+    assert one("I love J. K. Rowling", "likes")["content"] == "Loves J. K. Rowling"  # initials
+
+
+def test_a_real_sentence_end_still_splits():
+    assert triples("I'm a nurse. I love tea") == {("job_title", "self", "nurse"), ("likes", "self", "tea")}
+    assert one("I love books e.g. fantasy", "likes")["content"] == "Loves books"  # "e.g." starts an aside
+
+
 def test_key_format():
     assert key_of("I live in Mumbai", "lives_in") == "fact|self|lives_in"
     assert key_of("my dog's name is Bruno", "pet_name") == "fact|pet:dog|pet_name"

@@ -411,7 +411,12 @@ _FOLDS = [(re.compile(p, re.I), r) for p, r in (
     (r"\bcoz\b|\bcuz\b|\bbcoz\b|\bbc\b", "because"), (r"\s*&\s*", " and "), (r"\btmrw\b|\btmr\b", "tomorrow"),
     (r"\bi\b", "I"),
 )]
-_SENT_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|(?<=[!?])(?=[A-Za-z])|\n+|\s*;\s*|\s+(?=\()|\)\s*"
+# abbreviations whose period ends no sentence and cuts no phrase ("St. Mary's hospital", "Dr. Rao", "Acme
+# Ltd. in Pune", "J. K. Rowling" - a single capital is an initial); each spelling is a fixed-width lookbehind
+ABBREVIATIONS = ("St", "Dr", "Mr", "Mrs", "Ms", "Mt", "Jr", "Sr", "Inc", "Co", "Ltd", "Prof", "Ft", "e.g", "i.e")
+_NOT_ABBREV = "".join(f"(?<!\\b{re.escape(a)}\\.)" for a in
+                      dict.fromkeys(v for a in ABBREVIATIONS for v in (a, a.lower(), a.upper()))) + r"(?<!\b(?-i:[A-Z])\.)"
+_SENT_SPLIT = re.compile(r"(?<=[.!?])" + _NOT_ABBREV + r"\s+|(?<=[!?])(?=[A-Za-z])|\n+|\s*;\s*|\s+(?=\()|\)\s*"
                          r"|(?<=[\u2600-\u27bf\U0001F300-\U0001FAFF])\s+(?=[A-Za-z])")
 _TAG_Q = re.compile(r"(?:,?\s*(?:right|ok|okay|yeah|yk|you know|lol|haha|huh|no|eh|innit|correct|remember|"
                     r"did I not|do I not|is it not|am I not|you see))\s*\?+\s*$", re.I)
@@ -564,7 +569,8 @@ def _clauses(text: str) -> list[dict[str, Any]]:
 
 # ============================================================================ phrases and objects
 _CUT = re.compile(
-    r"\s*(?:[,;:()\[\]\"!?]|\.(?:\s|$)|\s-\s|\b(?:because|since|but|although|though|which|who|whom|whose|"
+    r"\s*(?:[,;:()\[\]\"!?]|\." + _NOT_ABBREV + r"(?:\s|$)|\s-\s|\s(?:e\.g|i\.e)\.|"
+    r"\b(?:because|since|but|although|though|which|who|whom|whose|"
     r"where|while|whereas|so that|so I|when|whenever|if|unless|until|as long as|lol|lmao|haha\w*|hehe\w*|"
     r"tbh|btw|imo|ngl|honestly|and I|and my|and we|and you|and it|and he|and she|and they|and then|"
     r"you know|I guess|I think|I suppose|I mean|anyway|right)\b)", re.I)
