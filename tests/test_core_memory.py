@@ -320,7 +320,8 @@ def test_a_replacement_supersedes_a_fact_stored_under_the_old_single_valued_key(
     s, out = run([ix(1, T0, "I work at Infosys")])
     idx = s["memoryIndex"]
     (mid,) = [m for m, it in idx["items"].items() if it["memoryKey"] == "fact|self|works_at|infosys"]
-    idx["keys"] = {("fact|self|works_at" if k == "fact|self|works_at|infosys" else k): v for k, v in idx["keys"].items()}
+    idx["keys"] = {("fact|self|works_at" if k == "fact|self|works_at|infosys" else k): v
+                   for k, v in idx["keys"].items()}
     idx["items"][mid] = {**idx["items"][mid], "memoryKey": "fact|self|works_at"}
     legacy = copy.deepcopy(s)
     s2, more = run([ix(2, T0 + timedelta(days=1), "I work at Siemens on weekends")], copy.deepcopy(legacy))

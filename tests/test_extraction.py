@@ -356,6 +356,23 @@ def test_a_real_sentence_end_still_splits():
     assert one("I love books e.g. fantasy", "likes")["content"] == "Loves books"  # "e.g." starts an aside
 
 
+# ---------------------------------------------------------------- learning to X keeps the infinitive
+@pytest.mark.parametrize("message,content,obj", [
+    ("I'm learning to play the cello", "Is learning to play the cello", "play the cello"),
+    ("I'm learning how to cook", "Is learning how to cook", "cook"),
+    ("I'm teaching myself to knit", "Is learning to knit", "knit"),
+])
+def test_learning_to_keeps_the_infinitive(message: str, content: str, obj: str):
+    item = one(message, "learning")
+    assert (item["content"], item["object"]) == (content, obj)
+
+
+def test_learning_to_two_things_and_about_a_pronoun():
+    assert {i["content"] for i in extract("I am learning to swim and to drive")} == {
+        "Is learning to swim", "Is learning to drive"}
+    assert extract("I'm learning to deal with it") == []
+
+
 def test_key_format():
     assert key_of("I live in Mumbai", "lives_in") == "fact|self|lives_in"
     assert key_of("my dog's name is Bruno", "pet_name") == "fact|pet:dog|pet_name"

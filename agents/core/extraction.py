@@ -183,7 +183,8 @@ MULTI_DOMAIN = {
 # at Siemens" / "I quit and joined Siemens" / "I'm now a teacher" supersedes the old ones.
 REPLACEABLE = frozenset({"works_at", "job_title", "studies_at"})
 REPLACE_CUE = re.compile(
-    r"\b(?:moved|relocated|quit|quitting|resigned|switched|switching|transferred|joined(?!\s+(?:a|an|the|my)\s+(?:gym|club|band|choir|class|course|league|group|community|book))|promoted|graduated|"
+    r"\b(?:moved|relocated|quit|quitting|resigned|switched|switching|transferred|promoted|graduated|"
+    r"joined(?!\s+(?:a|an|the|my)\s+(?:gym|club|band|choir|class|course|league|group|community|book))|"
     r"dropped\s+out|no\s+longer|any\s*more|new\s+(?:job|role|position|company|school|university|college)|"
     r"changed\s+(?:jobs?|careers?|companies|schools?|universities|colleges?)|got\s+(?:hired|a\s+job)|"
     r"started\s+(?:working|at|with|my\s+new|a\s+new)|left\s+(?:my\s+|the\s+)?(?:job|company|work|school|"
@@ -415,7 +416,8 @@ _FOLDS = [(re.compile(p, re.I), r) for p, r in (
 # Ltd. in Pune", "J. K. Rowling" - a single capital is an initial); each spelling is a fixed-width lookbehind
 ABBREVIATIONS = ("St", "Dr", "Mr", "Mrs", "Ms", "Mt", "Jr", "Sr", "Inc", "Co", "Ltd", "Prof", "Ft", "e.g", "i.e")
 _NOT_ABBREV = "".join(f"(?<!\\b{re.escape(a)}\\.)" for a in
-                      dict.fromkeys(v for a in ABBREVIATIONS for v in (a, a.lower(), a.upper()))) + r"(?<!\b(?-i:[A-Z])\.)"
+                      dict.fromkeys(v for a in ABBREVIATIONS for v in (a, a.lower(), a.upper())))
+_NOT_ABBREV += r"(?<!\b(?-i:[A-Z])\.)"
 _SENT_SPLIT = re.compile(r"(?<=[.!?])" + _NOT_ABBREV + r"\s+|(?<=[!?])(?=[A-Za-z])|\n+|\s*;\s*|\s+(?=\()|\)\s*"
                          r"|(?<=[\u2600-\u27bf\U0001F300-\U0001FAFF])\s+(?=[A-Za-z])")
 _TAG_Q = re.compile(r"(?:,?\s*(?:right|ok|okay|yeah|yk|you know|lol|haha|huh|no|eh|innit|correct|remember|"
@@ -1361,8 +1363,10 @@ _IN_PLACE = re.compile(r"^(?:currently\s+|now\s+|still\s+)?(?:in|at)\s+(.+)$", r
 _WORKING = re.compile(r"^(?:working|employed|interning|an intern)\s+(at|for|with|as|on|in)\s+(.+)$", re.I)
 _STUDYING = re.compile(r"^(?:studying|majoring in|doing (?:a|my)\s+(?:degree|masters|master's|bachelors|phd|"
                        r"mba|diploma|course)\s+in|pursuing(?: a)?(?: degree in)?)\s+(.+)$", re.I)
-_LEARNING = re.compile(r"^(?:learning|learning how to|teaching myself|taking (?:classes|lessons) in|"
+_LEARNING = re.compile(r"^(?:learning|teaching myself|taking (?:classes|lessons) in|"
                        r"practicing|practising|training for)\s+(.+)$", re.I)
+# "learning (how) to play the cello" keeps the infinitive: "Is learning to play the cello", object "play the cello"
+_LEARNING_TO = re.compile(r"^(?:learning|teaching myself)\s+(how\s+)?to\s+([a-z]+\b.*)$", re.I)
 _GOING_TO_DO = re.compile(r"^going\s+to\s+(?!the\b|a\b|an\b|my\b)([a-z]+)\s+(.+)$", re.I)
 _STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|engaged|divorced|single|separated|"
                           r"widowed))(?:\s+with\s+(.+))?$", re.I)
@@ -1473,6 +1477,9 @@ def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: st
     m = _STUDYING.match(comp)
     if m:
         return _studies(subj, m.group(1))
+    m = _LEARNING_TO.match(comp)
+    if m:
+        return _learning_to(subj, m.group(2), "how to" if m.group(1) else "to")
     m = _LEARNING.match(comp)
     if m:
         return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
@@ -1503,6 +1510,27 @@ def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: st
                 return []
             continue
         out.extend(got)
+    return out
+
+
+_LEARN_TAIL = re.compile(r"\s+(?:with|every|since|at|from|because|for|this|next|so that|on weekends)\b.*$", re.I)
+
+
+def _learning_to(subj: dict[str, Any], phrase: str, to: str) -> list[dict[str, Any]]:
+    """"learning to swim and (to) drive" -> one learning item per verb phrase, the infinitive kept; a phrase
+    about a pronoun ("learning to deal with it") is no fact."""
+    out = []
+    phrase = _clean(phrase)
+    if phrase.lower().split()[-1:] and phrase.lower().split()[-1] in _PRONOUN_OBJ:
+        return []
+    for part in re.split(r"\s*,\s*(?:and\s+)?(?:to\s+)?|\s+and\s+(?:to\s+|how\s+to\s+)?", _LEARN_TAIL.sub("", phrase)):
+        d = _clean(part)
+        n = _norm_obj(d)
+        if not n or n.split()[0] in _PRONOUN_OBJ or n.split()[-1] in _PRONOUN_OBJ or n in _REJECT_OBJ \
+                or len(n.split()) > 6:
+            continue
+        out.append(_raw("learning", _say(subj, f"is learning {to} {d}"), n, key=slugify(n),
+                        tags=("education", "learning"), entities=[_ent("topic", d.lower())], confidence=0.8))
     return out
 
 
