@@ -373,6 +373,19 @@ def test_learning_to_two_things_and_about_a_pronoun():
     assert extract("I'm learning to deal with it") == []
 
 
+# ---------------------------------------------------------------- "the" + a proper name is an organisation
+def test_a_capitalised_name_after_the_is_an_organisation():
+    item = one("I study at the Open University", "studies_at")
+    assert (item["content"], item["object"], item["entityRefs"]) == (
+        "Studies at the Open University", "open university", ["school:open_university"])
+    assert one("I work at the Royal London Hospital", "works_at")["entityRefs"] == ["workplace:royal_london_hospital"]
+
+
+@pytest.mark.parametrize("message", ["I study at the library", "I work at the hospital", "I work at The Hospital"])
+def test_a_generic_place_after_the_is_no_organisation(message: str):
+    assert extract(message) == []
+
+
 def test_key_format():
     assert key_of("I live in Mumbai", "lives_in") == "fact|self|lives_in"
     assert key_of("my dog's name is Bruno", "pet_name") == "fact|pet:dog|pet_name"

@@ -901,6 +901,26 @@ _ORG_REJECT = frozenset({"home", "night", "nights", "the moment", "a living", "f
                          "a cause", "my dad", "my mom", "my father", "my mother", "my family", "my parents"})
 
 
+# "the Open University", "the Royal London Hospital", "the University of Edinburgh": a capitalised name
+# after "the" is a proper name, not a generic place ("the library", "the hospital" stay no organisation)
+_THE_PROPER = re.compile(r"^the\s+(?-i:[A-Z][\w'&.-]*)(?:\s+(?:(?-i:[A-Z][\w'&.-]*)|of|and|for|&|de|in))*$", re.I)
+
+
+_GENERIC_PLACE_WORDS = frozenset(SCHOOL_WORDS) | frozenset(BUSINESS_WORDS) | _words("""
+hospital library office bank gym mall clinic factory church temple mosque station airport hotel lab center centre
+museum zoo park farm warehouse market department firm agency plant site branch hq headquarters uni""")
+
+
+def _generic(org: str) -> bool:
+    """An article phrase that names no particular organisation (no entity is made for it): "the library",
+    "the Hospital"; "the Open University" names one (a capitalised word that is not a generic place word)."""
+    if not _ARTICLE.match(org):
+        return False
+    caps = [w.lower() for w in org.split()[1:] if w[:1].isupper()]
+    return not (_THE_PROPER.match(org) and org.split()[-1][:1].isupper()
+                and any(w not in _GENERIC_PLACE_WORDS for w in caps))
+
+
 def _org(s: str) -> tuple[str | None, str]:
     """-> (organisation display, text after it)."""
     s = s.strip()
@@ -910,8 +930,8 @@ def _org(s: str) -> tuple[str | None, str]:
     if not org or len(org.split()) > 5:
         return None, tail
     low = org.lower()
-    if low in _ORG_REJECT or low.split()[0] in _PRONOUN_OBJ or low[0].isdigit() or \
-            low.split()[0] in {"not", "no", "nothing", "my", "your"}:
+    if low in _ORG_REJECT or low.split()[0] in _PRONOUN_OBJ and not (low.startswith("the ") and not _generic(org)) \
+            or low[0].isdigit() or low.split()[0] in {"not", "no", "nothing", "my", "your"}:
         return None, tail
     return (_display(org) if not _ARTICLE.match(org) else org), tail
 
@@ -1648,7 +1668,7 @@ def _job_items(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, require_art
         field = [w for w in jl.split()[:-1] if w not in STUDENT_LEVELS and w not in {"a", "an"}]
         if org:
             out.append(_raw("studies_at", _say(subj, f"is {_article(job)} {job} at {org}"), org,
-                            entities=[_ent("school", org)] if not _ARTICLE.match(org) else [],
+                            entities=[_ent("school", org)] if not _generic(org) else [],
                             tags=("education",), confidence=0.85))
         else:
             out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work", "education"),
@@ -1661,7 +1681,7 @@ def _job_items(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, require_art
     out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work",), confidence=0.85))
     if org:
         out.append(_raw("works_at", _say(subj, f"works at {org} as {_article(job)} {job}"), org,
-                        entities=[_ent("workplace", org)] if not _ARTICLE.match(org) else [], tags=("work",),
+                        entities=[_ent("workplace", org)] if not _generic(org) else [], tags=("work",),
                         confidence=0.85))
     fm = re.search(r"\bfrom\s+(.+)$", rest, re.I)
     if fm:
@@ -1683,7 +1703,7 @@ def _works_at(subj: dict[str, Any], rest: str, ctx: dict[str, Any]) -> list[dict
     job = None
     if jm:
         job, _ = _job("a " + jm.group(1))
-    if _ARTICLE.match(org):
+    if _generic(org):
         ents: list = []
     elif any(w in org.lower().split() for w in SCHOOL_WORDS[:6]):
         ents = [_ent("workplace", org)]
@@ -1728,7 +1748,7 @@ def _studies(subj: dict[str, Any], rest: str) -> list[dict[str, Any]]:
         o, _ = _org(org)
         if o:
             out.append(_raw("studies_at", _say(subj, f"studies at {o}"), o,
-                            entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                            entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
                             confidence=0.85))
     return out
 
@@ -1859,7 +1879,7 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
     if m:
         o, _ = _org(m.group(1))
         return [_raw("studies_at", _say(subj, f"studies at {o}"), o,
-                     entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
                      confidence=0.85)] if o else []
     m = _P_STUDY.match(r)
     if m:
@@ -1878,7 +1898,7 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
     if m and any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
         o, _ = _org(m.group(1))
         return [_raw("studies_at", _say(subj, f"goes to {o}"), o,
-                     entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
                      confidence=0.8)] if o else []
     m = _P_DO.match(r)
     if m:
@@ -1910,7 +1930,7 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
             o, _ = _org(m.group(2))
             if o:
                 out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
-                                entities=[_ent("workplace", o)] if not _ARTICLE.match(o) else [],
+                                entities=[_ent("workplace", o)] if not _generic(o) else [],
                                 tags=("work",), confidence=0.75))
         return out
     return []
