@@ -386,6 +386,26 @@ def test_a_generic_place_after_the_is_no_organisation(message: str):
     assert extract(message) == []
 
 
+# ---------------------------------------------------------------- pronoun objects
+@pytest.mark.parametrize("message", ["I'm visiting her next month", "I'm meeting them tonight",
+                                     "My brother is sick, I'm visiting her next month"])  # "her" is no brother
+def test_an_unresolved_pronoun_object_makes_no_fact(message: str):
+    assert extract(message) == []
+
+
+def test_a_pronoun_object_resolves_to_the_one_person_the_message_introduced():
+    item = one("My sister is sick, I'm visiting her next month", "plan")
+    assert (item["content"], item["object"], item["entityRefs"]) == (
+        "Is visiting their sister next month", "visiting their sister", ["person:sister"])
+    assert one("My parents are in town, I'm meeting them tonight", "plan")["content"] == \
+        "Is meeting their parents tonight"
+    assert extract("My mom and my sister are here, I'm visiting her tomorrow") == []  # two candidates
+
+
+def test_an_uppercase_acronym_is_no_pronoun():
+    assert one("My husband works in IT", "work_field")["content"] == "Husband works in IT"
+
+
 def test_key_format():
     assert key_of("I live in Mumbai", "lives_in") == "fact|self|lives_in"
     assert key_of("my dog's name is Bruno", "pet_name") == "fact|pet:dog|pet_name"

@@ -38,6 +38,9 @@ How a message is read
          may intervene), which is what makes negation safe: "I do not have a dog", "I am not from Mumbai"
          match no fact pattern; the negative preference patterns ("do not like", "hate", "cannot stand",
          "am not a fan of") are explicit.
+    A pronoun object ("I'm visiting her") is resolved to the one person or pet introduced earlier in the
+    message that it can name ("My sister is sick, I'm visiting her" -> "Is visiting their sister"), else
+    the item is dropped (OBJECT_PRONOUNS); the episode keeps the message.
     Emotional states are no identity: "I'm tired/so happy/fine/sorry/going to the gym" match nothing,
     because identity complements must be a name (capitalised, not a common word; a lowercase name only
     after a greeting, "hi im arjun"), an age, an occupation from the lexicon, or an identity word from a
@@ -2317,6 +2320,40 @@ def _finish(raw: dict[str, Any], subj: dict[str, Any], cue: str | None, known: M
             "confidence": round(float(raw["confidence"]), 2), "replaces": None}
 
 
+# ============================================================================ pronoun objects
+# "I'm visiting her next month" says nothing on its own: a pronoun object is resolved to the one person or pet
+# the same message introduced that it can refer to ("My sister is sick, I'm visiting her" -> "Is visiting
+# their sister"), else the item is dropped (the episode keeps the message). pronoun -> the kinds it can name
+# and the roles it cannot (gender of the kin word).
+_MALE_ROLES = frozenset("brother dad son husband boyfriend uncle grandpa nephew stepdad father_in_law".split())
+_FEMALE_ROLES = frozenset("sister mom daughter wife girlfriend aunt grandma niece stepmom mother_in_law".split())
+OBJECT_PRONOUNS = {"her": ({"person", "pet"}, _MALE_ROLES), "him": ({"person", "pet"}, _FEMALE_ROLES),
+                   "them": ({"person", "pet"}, frozenset()), "it": ({"pet"}, frozenset()),
+                   "that": (set(), frozenset()), "this": (set(), frozenset()), "there": (set(), frozenset())}
+
+
+def _resolve_pronoun(raw: dict[str, Any], subj: dict[str, Any], ctx: dict[str, Any]) -> dict[str, Any] | None:
+    """The item with a pronoun object resolved from the message, unchanged without one, None if unresolved."""
+    words = raw["object"].split()
+    found = next((w for w in words if w in OBJECT_PRONOUNS and re.search(rf"\b{w}\b", raw["content"])), None)
+    if found is None:
+        return raw
+    kinds, not_roles = OBJECT_PRONOUNS[found]
+    own = (raw.get("subject") or subj)["ref"]
+    cands = [e for e in ctx.get("introduced", []) if e["kind"] in kinds and e["ref"] != own
+             and e.get("role") not in not_roles]
+    if len(cands) != 1:
+        return None
+    who = cands[0]
+    their = f"their {who['label'][:1].lower()}{who['label'][1:]}"
+    obj = " ".join(their if w == found else w for w in words)
+    head, _, rest = raw["content"].partition(" ")  # the subject label or verb leads; never rewritten
+    content = f"{head} " + re.sub(rf"\b{found}\b", their, rest, count=1)
+    return {**raw, "content": content, "object": _norm_obj(obj) or normalize_text(obj),
+            "key": slugify(_norm_obj(obj)) if raw["key"] is not None else None,
+            "entities": [*raw["entities"], who["entity"]]}
+
+
 # "I have a dog but he died last year": no current possession is asserted
 _GONE = re.compile(r"\b(?:died|passed away|passed on|put down|put to sleep|ran away|no longer with us|"
                    r"lost (?:him|her|them) (?:last|this)|rest in peace|rip)\b", re.I)
@@ -2373,6 +2410,9 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
                     _introduce(ctx, s, s.get("name"))
         for raw in raws:
             if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
+                continue
+            raw = _resolve_pronoun(raw, subj, ctx)
+            if raw is None:
                 continue
             item = _finish(raw, subj, cue, known)
             if replacing and item["relation"] in REPLACEABLE:
