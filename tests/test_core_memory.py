@@ -294,6 +294,45 @@ def test_apply_interaction_does_not_mutate_its_input_state():
     assert s1 == snapshot
 
 
+def _active_facts(s, out) -> list[str]:
+    said = {e.payload["memory"]["id"]: e.payload["memory"]["content"] for e in out
+            if e.event_type == ev.MEMORY_EXTRACTED}
+    return sorted(said[mid] for mid, item in s["memoryIndex"]["items"].items() if item["memoryType"] == "fact")
+
+
+def test_a_second_job_keeps_the_first_and_a_replacement_supersedes_both():
+    day = timedelta(days=1)
+    s, out = run([ix(1, T0, "I'm a nurse at Apollo Hospital"),
+                  ix(2, T0 + day, "I work at Siemens as an electrician on weekends")])
+    assert _active_facts(s, out) == ["Is a nurse", "Is an electrician", "Works at Apollo Hospital as a nurse",
+                                     "Works at Siemens as an electrician"]
+    assert not [e for e in out if e.event_type == ev.MEMORY_SUPERSEDED]
+    s, more = run([ix(3, T0 + 2 * day, "I now work at Tesco")], s)
+    out += more
+    retired = {e.payload["memoryId"] for e in more if e.event_type == ev.MEMORY_SUPERSEDED}
+    assert len(retired) == 2  # both workplaces; the job titles are another slot
+    assert _active_facts(s, out) == ["Is a nurse", "Is an electrician", "Works at Tesco"]
+
+
+def test_a_replacement_supersedes_a_fact_stored_under_the_old_single_valued_key():
+    """State folded before value-specific keys holds "fact|self|works_at": a replacing message still
+    retires it, a second job does not."""
+    s, out = run([ix(1, T0, "I work at Infosys")])
+    idx = s["memoryIndex"]
+    (mid,) = [m for m, it in idx["items"].items() if it["memoryKey"] == "fact|self|works_at|infosys"]
+    idx["keys"] = {("fact|self|works_at" if k == "fact|self|works_at|infosys" else k): v
+                   for k, v in idx["keys"].items()}
+    idx["items"][mid] = {**idx["items"][mid], "memoryKey": "fact|self|works_at"}
+    legacy = copy.deepcopy(s)
+    s2, more = run([ix(2, T0 + timedelta(days=1), "I work at Siemens on weekends")], copy.deepcopy(legacy))
+    assert _active_facts(s2, out + more) == ["Works at Infosys", "Works at Siemens"]
+    s3, more = run([ix(3, T0 + timedelta(days=1), "I left Infosys, I now work at Siemens")], copy.deepcopy(legacy))
+    assert [e.payload["memoryId"] for e in more if e.event_type == ev.MEMORY_SUPERSEDED] == [mid]
+    assert _active_facts(s3, out + more) == ["Works at Siemens"]
+    stored = [e.payload["memory"] for e in more if e.event_type == ev.MEMORY_EXTRACTED]
+    assert all("replaces" not in m for m in stored)  # read by dedup, never stored
+
+
 def test_same_input_gives_identical_output_bytes():
     events = [ix(1, T0, display_name="Arjun"), ix(2, T0 + timedelta(minutes=3), "I moved to Berlin"),
               ix(3, T0 + timedelta(hours=3), "ok")]

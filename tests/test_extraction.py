@@ -15,7 +15,7 @@ from agents.core.entities import ENTITY_TYPES
 from agents.core.extraction import LIFETIMES, RELATIONS, extract, memory_key
 
 ITEM_KEYS = {"memoryType", "content", "relation", "subject", "object", "memoryKey", "entities", "entityRefs",
-             "topics", "lifetime", "confidence"}
+             "topics", "lifetime", "confidence", "replaces"}
 REF = re.compile(r"^[a-z]+:[^\s:]+$")
 
 
@@ -279,8 +279,6 @@ def test_pronoun_refers_to_the_one_pet_of_the_message():
     ("I love biryani", "I don't like biryani anymore", "likes", "dislikes"),
     ("I love biryani", "I hate biryani", "likes", "dislikes"),
     ("I'm 29", "I turned 30", "age", "age"),
-    ("I work at Infosys", "I just joined Google", "works_at", "works_at"),
-    ("I'm a nurse", "I work as a teacher", "job_title", "job_title"),
     ("I prefer tea over coffee", "I prefer coffee over tea", "prefers", "prefers"),
     ("can we talk about crypto?", "please don't bring up crypto", "interest", "avoid_topic"),
     ("I have a dog", "I have a golden retriever named Bruno", "has_pet", "has_pet"),
@@ -312,6 +310,102 @@ def test_unrelated_facts_never_share_a_key(a: str, b: str, relation_a: str, rela
     assert key_of(a, relation_a) != key_of(b, relation_b)
 
 
+# ---------------------------------------------------------------- several jobs/schools vs a replacement
+@pytest.mark.parametrize("a,b,relation", [
+    ("I'm a nurse", "I work at Siemens as an electrician on weekends", "job_title"),
+    ("I work at Infosys", "I work at Siemens as an electrician on weekends", "works_at"),
+    ("I study at MIT", "I also study at Harvard", "studies_at"),
+])
+def test_a_second_job_or_school_is_a_value_of_its_own(a: str, b: str, relation: str):
+    """Two jobs at once are two memories: different keys, and the second does not say it replaces."""
+    first, second = one(a, relation), one(b, relation)
+    assert first["memoryKey"] != second["memoryKey"]
+    assert second["replaces"] is None
+
+
+@pytest.mark.parametrize("message,relation,prefix", [
+    ("I now work at Siemens", "works_at", "fact|self|works_at"),
+    ("I work at Siemens now", "works_at", "fact|self|works_at"),
+    ("I just joined Google", "works_at", "fact|self|works_at"),
+    ("I started a new job at Google", "works_at", "fact|self|works_at"),
+    ("I left Infosys, I work at Meta", "works_at", "fact|self|works_at"),
+    ("I quit my job, I work as a teacher", "job_title", "fact|self|job_title"),
+    ("I'm now a teacher", "job_title", "fact|self|job_title"),
+    ("my mom no longer works at the bank, she works at Tesco", "works_at", "fact|person:mom|works_at"),
+])
+def test_a_replacing_message_names_the_slot_it_replaces(message: str, relation: str, prefix: str):
+    assert one(message, relation)["replaces"] == prefix
+
+
+def test_a_replacement_cue_does_not_touch_single_valued_or_other_relations():
+    assert one("I moved to Berlin", "lives_in")["replaces"] is None  # same key already supersedes
+    assert one("I joined a gym and I work at Meta", "works_at")["replaces"] is None  # a gym is no job
+
+
+# ---------------------------------------------------------------- abbreviations end no sentence
+def test_an_abbreviation_does_not_split_the_name_it_belongs_to():
+    works = one("I'm a nurse at St. Mary's hospital", "works_at")
+    assert works["content"] == "Works at St. Mary's hospital as a nurse"
+    assert [e["displayName"] for e in works["entities"]] == ["St. Mary's hospital"]
+    assert one("My mom works at Acme Inc. in Delhi", "works_at")["content"] == "Mom works at Acme Inc"
+    assert one("I love J. K. Rowling", "likes")["content"] == "Loves J. K. Rowling"  # initials
+
+
+def test_a_real_sentence_end_still_splits():
+    assert triples("I'm a nurse. I love tea") == {("job_title", "self", "nurse"), ("likes", "self", "tea")}
+    assert one("I love books e.g. fantasy", "likes")["content"] == "Loves books"  # "e.g." starts an aside
+
+
+# ---------------------------------------------------------------- learning to X keeps the infinitive
+@pytest.mark.parametrize("message,content,obj", [
+    ("I'm learning to play the cello", "Is learning to play the cello", "play the cello"),
+    ("I'm learning how to cook", "Is learning how to cook", "cook"),
+    ("I'm teaching myself to knit", "Is learning to knit", "knit"),
+])
+def test_learning_to_keeps_the_infinitive(message: str, content: str, obj: str):
+    item = one(message, "learning")
+    assert (item["content"], item["object"]) == (content, obj)
+
+
+def test_learning_to_two_things_and_about_a_pronoun():
+    assert {i["content"] for i in extract("I am learning to swim and to drive")} == {
+        "Is learning to swim", "Is learning to drive"}
+    assert extract("I'm learning to deal with it") == []
+
+
+# ---------------------------------------------------------------- "the" + a proper name is an organisation
+def test_a_capitalised_name_after_the_is_an_organisation():
+    item = one("I study at the Open University", "studies_at")
+    assert (item["content"], item["object"], item["entityRefs"]) == (
+        "Studies at the Open University", "open university", ["school:open_university"])
+    assert one("I work at the Royal London Hospital", "works_at")["entityRefs"] == ["workplace:royal_london_hospital"]
+
+
+@pytest.mark.parametrize("message", ["I study at the library", "I work at the hospital", "I work at The Hospital"])
+def test_a_generic_place_after_the_is_no_organisation(message: str):
+    assert extract(message) == []
+
+
+# ---------------------------------------------------------------- pronoun objects
+@pytest.mark.parametrize("message", ["I'm visiting her next month", "I'm meeting them tonight",
+                                     "My brother is sick, I'm visiting her next month"])  # "her" is no brother
+def test_an_unresolved_pronoun_object_makes_no_fact(message: str):
+    assert extract(message) == []
+
+
+def test_a_pronoun_object_resolves_to_the_one_person_the_message_introduced():
+    item = one("My sister is sick, I'm visiting her next month", "plan")
+    assert (item["content"], item["object"], item["entityRefs"]) == (
+        "Is visiting their sister next month", "visiting their sister", ["person:sister"])
+    assert one("My parents are in town, I'm meeting them tonight", "plan")["content"] == \
+        "Is meeting their parents tonight"
+    assert extract("My mom and my sister are here, I'm visiting her tomorrow") == []  # two candidates
+
+
+def test_an_uppercase_acronym_is_no_pronoun():
+    assert one("My husband works in IT", "work_field")["content"] == "Husband works in IT"
+
+
 def test_key_format():
     assert key_of("I live in Mumbai", "lives_in") == "fact|self|lives_in"
     assert key_of("my dog's name is Bruno", "pet_name") == "fact|pet:dog|pet_name"
@@ -321,6 +415,8 @@ def test_key_format():
     assert key_of("don't talk about politics", "avoid_topic") == "preference|self|talk_about|politics"
     assert key_of("I have a golden retriever named Bruno", "has_pet") == "fact|self|has_pet|dog"
     assert memory_key("fact", "self", "lives_in", "berlin") == "fact|self|lives_in"
+    assert key_of("I work at Infosys", "works_at") == "fact|self|works_at|infosys"
+    assert key_of("I'm a nurse", "job_title") == "fact|self|job_title|nurse"
     assert memory_key("preference", "self", "likes", "pizza", "food") == "preference|self|food_taste|pizza"
 
 

@@ -77,10 +77,11 @@ def link_entities(s: State, env: Envelope, candidates: list[dict[str, Any]]
         if m["memoryType"] == "episode":
             refs += [r for r in touched if r not in refs]
         m["entityRefs"] = list(dict.fromkeys(refs))
-        if m.get("memoryKey"):
-            for old, new in rename.items():
-                if old != new:
-                    m["memoryKey"] = m["memoryKey"].replace(f"|{old}|", f"|{new}|")
+        for field in ("memoryKey", "replaces"):
+            if m.get(field):
+                for old, new in rename.items():
+                    if old != new:
+                        m[field] = m[field].replace(f"|{old}|", f"|{new}|")
         out_candidates.append(m)
     events = []
     for ref in touched:
@@ -210,6 +211,8 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
             expires_at=(env.occurred + timedelta(days=days)).isoformat() if days else None,
             speaker=p.get("display_name"), scope=scope)
         m["entities"] = item["entities"]  # linked to the contact's graph in the fold, then dropped
+        if item.get("replaces"):
+            m["replaces"] = item["replaces"]  # read by the dedup layer (remember), never stored
         out.append(m)
     episode = mem.new_memory(
         memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,

@@ -8,6 +8,10 @@ Layers, first match wins:
   3. embedding similarity against the contact's most recent memories of the same type (the hot
      set) >= the embedder's threshold -> reinforce.
   4. otherwise a new memory.
+Replacement (`replaced`): a candidate that says it replaces a value of a multi-valued slot ("I now work
+at Siemens": extraction sets `replaces` to the relation-level key prefix "fact|self|works_at") also
+supersedes every other active memory under that prefix, whatever its value, and a memory stored under the
+older single-valued key, which is the prefix itself.
 
 Thresholds are per embedder because cosine scales differ between models: the seeds' 0.90/0.92 were
 for OpenAI vectors; SIMILARITY_THRESHOLDS documents the calibration for the local model. Cosine
@@ -104,3 +108,14 @@ def decide(candidate: dict[str, Any], index: dict[str, Any], vector: Sequence[fl
         if best_id is not None and best >= threshold_for(candidate.get("embeddingModel")):
             return Decision("reinforce", best_id, "embedding", round(best, 4))
     return Decision("new")
+
+
+def replaced(candidate: dict[str, Any], index: dict[str, Any]) -> list[str]:
+    """The active memories a replacing candidate retires: those keyed on its `replaces` prefix (the same
+    subject and relation) under another value, or under the prefix itself (the pre-value key scheme)."""
+    prefix = candidate.get("replaces")
+    if not prefix:
+        return []
+    own = candidate.get("memoryKey")
+    return [mid for key, mid in index["keys"].items()
+            if key != own and (key == prefix or key.startswith(prefix + "|"))]

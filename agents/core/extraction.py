@@ -38,6 +38,9 @@ How a message is read
          may intervene), which is what makes negation safe: "I do not have a dog", "I am not from Mumbai"
          match no fact pattern; the negative preference patterns ("do not like", "hate", "cannot stand",
          "am not a fan of") are explicit.
+    A pronoun object ("I'm visiting her") is resolved to the one person or pet introduced earlier in the
+    message that it can name ("My sister is sick, I'm visiting her" -> "Is visiting their sister"), else
+    the item is dropped (OBJECT_PRONOUNS); the episode keeps the message.
     Emotional states are no identity: "I'm tired/so happy/fine/sorry/going to the gym" match nothing,
     because identity complements must be a name (capitalised, not a common word; a lowercase name only
     after a greeting, "hi im arjun"), an age, an occupation from the lexicon, or an identity word from a
@@ -51,7 +54,7 @@ love biryani so much lol" -> "Loves biryani"; "I love eating biryani" -> "Loves 
 memoryKey (the dedup key layer, agents/core/dedup.py: same key + same content = reinforcement, same key
 + different content = the newer supersedes the older)
     single-valued relations (SINGLE_VALUED: name, preferred_name, age, birthday, lives_in, from,
-    grew_up_in, born_in, works_at, job_title, work_field, studies_at, studies, relationship_status,
+    grew_up_in, born_in, work_field, studies, relationship_status,
     partner, nationality, pet_name, breed, current_location, favorite_<thing>, business_type,
     business_location, business_hours, business_name, ...) key on the relation only:
         "<type>|<subject>|<relation>"      "fact|self|lives_in", "fact|pet:dog|pet_name"
@@ -71,6 +74,11 @@ memoryKey (the dedup key layer, agents/core/dedup.py: same key + same content = 
     supersedes; two dogs named in two messages collide - documented limitation), family_member on the
     canonical kin word, owns/hobby/event/plan/identity/allergy/health/learning/project/business_offering on
     the object's slug. Different relations or different subjects never share a key.
+    works_at, job_title and studies_at (REPLACEABLE) are multi-valued too ("fact|self|works_at|siemens":
+    a weekend job beside a nursing job is a second memory), and an item of theirs from a message that
+    says it replaces (REPLACE_CUE: "I now work at", "I quit", "I left", "I joined", "I'm now a", "no
+    longer", "moved") carries `replaces`: "fact|self|works_at", which the dedup layer uses to supersede
+    the slot's other values (and a memory stored under that older single-valued key); else None.
 
 Lifetime (seed 003)
     time cue in the clause            lifetime
@@ -154,8 +162,8 @@ LIFETIMES = ("1d", "3d", "7d", "30d", "permanent")
 
 # ============================================================================ relations and keys
 SINGLE_VALUED = frozenset("""
-name preferred_name age birthday lives_in from grew_up_in born_in works_at job_title work_field work_location
-employment_status studies_at studies relationship_status partner nationality pronouns zodiac_sign pet_name
+name preferred_name age birthday lives_in from grew_up_in born_in work_field work_location
+employment_status studies relationship_status partner nationality pronouns zodiac_sign pet_name
 breed current_location business_type business_location business_hours business_name business_audience
 business_delivery_area
 """.split())
@@ -167,7 +175,25 @@ MULTI_DOMAIN = {
     "plays": "hobby", "hobby": "hobby", "learning": "learning", "identity": "identity", "allergic_to": "allergy",
     "health_condition": "health", "health_state": "health", "event": "event", "plan": "plan",
     "working_on": "project", "runs_business": "runs_business", "business_offering": "business_offering",
+    "works_at": "works_at", "job_title": "job_title", "studies_at": "studies_at",
 }
+# Relations a person can hold several values of at once (a second job, a weekend job, a degree beside a
+# job): each value is its own memory (the key carries the object, like any multi-valued relation), and a
+# new value retires the others only when the message says it replaces them (REPLACE_CUE): the item then
+# carries `replaces`, the relation-level key prefix "<type>|<subject>|<relation>", and the dedup layer
+# supersedes every active memory under that prefix -- including ones stored before this scheme, whose
+# key was the prefix itself. "I work at Siemens on weekends" after "I'm a nurse" keeps both; "I now work
+# at Siemens" / "I quit and joined Siemens" / "I'm now a teacher" supersedes the old ones.
+REPLACEABLE = frozenset({"works_at", "job_title", "studies_at"})
+REPLACE_CUE = re.compile(
+    r"\b(?:moved|relocated|quit|quitting|resigned|switched|switching|transferred|promoted|graduated|"
+    r"joined(?!\s+(?:a|an|the|my)\s+(?:gym|club|band|choir|class|course|league|group|community|book))|"
+    r"dropped\s+out|no\s+longer|any\s*more|new\s+(?:job|role|position|company|school|university|college)|"
+    r"changed\s+(?:jobs?|careers?|companies|schools?|universities|colleges?)|got\s+(?:hired|a\s+job)|"
+    r"started\s+(?:working|at|with|my\s+new|a\s+new)|left\s+(?:my\s+|the\s+)?(?:job|company|work|school|"
+    r"university|college|uni)\b|left\s+(?-i:[A-Z])\w*|"
+    r"(?:i|we|he|she|they)\s+(?:am|is|are)\s+now|(?:i|we|he|she|they)\s+now\s+(?:work|study|teach|am|is|are)|"
+    r"(?:work|works|working|study|studies|studying)\s+(?:at|for|as|in)\s+[^,.;!?]{1,60}?\s+now)\b", re.I)
 PREFERENCE_RELATIONS = frozenset({"likes", "dislikes", "prefers", "wants", "does_not_want", "avoid_topic",
                                   "interest", "not_interested"})
 RELATIONS = tuple(sorted(SINGLE_VALUED | set(MULTI_DOMAIN)))  # plus favorite_<thing>
@@ -389,7 +415,13 @@ _FOLDS = [(re.compile(p, re.I), r) for p, r in (
     (r"\bcoz\b|\bcuz\b|\bbcoz\b|\bbc\b", "because"), (r"\s*&\s*", " and "), (r"\btmrw\b|\btmr\b", "tomorrow"),
     (r"\bi\b", "I"),
 )]
-_SENT_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|(?<=[!?])(?=[A-Za-z])|\n+|\s*;\s*|\s+(?=\()|\)\s*"
+# abbreviations whose period ends no sentence and cuts no phrase ("St. Mary's hospital", "Dr. Rao", "Acme
+# Ltd. in Pune", "J. K. Rowling" - a single capital is an initial); each spelling is a fixed-width lookbehind
+ABBREVIATIONS = ("St", "Dr", "Mr", "Mrs", "Ms", "Mt", "Jr", "Sr", "Inc", "Co", "Ltd", "Prof", "Ft", "e.g", "i.e")
+_NOT_ABBREV = "".join(f"(?<!\\b{re.escape(a)}\\.)" for a in
+                      dict.fromkeys(v for a in ABBREVIATIONS for v in (a, a.lower(), a.upper())))
+_NOT_ABBREV += r"(?<!\b(?-i:[A-Z])\.)"
+_SENT_SPLIT = re.compile(r"(?<=[.!?])" + _NOT_ABBREV + r"\s+|(?<=[!?])(?=[A-Za-z])|\n+|\s*;\s*|\s+(?=\()|\)\s*"
                          r"|(?<=[\u2600-\u27bf\U0001F300-\U0001FAFF])\s+(?=[A-Za-z])")
 _TAG_Q = re.compile(r"(?:,?\s*(?:right|ok|okay|yeah|yk|you know|lol|haha|huh|no|eh|innit|correct|remember|"
                     r"did I not|do I not|is it not|am I not|you see))\s*\?+\s*$", re.I)
@@ -542,7 +574,8 @@ def _clauses(text: str) -> list[dict[str, Any]]:
 
 # ============================================================================ phrases and objects
 _CUT = re.compile(
-    r"\s*(?:[,;:()\[\]\"!?]|\.(?:\s|$)|\s-\s|\b(?:because|since|but|although|though|which|who|whom|whose|"
+    r"\s*(?:[,;:()\[\]\"!?]|\." + _NOT_ABBREV + r"(?:\s|$)|\s-\s|\s(?:e\.g|i\.e)\.|"
+    r"\b(?:because|since|but|although|though|which|who|whom|whose|"
     r"where|while|whereas|so that|so I|when|whenever|if|unless|until|as long as|lol|lmao|haha\w*|hehe\w*|"
     r"tbh|btw|imo|ngl|honestly|and I|and my|and we|and you|and it|and he|and she|and they|and then|"
     r"you know|I guess|I think|I suppose|I mean|anyway|right)\b)", re.I)
@@ -871,6 +904,26 @@ _ORG_REJECT = frozenset({"home", "night", "nights", "the moment", "a living", "f
                          "a cause", "my dad", "my mom", "my father", "my mother", "my family", "my parents"})
 
 
+# "the Open University", "the Royal London Hospital", "the University of Edinburgh": a capitalised name
+# after "the" is a proper name, not a generic place ("the library", "the hospital" stay no organisation)
+_THE_PROPER = re.compile(r"^the\s+(?-i:[A-Z][\w'&.-]*)(?:\s+(?:(?-i:[A-Z][\w'&.-]*)|of|and|for|&|de|in))*$", re.I)
+
+
+_GENERIC_PLACE_WORDS = frozenset(SCHOOL_WORDS) | frozenset(BUSINESS_WORDS) | _words("""
+hospital library office bank gym mall clinic factory church temple mosque station airport hotel lab center centre
+museum zoo park farm warehouse market department firm agency plant site branch hq headquarters uni""")
+
+
+def _generic(org: str) -> bool:
+    """An article phrase that names no particular organisation (no entity is made for it): "the library",
+    "the Hospital"; "the Open University" names one (a capitalised word that is not a generic place word)."""
+    if not _ARTICLE.match(org):
+        return False
+    caps = [w.lower() for w in org.split()[1:] if w[:1].isupper()]
+    return not (_THE_PROPER.match(org) and org.split()[-1][:1].isupper()
+                and any(w not in _GENERIC_PLACE_WORDS for w in caps))
+
+
 def _org(s: str) -> tuple[str | None, str]:
     """-> (organisation display, text after it)."""
     s = s.strip()
@@ -880,8 +933,8 @@ def _org(s: str) -> tuple[str | None, str]:
     if not org or len(org.split()) > 5:
         return None, tail
     low = org.lower()
-    if low in _ORG_REJECT or low.split()[0] in _PRONOUN_OBJ or low[0].isdigit() or \
-            low.split()[0] in {"not", "no", "nothing", "my", "your"}:
+    if low in _ORG_REJECT or low.split()[0] in _PRONOUN_OBJ and not (low.startswith("the ") and not _generic(org)) \
+            or low[0].isdigit() or low.split()[0] in {"not", "no", "nothing", "my", "your"}:
         return None, tail
     return (_display(org) if not _ARTICLE.match(org) else org), tail
 
@@ -1333,15 +1386,20 @@ _IN_PLACE = re.compile(r"^(?:currently\s+|now\s+|still\s+)?(?:in|at)\s+(.+)$", r
 _WORKING = re.compile(r"^(?:working|employed|interning|an intern)\s+(at|for|with|as|on|in)\s+(.+)$", re.I)
 _STUDYING = re.compile(r"^(?:studying|majoring in|doing (?:a|my)\s+(?:degree|masters|master's|bachelors|phd|"
                        r"mba|diploma|course)\s+in|pursuing(?: a)?(?: degree in)?)\s+(.+)$", re.I)
-_LEARNING = re.compile(r"^(?:learning|learning how to|teaching myself|taking (?:classes|lessons) in|"
+_LEARNING = re.compile(r"^(?:learning|teaching myself|taking (?:classes|lessons) in|"
                        r"practicing|practising|training for)\s+(.+)$", re.I)
+# "learning (how) to play the cello" keeps the infinitive: "Is learning to play the cello", object "play the cello"
+_LEARNING_TO = re.compile(r"^(?:learning|teaching myself)\s+(how\s+)?to\s+([a-z]+\b.*)$", re.I)
 _GOING_TO_DO = re.compile(r"^going\s+to\s+(?!the\b|a\b|an\b|my\b)([a-z]+)\s+(.+)$", re.I)
 _STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|engaged|divorced|single|separated|"
                           r"widowed))(?:\s+with\s+(.+))?$", re.I)
 
 
+_COMP_ADV = re.compile(r"^(?:(?:now|currently|still|also|officially|finally)\s+){1,2}", re.I)
+
+
 def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
-    comp = comp.strip()
+    comp = _COMP_ADV.sub("", comp.strip())  # "I'm now a teacher"
     if not comp:
         return []
     cue = _cue(clause)
@@ -1442,6 +1500,9 @@ def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: st
     m = _STUDYING.match(comp)
     if m:
         return _studies(subj, m.group(1))
+    m = _LEARNING_TO.match(comp)
+    if m:
+        return _learning_to(subj, m.group(2), "how to" if m.group(1) else "to")
     m = _LEARNING.match(comp)
     if m:
         return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
@@ -1472,6 +1533,27 @@ def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: st
                 return []
             continue
         out.extend(got)
+    return out
+
+
+_LEARN_TAIL = re.compile(r"\s+(?:with|every|since|at|from|because|for|this|next|so that|on weekends)\b.*$", re.I)
+
+
+def _learning_to(subj: dict[str, Any], phrase: str, to: str) -> list[dict[str, Any]]:
+    """"learning to swim and (to) drive" -> one learning item per verb phrase, the infinitive kept; a phrase
+    about a pronoun ("learning to deal with it") is no fact."""
+    out = []
+    phrase = _clean(phrase)
+    if phrase.lower().split()[-1:] and phrase.lower().split()[-1] in _PRONOUN_OBJ:
+        return []
+    for part in re.split(r"\s*,\s*(?:and\s+)?(?:to\s+)?|\s+and\s+(?:to\s+|how\s+to\s+)?", _LEARN_TAIL.sub("", phrase)):
+        d = _clean(part)
+        n = _norm_obj(d)
+        if not n or n.split()[0] in _PRONOUN_OBJ or n.split()[-1] in _PRONOUN_OBJ or n in _REJECT_OBJ \
+                or len(n.split()) > 6:
+            continue
+        out.append(_raw("learning", _say(subj, f"is learning {to} {d}"), n, key=slugify(n),
+                        tags=("education", "learning"), entities=[_ent("topic", d.lower())], confidence=0.8))
     return out
 
 
@@ -1589,7 +1671,7 @@ def _job_items(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, require_art
         field = [w for w in jl.split()[:-1] if w not in STUDENT_LEVELS and w not in {"a", "an"}]
         if org:
             out.append(_raw("studies_at", _say(subj, f"is {_article(job)} {job} at {org}"), org,
-                            entities=[_ent("school", org)] if not _ARTICLE.match(org) else [],
+                            entities=[_ent("school", org)] if not _generic(org) else [],
                             tags=("education",), confidence=0.85))
         else:
             out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work", "education"),
@@ -1602,7 +1684,7 @@ def _job_items(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, require_art
     out.append(_raw("job_title", _say(subj, f"is {_article(job)} {job}"), job, tags=("work",), confidence=0.85))
     if org:
         out.append(_raw("works_at", _say(subj, f"works at {org} as {_article(job)} {job}"), org,
-                        entities=[_ent("workplace", org)] if not _ARTICLE.match(org) else [], tags=("work",),
+                        entities=[_ent("workplace", org)] if not _generic(org) else [], tags=("work",),
                         confidence=0.85))
     fm = re.search(r"\bfrom\s+(.+)$", rest, re.I)
     if fm:
@@ -1624,7 +1706,7 @@ def _works_at(subj: dict[str, Any], rest: str, ctx: dict[str, Any]) -> list[dict
     job = None
     if jm:
         job, _ = _job("a " + jm.group(1))
-    if _ARTICLE.match(org):
+    if _generic(org):
         ents: list = []
     elif any(w in org.lower().split() for w in SCHOOL_WORDS[:6]):
         ents = [_ent("workplace", org)]
@@ -1669,7 +1751,7 @@ def _studies(subj: dict[str, Any], rest: str) -> list[dict[str, Any]]:
         o, _ = _org(org)
         if o:
             out.append(_raw("studies_at", _say(subj, f"studies at {o}"), o,
-                            entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                            entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
                             confidence=0.85))
     return out
 
@@ -1800,7 +1882,7 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
     if m:
         o, _ = _org(m.group(1))
         return [_raw("studies_at", _say(subj, f"studies at {o}"), o,
-                     entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
                      confidence=0.85)] if o else []
     m = _P_STUDY.match(r)
     if m:
@@ -1819,7 +1901,7 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
     if m and any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
         o, _ = _org(m.group(1))
         return [_raw("studies_at", _say(subj, f"goes to {o}"), o,
-                     entities=[_ent("school", o)] if not _ARTICLE.match(o) else [], tags=("education",),
+                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
                      confidence=0.8)] if o else []
     m = _P_DO.match(r)
     if m:
@@ -1851,7 +1933,7 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
             o, _ = _org(m.group(2))
             if o:
                 out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
-                                entities=[_ent("workplace", o)] if not _ARTICLE.match(o) else [],
+                                entities=[_ent("workplace", o)] if not _generic(o) else [],
                                 tags=("work",), confidence=0.75))
         return out
     return []
@@ -2235,7 +2317,41 @@ def _finish(raw: dict[str, Any], subj: dict[str, Any], cue: str | None, known: M
     return {"memoryType": mtype, "content": raw["content"], "relation": relation, "subject": subject_ref,
             "object": raw["object"], "memoryKey": key, "entities": list(seen.values()),
             "entityRefs": list(seen), "topics": tags[:6], "lifetime": _lifetime(relation, cue),
-            "confidence": round(float(raw["confidence"]), 2)}
+            "confidence": round(float(raw["confidence"]), 2), "replaces": None}
+
+
+# ============================================================================ pronoun objects
+# "I'm visiting her next month" says nothing on its own: a pronoun object is resolved to the one person or pet
+# the same message introduced that it can refer to ("My sister is sick, I'm visiting her" -> "Is visiting
+# their sister"), else the item is dropped (the episode keeps the message). pronoun -> the kinds it can name
+# and the roles it cannot (gender of the kin word).
+_MALE_ROLES = frozenset("brother dad son husband boyfriend uncle grandpa nephew stepdad father_in_law".split())
+_FEMALE_ROLES = frozenset("sister mom daughter wife girlfriend aunt grandma niece stepmom mother_in_law".split())
+OBJECT_PRONOUNS = {"her": ({"person", "pet"}, _MALE_ROLES), "him": ({"person", "pet"}, _FEMALE_ROLES),
+                   "them": ({"person", "pet"}, frozenset()), "it": ({"pet"}, frozenset()),
+                   "that": (set(), frozenset()), "this": (set(), frozenset()), "there": (set(), frozenset())}
+
+
+def _resolve_pronoun(raw: dict[str, Any], subj: dict[str, Any], ctx: dict[str, Any]) -> dict[str, Any] | None:
+    """The item with a pronoun object resolved from the message, unchanged without one, None if unresolved."""
+    words = raw["object"].split()
+    found = next((w for w in words if w in OBJECT_PRONOUNS and re.search(rf"\b{w}\b", raw["content"])), None)
+    if found is None:
+        return raw
+    kinds, not_roles = OBJECT_PRONOUNS[found]
+    own = (raw.get("subject") or subj)["ref"]
+    cands = [e for e in ctx.get("introduced", []) if e["kind"] in kinds and e["ref"] != own
+             and e.get("role") not in not_roles]
+    if len(cands) != 1:
+        return None
+    who = cands[0]
+    their = f"their {who['label'][:1].lower()}{who['label'][1:]}"
+    obj = " ".join(their if w == found else w for w in words)
+    head, _, rest = raw["content"].partition(" ")  # the subject label or verb leads; never rewritten
+    content = f"{head} " + re.sub(rf"\b{found}\b", their, rest, count=1)
+    return {**raw, "content": content, "object": _norm_obj(obj) or normalize_text(obj),
+            "key": slugify(_norm_obj(obj)) if raw["key"] is not None else None,
+            "entities": [*raw["entities"], who["entity"]]}
 
 
 # "I have a dog but he died last year": no current possession is asserted
@@ -2259,6 +2375,7 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
     out: list[dict[str, Any]] = []
     keys: set[tuple[str, str]] = set()
     gone = bool(_GONE.search(folded))
+    replacing = bool(REPLACE_CUE.search(folded))
     for index, cl in enumerate(_clauses(folded)[:MAX_CLAUSES]):
         c = cl["text"]
         ctx["clause_index"] = index
@@ -2294,7 +2411,12 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
         for raw in raws:
             if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
                 continue
+            raw = _resolve_pronoun(raw, subj, ctx)
+            if raw is None:
+                continue
             item = _finish(raw, subj, cue, known)
+            if replacing and item["relation"] in REPLACEABLE:
+                item["replaces"] = item["memoryKey"].rsplit("|", 1)[0]
             k = (item["memoryKey"], item["content"])
             if k in keys:
                 continue

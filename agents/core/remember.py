@@ -111,7 +111,19 @@ def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, An
     out: list[Envelope] = []
     created: list[dict[str, Any]] = []
     for m in candidates:
+        # a replacement retires the slot's other values, never what this same message just said
+        retired = [mid for mid in dedup.replaced(m, idx) if mid not in {c["id"] for c in created}]
+        m = {k: v for k, v in m.items() if k != "replaces"}
         d = dedup.decide(m, idx, m.get("embedding"), hot_vectors, m.get("embeddingModel"))
+        by = d.target if d.kind == "reinforce" else m["id"]
+        for mid in retired:
+            if mid == d.target:
+                continue
+            if d.kind != "reinforce":  # the new value keeps the weight the old one had earned
+                m = {**m, "importance": max(m["importance"], idx["items"][mid]["importance"])}
+            out.append(ev.derived(env, ev.MEMORY_SUPERSEDED, f"supersede:{mid}:{m['id']}", {
+                "memoryId": mid, "supersededBy": by, "validTo": env.occurred_at}))
+            drop(idx, mid)
         if d.kind == "reinforce":
             item = touch(idx["items"][d.target], env.occurred_at, dedup.REINFORCE_BOOST)
             idx["items"][d.target] = item
