@@ -31,6 +31,7 @@ from agents.embedder import Embedder
 from projections import db
 from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
+from schemas.cachekeys import window_key
 from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, partition_key
 from streams import shredding
 
@@ -65,10 +66,6 @@ class Outcome:
     skipped: int = 0
     sources: list[Envelope] = field(default_factory=list)      # the source events this batch applied
     profiles: dict[tuple[str, str], Any] = field(default_factory=dict)
-
-
-def window_key(tenant_id: str, contact_id: str) -> str:
-    return f"rapport:window:{tenant_id}:{contact_id}"
 
 
 class InteractionPipeline:

@@ -20,7 +20,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
 from agents.embedder import default_embedder
-from agents.pipeline import window_key
 from ops import metrics
 from projections import db
 from agents.core.entities import find_mentions
@@ -30,6 +29,7 @@ from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
 from schemas import events as ev
+from schemas.cachekeys import WORKER_PREFIX, window_key
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
 from streams.config import settings
@@ -47,7 +47,6 @@ AFTER_TIMEOUT_S = 5.0
 # the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
 ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
-WORKER_KEY = "rapport:workers:"
 
 
 class AccessRecorder:
@@ -177,7 +176,7 @@ class Service:
             checks["database"] = False
         try:
             await self.redis.ping()
-            workers = [k async for k in self.redis.scan_iter(WORKER_KEY + "*")]
+            workers = [k async for k in self.redis.scan_iter(WORKER_PREFIX + "*")]
             checks["cache"], checks["workers"] = True, len(workers)
         except Exception:
             checks["cache"], checks["workers"] = False, 0
