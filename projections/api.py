@@ -25,7 +25,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from agents.embedder import default_embedder
 from ops import metrics
-from projections import auth, db
+from projections import auth, db, fence
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, rank, refs_in_play)
@@ -539,7 +539,7 @@ async def post_payload(request: Request, p: auth.Principal = Depends(principal))
                         [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], ctx["as_of"])
     tenant = await build_context(tenant_id, ev.TENANT_CONTACT, query=req.message, persona_id=None,
                                  budget=LIMITS["tenant_profile"], at=None)
-    profile = "\n".join(f"- [{m['memoryType']}] {m['content']}" for m in tenant["memories"]) or None
+    profile = "\n".join(f"- [{m['memoryType']}] {fence.inline(m['content'])}" for m in tenant["memories"]) or None
     # token counting and packing are CPU work: off the event loop, so /healthz and others keep answering
     return JSONBody(await asyncio.to_thread(
         build_payload, message=req.message, system_prompt=req.system_prompt, tenant_profile=profile,
