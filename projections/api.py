@@ -7,7 +7,6 @@ import ipaddress
 import logging
 import os
 import time
-import traceback
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -33,7 +32,7 @@ from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
 from schemas import events as ev
-from schemas import validate
+from schemas import logsafe, validate
 from schemas.cachekeys import WORKER_PREFIX, window_key
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
@@ -327,13 +326,6 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONBody:
                                                   "problem": err["msg"]} for err in e.errors()])
 
 
-def _frames(e: BaseException) -> str:
-    """Where an exception was raised (file:line in function), without its message or any value: a
-    message may quote the request's text."""
-    return " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}"
-                       for f in reversed(traceback.extract_tb(e.__traceback__)[-4:]))
-
-
 @app.middleware("http")
 async def timing(request: Request, call_next):
     t0 = time.perf_counter()
@@ -341,7 +333,7 @@ async def timing(request: Request, call_next):
         response = await call_next(request)
     except Exception as e:  # logged by route and type only: no body, no locals, no message
         route = getattr(request.scope.get("route"), "path", "unmatched")
-        log.error("%s %s failed: %s at %s", request.method, route, type(e).__name__, _frames(e))
+        log.error("%s %s failed: %s", request.method, route, logsafe.where(e))
         response = error(500, "internal error")
     route = request.scope.get("route")
     metrics.REQUEST_SECONDS.labels(getattr(route, "path", "unmatched")).observe(time.perf_counter() - t0)

@@ -150,3 +150,17 @@ def test_a_failure_logs_route_and_type_not_the_text(client, monkeypatch, caplog)
     assert r.status_code == 500 and r.json() == {"error": "internal error"}
     assert "diabetes" not in caplog.text and "diabetes" not in r.text
     assert "/contacts/{contact_id:path}/triggers" in caplog.text and "ValueError" in caplog.text
+
+
+def test_logsafe_names_the_place_not_the_message():
+    from schemas.logsafe import where
+
+    def inner():
+        raise ValueError("my diagnosis is type 2 diabetes")
+
+    try:
+        inner()
+    except ValueError as e:
+        text = where(e)
+    assert "diabetes" not in text
+    assert text.startswith("ValueError at test_edge_api.py:") and " in inner <- " in text
