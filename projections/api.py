@@ -231,6 +231,7 @@ MAX_PAYLOAD_BODY = 256 * 1024  # POST /payload (message 16 KiB + system prompt 6
 MAX_INGEST_BODY = ingest_mod.MAX_BATCH * 20 * 1024
 MAX_QUERY_BYTES = ev.MAX_MESSAGE_BYTES  # `query` is the user's current message
 MAX_AS_OF_CHARS = 64
+AS_OF_HORIZON = timedelta(days=3653)
 
 
 class BadParam(Exception):
@@ -279,14 +280,19 @@ def contact_param(contact_id: str) -> str:
 
 
 def parse_as_of(value: str | None) -> datetime | None:
+    """An explicit evaluation time: RFC 3339, from 1970 to AS_OF_HORIZON ahead (decay arithmetic on a
+    year-1 or year-9999 time overflows)."""
     if value is None:
         return None  # the contact's own now (contact_now)
     try:
         if len(value) > MAX_AS_OF_CHARS:
             raise ValueError
-        return parse_time(value)
+        at = parse_time(value)
     except ValueError:
         raise BadParam(400, "as_of", "must be an RFC 3339 timestamp") from None
+    if not validate.EARLIEST <= at <= now_utc() + AS_OF_HORIZON:
+        raise BadParam(400, "as_of", "must lie between 1970-01-01T00:00:00Z and ten years from now")
+    return at
 
 
 async def read_body(request: Request, limit: int) -> bytes:

@@ -68,7 +68,8 @@ def test_bad_parameters_are_400_naming_the_field(client):
     cases = [("/context/a%2Fb", {}, "contact_id"), ("/contacts/a%2Fb/memories", {}, "contact_id"),
              ("/contacts/a/b/export", {}, "contact_id"), ("/context/a%00b", {}, "contact_id"),
              ("/context/" + "x" * 129, {}, "contact_id"), ("/context/c", {"tenant_id": "ac\x00me"}, "tenant_id"),
-             ("/context/c", {"as_of": "yesterday"}, "as_of"), ("/context/c", {"after": "a/b"}, "after"),
+             ("/context/c", {"as_of": "yesterday"}, "as_of"), ("/context/c", {"as_of": "0001-01-01T00:00:00+14:00"}, "as_of"),
+             ("/context/c", {"as_of": "9999-12-31T23:59:59Z"}, "as_of"), ("/context/c", {"after": "a/b"}, "after"),
              ("/context/c", {"persona_id": "p\nq"}, "persona_id"), ("/context/c", {"query": "x" * 17000}, "query"),
              ("/contacts/c/memories", {"status": "gone"}, "status")]
     for path, params, field in cases:
