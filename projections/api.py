@@ -502,17 +502,17 @@ class PayloadRequest(BaseModel):
     @field_validator("contact_id", "tenant_id")
     @classmethod
     def _ids(cls, v: str | None) -> str | None:
-        return v if v is None else ingest_mod._checked(v, validate.check_id(v))
+        return v if v is None else validate.require(v, validate.check_id(v))
 
     @field_validator("persona_id")
     @classmethod
     def _name(cls, v: str | None) -> str | None:
-        return v if v is None else ingest_mod._checked(v, validate.check_name(v))
+        return v if v is None else validate.require(v, validate.check_name(v))
 
     @field_validator("message", "system_prompt")
     @classmethod
     def _text(cls, v: str | None) -> str | None:
-        return v if v is None else ingest_mod._checked(v, validate.check_text(v))
+        return v if v is None else validate.require(v, validate.check_text(v))
 
 
 @app.post("/payload")

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from typing import TypeVar
+
+T = TypeVar("T")
 
 MAX_ID_CHARS = 128
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -24,6 +27,13 @@ _CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029
 
 def _describe(ch: str) -> str:
     return f"U+{ord(ch):04X}"
+
+
+def require(value: T, problem: str | None) -> T:
+    """`value`, or ValueError(problem) (for pydantic field validators)."""
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 def check_name(value: str) -> str | None:

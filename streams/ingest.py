@@ -60,17 +60,17 @@ class IngestEvent(BaseModel):
     @field_validator("message")
     @classmethod
     def _message_text(cls, v: str) -> str:
-        return _checked(v, validate.check_text(v))
+        return validate.require(v, validate.check_text(v))
 
     @field_validator("contact_id", "tenant_id", "event_id", "outcome_of")
     @classmethod
     def _ids(cls, v: str | None) -> str | None:
-        return v if v is None else _checked(v, validate.check_id(v))
+        return v if v is None else validate.require(v, validate.check_id(v))
 
     @field_validator("conversation_id", "session_id", "channel", "display_name", "persona_id")
     @classmethod
     def _names(cls, v: str | None) -> str | None:
-        return v if v is None else _checked(v, validate.check_name(v))
+        return v if v is None else validate.require(v, validate.check_name(v))
 
     @field_validator("occurred_at")
     @classmethod
@@ -81,13 +81,7 @@ class IngestEvent(BaseModel):
             at = parse_time(v)
         except (ValueError, TypeError):
             raise ValueError("must be an RFC 3339 timestamp, e.g. 2026-04-03T22:15:00+05:30") from None
-        return _checked(v, validate.check_time(at, now_utc()))
-
-
-def _checked(value: Any, problem: str | None) -> Any:
-    if problem is not None:
-        raise ValueError(problem)
-    return value
+        return validate.require(v, validate.check_time(at, now_utc()))
 
 
 def field_errors(e: ValidationError, index: int | None = None) -> list[dict[str, Any]]:
