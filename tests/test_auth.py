@@ -132,3 +132,32 @@ def test_provision_writes_a_0600_file_and_keeps_a_valid_key(pg_url, tmp_path):
         auth.revoke_key(conn, auth.parse_key(key)[0])
     path2, created = provision(tmp_path, pg_url)  # a revoked key is replaced
     assert created and path2.read_text().strip() != key
+
+
+def test_keys_cli_on_a_stopped_data_dir(tmp_path, monkeypatch):
+    """`rapport keys` starts a stopped data dir's embedded PostgreSQL for the while; the key is the last
+    line of create's output and works; list never shows it; revoke by id."""
+    from click.testing import CliRunner
+
+    from ops.cli import main
+    from ops.embedded import start_postgres
+
+    monkeypatch.delenv("RAPPORT_DATABASE_URL", raising=False)
+    (tmp_path / "logs").mkdir()
+    child, url = start_postgres(tmp_path / "pg", tmp_path / "logs")  # a data dir as `rapport up` leaves it
+    child.stop(timeout=20)
+    run = CliRunner().invoke
+    r = run(main, ["keys", "create", "--tenant", "acme:x", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    key = r.output.splitlines()[-1]
+    key_id = auth.parse_key(key)[0]
+    r = run(main, ["keys", "list", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 0 and key not in r.output and auth.parse_key(key)[1] not in r.output
+    line = next(ln for ln in r.output.splitlines() if ln.startswith(key_id))
+    assert line.split()[1:3] == ["acme:x", "tenant"] and line.endswith(" -")
+    assert run(main, ["keys", "revoke", key_id, "--tenant", "other", "--data-dir", str(tmp_path)]).exit_code == 1
+    assert run(main, ["keys", "revoke", key_id, "--data-dir", str(tmp_path)]).exit_code == 0
+    r = run(main, ["keys", "list", "--tenant", "acme:x", "--data-dir", str(tmp_path)])
+    assert not r.output.splitlines()[-1].endswith(" -")  # a revocation time
+    assert run(main, ["keys", "create", "--tenant", "a/b", "--data-dir", str(tmp_path)]).exit_code == 2
+    assert not (tmp_path / "pg" / "postmaster.pid").exists()  # stopped again
