@@ -100,3 +100,24 @@ def test_the_fold_sees_only_redacted_text():
     for secret in ("4711", "hunter2", "4111 1111"):
         assert secret not in text
     assert "[redacted PIN]" in repr(new["window"])
+
+
+@pytest.mark.asyncio
+async def test_a_configured_model_gets_the_redacted_message():
+    """The mood model and the deferred extraction see what the fold sees, not the card or the PIN."""
+    from agents.llm import LLMExtractor, LLMMoods
+    from tests.helpers import interaction
+    from tests.llm_stub import Stub
+
+    stub = Stub()
+    try:
+        env = interaction("s1", "my card PIN is 4711 and the card is 4111 1111 1111 1111", contact="c")
+        await LLMMoods(stub.url, "k", "m", timeout_s=5).moods([env])
+        await LLMExtractor(stub.url, "k", "m", timeout_s=5).propose(env, None)
+        sent = [body["messages"][-1]["content"] for path, body in stub.calls if path.endswith("/chat/completions")]
+        assert len(sent) == 2
+        for text in sent:
+            assert "[redacted PIN]" in text and "[redacted card number]" in text
+            assert "4711" not in text and "4111 1111" not in text
+    finally:
+        stub.close()
