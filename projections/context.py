@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any, Callable
 
 from agents.core.decay import importance_at
+from projections import fence  # user text in prompts
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
-from projections import fence
 from projections.retrieval import WEIGHTS, estimate_tokens, pack, relevance, score
 from schemas.envelope import parse_time
 
