@@ -9,10 +9,10 @@ from datetime import datetime
 from typing import Any, Callable
 
 from agents.core.decay import importance_at
-from projections import fence  # user text in prompts
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import WEIGHTS, estimate_tokens, pack, relevance, score
 from schemas.envelope import parse_time
+from projections import fence  # user text in prompts (kept apart from the ranking imports)
 
 
 def iso(v: Any) -> str | None:
