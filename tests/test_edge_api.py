@@ -165,3 +165,9 @@ def test_logsafe_names_the_place_not_the_message():
         text = where(e)
     assert "diabetes" not in text
     assert text.startswith("ValueError at test_edge_api.py:") and " in inner <- " in text
+
+
+def test_faust_web_listens_on_loopback_only():
+    from streams.app import app as faust_app
+
+    assert faust_app.conf.web_bind == "127.0.0.1"  # Faust's own default is 0.0.0.0
