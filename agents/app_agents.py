@@ -12,6 +12,7 @@ from agents.pipeline import InteractionPipeline, Record, derived_record
 from ops import metrics
 from projections import db
 from schemas import events as ev
+from schemas.cachekeys import worker_key
 from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
 from streams import shredding
@@ -169,4 +170,4 @@ async def heartbeat() -> None:
     p = await pipeline()
     if p.redis is not None:
         assigned = sorted(tp.partition for tp in app.consumer.assignment() if tp.topic == interactions_topic.get_topic_name())
-        await p.redis.set(f"rapport:workers:{settings().worker_id}", orjson.dumps({"partitions": assigned}), ex=15)
+        await p.redis.set(worker_key(settings().worker_id), orjson.dumps({"partitions": assigned}), ex=15)

@@ -13,6 +13,7 @@ import json
 import logging
 from typing import Any
 
+from agents.core.redaction import redact
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id
 
@@ -64,7 +65,7 @@ class LLMMoods:
 
     async def moods(self, envs: list[Envelope]) -> dict[str, Any]:
         todo = [e for e in envs if e.event_type == ev.INTERACTION_RECORDED and e.payload["role"] == "user"]
-        results = await asyncio.gather(*(self._one(e.payload["message"]) for e in todo))
+        results = await asyncio.gather(*(self._one(redact(e.payload["message"])) for e in todo))
         return {e.event_id: r for e, r in zip(todo, results)}
 
 
@@ -153,7 +154,7 @@ class LLMExtractor:
                     model=self.model, temperature=0, tools=[EXTRACTION_TOOL],
                     tool_choice={"type": "function", "function": {"name": "extract_memories"}},
                     messages=[{"role": "user", "content": EXTRACTION_PROMPT.format(
-                        profile=profile or "(none)", message=env.payload["message"][:4000])}]), self.timeout_s)
+                        profile=profile or "(none)", message=redact(env.payload["message"])[:4000])}]), self.timeout_s)
                 calls = resp.choices[0].message.tool_calls or []
                 parsed = parse_proposals(calls[0].function.arguments) if calls else None
             except Exception as e:  # timeout, provider down: the rules' memories stand

@@ -31,6 +31,8 @@ from agents.embedder import Embedder
 from projections import db
 from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
+from schemas import logsafe
+from schemas.cachekeys import window_key
 from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, partition_key
 from streams import shredding
 
@@ -65,10 +67,6 @@ class Outcome:
     skipped: int = 0
     sources: list[Envelope] = field(default_factory=list)      # the source events this batch applied
     profiles: dict[tuple[str, str], Any] = field(default_factory=dict)
-
-
-def window_key(tenant_id: str, contact_id: str) -> str:
-    return f"rapport:window:{tenant_id}:{contact_id}"
 
 
 class InteractionPipeline:
@@ -198,7 +196,7 @@ class InteractionPipeline:
                     new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
                                                                 llm_moods.get(e.event_id), **tiers)
             except Exception as err:  # a bug must not stop the stream: park the event with the reason
-                log.exception("processing failed for %s", e.event_id)
+                log.error("processing failed for %s: %s", e.event_id, logsafe.where(err))  # no message text
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
                 continue
             for d in derived:

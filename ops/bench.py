@@ -59,9 +59,14 @@ def summary(seconds: list[float]) -> dict[str, float]:
 
 @contextmanager
 def target(url: str | None, workers: int, with_db: bool = False) -> Iterator[Any]:
-    """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL)."""
+    """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL),
+    with the headers to send. The benchmarks name their own tenants (bench, scale): against --url,
+    $RAPPORT_API_KEY (else ./.rapport/api-key) must be an admin key or one of that tenant."""
+    from ops.keys import auth_headers
+
     if url:
-        yield (url, os.environ.get("RAPPORT_DATABASE_URL")) if with_db else url
+        headers = auth_headers()
+        yield (url, os.environ.get("RAPPORT_DATABASE_URL"), headers) if with_db else (url, headers)
         return
     from ops.embedded import Stack, free_port
 
@@ -69,10 +74,17 @@ def target(url: str | None, workers: int, with_db: bool = False) -> Iterator[Any
         stack = Stack(Path(d), http_port=free_port(), workers=workers)
         try:
             stack.start_services()
+            import psycopg
+
+            from projections import auth, db
+
+            with psycopg.connect(stack.env["RAPPORT_DATABASE_URL"], autocommit=True) as conn:
+                db.migrate_meta(conn)
+                headers = auth_headers(key=auth.create_key(conn, "bench", admin=True)[1])
             stack.start_app()
             if not stack.wait_ready(180):
                 raise RuntimeError("the embedded stack did not become ready")
-            yield (stack.url, stack.env["RAPPORT_DATABASE_URL"]) if with_db else stack.url
+            yield (stack.url, stack.env["RAPPORT_DATABASE_URL"], headers) if with_db else (stack.url, headers)
         finally:
             stack.stop()
 
@@ -129,10 +141,12 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5)
     return time.perf_counter() - t0
 
 
-async def run_context(url: str, contacts: int, queries: int, concurrency: int, seed: int = 9) -> dict[str, Any]:
+async def run_context(url: str, contacts: int, queries: int, concurrency: int, seed: int = 9,
+                      headers: dict[str, str] | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     out: dict[str, Any] = {}
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency)) as c:
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency),
+                                 headers=headers or {}) as c:
         for name, with_query, clients in (("query_1_client", True, 1), ("no_query_1_client", False, 1),
                                           (f"query_{concurrency}_clients", True, concurrency)):
             lat: list[float] = []
@@ -156,20 +170,20 @@ async def run_context(url: str, contacts: int, queries: int, concurrency: int, s
 
 
 def context_main(url: str | None, contacts: int, per_contact: int, queries: int, concurrency: int) -> dict[str, Any]:
-    with target(url, 1, with_db=True) as (u, database_url):
+    with target(url, 1, with_db=True) as (u, database_url, headers):
         if not database_url:
             raise RuntimeError("--url needs RAPPORT_DATABASE_URL of that instance to load the synthetic data")
         took = bulk_load(database_url, contacts, per_contact)
         print(f"loaded {contacts} contacts x {per_contact} memories in {took:.0f} s")
-        r = asyncio.run(run_context(u, contacts, queries, concurrency))
+        r = asyncio.run(run_context(u, contacts, queries, concurrency, headers=headers))
     for name, v in r.items():
         print(f"/context {name:<20} p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, p99 {v['p99_ms']} ms, "
               f"{v['requests_per_s']} req/s")
     return r
 
 
-async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7
-                   ) -> dict[str, Any]:
+async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7,
+                   headers: dict[str, str] | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
     per = max(events // contacts, 1)
@@ -179,7 +193,8 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
             "occurred_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0 + i * 90 + c))}
            for i in range(per) for c in range(contacts)]
     out: dict[str, Any] = {"contacts": contacts, "events": len(evs)}
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency)) as c:
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency),
+                                 headers=headers or {}) as c:
         # 1. ingest: batches of 100 events that mix contacts
         batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
         post_lat: list[float] = []
@@ -257,8 +272,8 @@ def print_load(r: dict[str, Any]) -> None:
 
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
               out: str | None) -> dict[str, Any]:
-    with target(url, workers) as u:
-        r = asyncio.run(run_load(u, contacts, events, queries, concurrency))
+    with target(url, workers) as (u, headers):
+        r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers))
     print_load(r)
     if out:
         Path(out).write_text(json.dumps(r, indent=2))

@@ -32,6 +32,7 @@ def main() -> None:
 def up(data_dir: str, http_host: str, http_port: int, workers: int, ready_timeout: float) -> None:
     """Run the whole pipeline in the foreground on the embedded default."""
     from ops.embedded import Stack
+    from ops.keys import provision
 
     stack = Stack(Path(data_dir).resolve(), http_host, http_port, workers)
     stopping = {"flag": False}
@@ -45,6 +46,8 @@ def up(data_dir: str, http_host: str, http_port: int, workers: int, ready_timeou
     try:
         click.echo(f"rapport: starting (data dir {stack.data_dir}, {workers} worker(s))", err=True)
         stack.start_services()
+        key_file, created = provision(stack.data_dir, stack.env["RAPPORT_DATABASE_URL"])
+        click.echo(f"rapport: API key for tenant default {'written to' if created else 'in'} {key_file}", err=True)
         stack.start_app()
         if not stack.wait_ready(ready_timeout):
             raise RuntimeError(f"not healthy after {ready_timeout:.0f} s; see {stack.data_dir / 'logs'}")
@@ -90,9 +93,12 @@ def api(host: str | None, port: int | None) -> None:
 
     from streams.config import settings
 
+    if host:  # the API decides from its bind address whether /metrics needs a key
+        os.environ["RAPPORT_HTTP_HOST"] = host
+        settings.cache_clear()
     s = settings()
     logging.basicConfig(level=log_level().upper())
-    uvicorn.run("projections.api:app", host=host or s.http_host, port=port or s.http_port,
+    uvicorn.run("projections.api:app", host=s.http_host, port=port or s.http_port,
                 log_level=log_level(), access_log=False,
                 timeout_graceful_shutdown=5)
 
@@ -100,11 +106,83 @@ def api(host: str | None, port: int | None) -> None:
 @main.command()
 @click.option("--url", default="http://127.0.0.1:8080", show_default=True)
 @click.option("--contact", default="arjun-demo", show_default=True)
-def demo(url: str, contact: str) -> None:
+@click.option("--data-dir", default="./.rapport", show_default=True, help="whose api-key to send (unless "
+              "$RAPPORT_API_KEY is set)")
+def demo(url: str, contact: str, data_dir: str) -> None:
     """Publish a small sample conversation to a running instance and print the resulting context."""
     from ops.demo import run_demo
+    from ops.keys import auth_headers
 
-    run_demo(url, contact)
+    run_demo(url, contact, auth_headers(data_dir))
+
+
+@main.group()
+def keys() -> None:
+    """API keys: one tenant each (admin keys may act for any tenant). Stored hashed; the key itself is
+    printed once, by `create`."""
+
+
+_data_dir_option = click.option("--data-dir", default="./.rapport", show_default=True,
+                                help="of a running or stopped `rapport up` (unless $RAPPORT_DATABASE_URL is set)")
+
+
+@keys.command("create")
+@click.option("--tenant", required=True)
+@click.option("--admin", is_flag=True, help="may act for any tenant (name it with tenant_id)")
+@_data_dir_option
+def keys_create(tenant: str, admin: bool, data_dir: str) -> None:
+    """Create a key; the key is printed once, alone on the last line."""
+    from ops.keys import KeysError, database
+    from projections.auth import create_key
+    from schemas.validate import check_id
+
+    if (problem := check_id(tenant)) is not None:
+        raise click.BadParameter(problem, param_hint="--tenant")
+    try:
+        with database(data_dir) as conn:
+            key_id, key = create_key(conn, tenant, admin)
+    except KeysError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"created key {key_id} for tenant {tenant}{' (admin)' if admin else ''}; it is not shown again:")
+    click.echo(key)
+
+
+@keys.command("list")
+@click.option("--tenant", default=None, help="only this tenant's keys")
+@_data_dir_option
+def keys_list(tenant: str | None, data_dir: str) -> None:
+    """Key ids, tenants, scope, creation and revocation times (never the keys)."""
+    from ops.keys import KeysError, database
+    from projections.auth import list_keys
+
+    try:
+        with database(data_dir) as conn:
+            rows = list_keys(conn, tenant)
+    except KeysError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"{'key id':<14}{'tenant':<24}{'scope':<8}{'created':<27}revoked")
+    for key_id, t, admin, created, revoked in rows:
+        click.echo(f"{key_id:<14}{t:<24}{'admin' if admin else 'tenant':<8}{created.isoformat(timespec='seconds'):<27}"
+                   f"{revoked.isoformat(timespec='seconds') if revoked else '-'}")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@click.option("--tenant", default=None, help="refuse unless the key belongs to this tenant")
+@_data_dir_option
+def keys_revoke(key_id: str, tenant: str | None, data_dir: str) -> None:
+    """Revoke a key by its id (the API stops accepting it within 30 s)."""
+    from ops.keys import KeysError, database
+    from projections.auth import revoke_key
+
+    try:
+        with database(data_dir) as conn:
+            ok = revoke_key(conn, key_id, tenant)
+    except KeysError as e:
+        raise click.ClickException(str(e)) from None
+    if not ok:
+        raise click.ClickException(f"no unrevoked key {key_id}" + (f" of tenant {tenant}" if tenant else ""))
+    click.echo(f"revoked key {key_id}")
 
 
 @main.command()

@@ -24,14 +24,14 @@ CONVERSATION = [
 ]
 
 
-def run_demo(url: str, contact: str) -> None:
+def run_demo(url: str, contact: str, headers: dict[str, str] | None = None) -> None:
     start = datetime.now(timezone(timedelta(hours=5, minutes=30))) - timedelta(minutes=len(CONVERSATION))
     run = uuid.uuid4().hex[:8]
     events = [{"contact_id": contact, "role": role, "message": text, "event_id": f"demo-{run}-{i}",
                "display_name": "Arjun", "channel": "whatsapp", "session_id": f"demo-{run}",
                "occurred_at": (start + timedelta(minutes=i)).isoformat()}
               for i, (role, text) in enumerate(CONVERSATION)]
-    with httpx.Client(base_url=url, timeout=30) as c:
+    with httpx.Client(base_url=url, timeout=30, headers=headers or {}) as c:
         r = c.post("/ingest", json=events)
         if r.status_code != 202:
             sys.exit(f"ingest failed: {r.status_code} {r.text}")

@@ -3,6 +3,7 @@ projections/context.py. Routes and JSON fields are fixed by CONTRACT.md."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
 import time
@@ -13,16 +14,17 @@ from typing import Any
 
 import numpy as np
 import orjson
-from fastapi import FastAPI, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
 from agents.embedder import default_embedder
-from agents.pipeline import window_key
 from ops import metrics
-from projections import db
+from projections import auth, db, fence
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, rank, refs_in_play, top_anchors)
@@ -31,6 +33,8 @@ from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
 from schemas import events as ev
+from schemas import logsafe, validate
+from schemas.cachekeys import WORKER_PREFIX, window_key
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
 from streams.config import settings
@@ -49,7 +53,6 @@ KEYWORD_K = 40  # BM25 candidates per query, beside the vector top k (Store.cand
 # the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
 ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
-WORKER_KEY = "rapport:workers:"
 
 
 class AccessRecorder:
@@ -96,6 +99,7 @@ class Service:
         self.lexical = IndexCache()
         self.accesses = AccessRecorder()
         self.access_task: asyncio.Task | None = None
+        self.keys = auth.KeyCache(lambda key_id: auth.stored_key_async(self.pool, key_id))
 
     async def start(self) -> None:
         import redis.asyncio as aioredis
@@ -179,7 +183,7 @@ class Service:
             checks["database"] = False
         try:
             await self.redis.ping()
-            workers = [k async for k in self.redis.scan_iter(WORKER_KEY + "*")]
+            workers = [k async for k in self.redis.scan_iter(WORKER_PREFIX + "*")]
             checks["cache"], checks["workers"] = True, len(workers)
         except Exception:
             checks["cache"], checks["workers"] = False, 0
@@ -211,7 +215,9 @@ async def lifespan(app: FastAPI):
     await svc.stop()
 
 
-app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan)
+# no unauthenticated surface beyond /healthz (and /metrics on loopback): no /docs, /redoc, /openapi.json
+app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan, docs_url=None, redoc_url=None,
+              openapi_url=None)
 
 
 def error(status: int, message: str, **extra: Any) -> JSONBody:
@@ -222,25 +228,121 @@ def bad_param(field: str, problem: str) -> JSONBody:
     return error(400, f"invalid {field}", errors=[{"field": field, "problem": problem}])
 
 
-def parse_as_of(value: str | None) -> datetime | None | JSONBody:
+# ----------------------------------------------------------------------------------------- the edge
+MAX_PAYLOAD_BODY = 256 * 1024  # POST /payload (message 16 KiB + system prompt 64 KiB + service data, tools)
+MAX_INGEST_BODY = ingest_mod.MAX_BATCH * 20 * 1024
+MAX_QUERY_BYTES = ev.MAX_MESSAGE_BYTES  # `query` is the user's current message
+MAX_AS_OF_CHARS = 64
+AS_OF_HORIZON = timedelta(days=3653)
+
+
+class BadParam(Exception):
+    def __init__(self, status: int, field: str, problem: str, message: str | None = None):
+        super().__init__(problem)
+        self.status, self.field, self.problem = status, field, problem
+        self.message = message or f"invalid {field}"
+
+
+class Denied(Exception):
+    """No valid key (401)."""
+
+
+_bearer = HTTPBearer(auto_error=False, description="an API key: `rapport keys create --tenant T`")
+
+
+async def principal(cred: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> auth.Principal:
+    """Who the request acts as. Keys are validated through a cache (auth.CACHE_TTL_S), so this costs
+    no database round trip per request. RAPPORT_AUTH=off: keyless, every caller an admin of `default`."""
+    if not svc.s.auth:
+        return auth.Principal("default", admin=True)
+    if cred is None:
+        raise Denied("missing API key: send Authorization: Bearer <key>")
+    p = await svc.keys.principal(cred.credentials)
+    if p is None:
+        raise Denied("invalid or revoked API key")
+    return p
+
+
+def tenant_of(p: auth.Principal, tenant_id: str | None) -> str:
+    """The request's tenant: the key's, or the one named (checked as an id; another tenant's only with
+    an admin key: 403)."""
+    if tenant_id is not None and (problem := validate.check_id(tenant_id)) is not None:
+        raise BadParam(400, "tenant_id", problem)
+    return auth.tenant_for(p, tenant_id)
+
+
+def check_param(field: str, value: str | None, problem: str | None) -> None:
+    if value is not None and problem is not None:
+        raise BadParam(400, field, problem)
+
+
+def contact_param(contact_id: str) -> str:
+    check_param("contact_id", contact_id, validate.check_id(contact_id))
+    return contact_id
+
+
+def parse_as_of(value: str | None) -> datetime | None:
+    """An explicit evaluation time: RFC 3339, from 1970 to AS_OF_HORIZON ahead (decay arithmetic on a
+    year-1 or year-9999 time overflows)."""
     if value is None:
         return None  # the contact's own now (contact_now)
     try:
-        return parse_time(value)
+        if len(value) > MAX_AS_OF_CHARS:
+            raise ValueError
+        at = parse_time(value)
     except ValueError:
-        return bad_param("as_of", "must be an RFC 3339 timestamp")
+        raise BadParam(400, "as_of", "must be an RFC 3339 timestamp") from None
+    if not validate.EARLIEST <= at <= now_utc() + AS_OF_HORIZON:
+        raise BadParam(400, "as_of", "must lie between 1970-01-01T00:00:00Z and ten years from now")
+    return at
 
 
-def check_contact(contact_id: str) -> JSONBody | None:
-    if not 1 <= len(contact_id) <= 128:
-        return bad_param("contact_id", "must be 1-128 characters")
-    return None
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413, naming the limit) as soon as it passes `limit` bytes: a huge
+    body is never held in memory."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BadParam(413, "body", f"at most {limit} bytes", f"request body too large (limit {limit} bytes)")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BadParam(413, "body", f"at most {limit} bytes", f"request body too large (limit {limit} bytes)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@app.exception_handler(BadParam)
+async def _bad_param(request: Request, e: BadParam) -> JSONBody:
+    return error(e.status, e.message, errors=[{"field": e.field, "problem": e.problem}])
+
+
+@app.exception_handler(Denied)
+async def _denied(request: Request, e: Denied) -> JSONBody:
+    return JSONBody({"error": str(e)}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+
+@app.exception_handler(auth.Forbidden)
+async def _forbidden(request: Request, e: auth.Forbidden) -> JSONBody:
+    return error(403, "this key's tenant may not act for another tenant",
+                 errors=[{"field": e.field, "problem": f"not this key's tenant ({e.tenant_id!r})"}])
+
+
+@app.exception_handler(RequestValidationError)
+async def _invalid(request: Request, e: RequestValidationError) -> JSONBody:
+    return error(422, "invalid request", errors=[{"field": str(err["loc"][-1]) if err.get("loc") else "body",
+                                                  "problem": err["msg"]} for err in e.errors()])
 
 
 @app.middleware("http")
 async def timing(request: Request, call_next):
     t0 = time.perf_counter()
-    response = await call_next(request)
+    try:
+        response = await call_next(request)
+    except Exception as e:  # logged by route and type only: no body, no locals, no message
+        route = getattr(request.scope.get("route"), "path", "unmatched")
+        log.error("%s %s failed: %s", request.method, route, logsafe.where(e))
+        response = error(500, "internal error")
     route = request.scope.get("route")
     metrics.REQUEST_SECONDS.labels(getattr(route, "path", "unmatched")).observe(time.perf_counter() - t0)
     return response
@@ -253,12 +355,10 @@ async def healthz() -> JSONBody:
 
 
 @app.post("/ingest")
-async def post_ingest(request: Request) -> JSONBody:
-    raw = await request.body()
-    if len(raw) > ingest_mod.MAX_BATCH * 20 * 1024:
-        return error(413, "request body too large")
+async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
+    raw = await read_body(request, MAX_INGEST_BODY)
     try:
-        envs = ingest_mod.parse_ingest_body(raw)
+        envs = ingest_mod.parse_ingest_body(raw, lambda named, i: auth.tenant_for(p, named, f"{i}.tenant_id"))
     except ingest_mod.BadRequest as e:
         return JSONBody(e.body, status_code=e.status)
     fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs)
@@ -266,15 +366,18 @@ async def post_ingest(request: Request) -> JSONBody:
                           status_code=202)
 
 
-@app.get("/context/{contact_id}")
-async def get_context(contact_id: str, query: str | None = None, tenant_id: str = "default",
+@app.get("/context/{contact_id:path}")
+async def get_context(contact_id: str, query: str | None = None, tenant_id: str | None = None,
                       persona_id: str | None = None, budget: int | None = Query(None, ge=0, le=1_000_000),
-                      as_of: str | None = None, after: str | None = None) -> Response:
-    if (bad := check_contact(contact_id)) is not None:
-        return bad
+                      as_of: str | None = None, after: str | None = None,
+                      p: auth.Principal = Depends(principal)) -> Response:
+    contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
+    if query is not None and len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
+        raise BadParam(400, "query", f"at most {MAX_QUERY_BYTES} bytes of UTF-8")
+    check_param("persona_id", persona_id, persona_id and (validate.check_name(persona_id) or
+                                                          (len(persona_id) > 256 and "at most 256 characters")))
+    check_param("after", after, after and validate.check_id(after))
     at = parse_as_of(as_of)
-    if isinstance(at, JSONBody):
-        return at
     if after:
         deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
         while not await svc.store.is_processed(tenant_id, after):
@@ -365,10 +468,10 @@ async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
     return []
 
 
-@app.get("/contacts/{contact_id}/memories")
-async def get_memories(contact_id: str, tenant_id: str = "default", status: str | None = None) -> Response:
-    if (bad := check_contact(contact_id)) is not None:
-        return bad
+@app.get("/contacts/{contact_id:path}/memories")
+async def get_memories(contact_id: str, tenant_id: str | None = None, status: str | None = None,
+                       p: auth.Principal = Depends(principal)) -> Response:
+    contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     if status is not None and status not in MEMORY_STATUSES:
         return bad_param("status", "one of " + ", ".join(MEMORY_STATUSES))
     rows = await svc.store.memories(tenant_id, contact_id, status)
@@ -383,12 +486,12 @@ async def get_memories(contact_id: str, tenant_id: str = "default", status: str 
 MEMORY_STATUSES = ("active", "expired", "superseded", "merged", "compressed", "pruned", "archived")
 
 
-@app.delete("/contacts/{contact_id}")
-async def delete_contact(contact_id: str, tenant_id: str = "default") -> JSONBody:
+@app.delete("/contacts/{contact_id:path}")
+async def delete_contact(contact_id: str, tenant_id: str | None = None,
+                         p: auth.Principal = Depends(principal)) -> JSONBody:
     """Right to erasure: a ContactErased event, ordered after the contact's earlier events; its
     processing removes every projection row, cache key and ledger row of the contact."""
-    if (bad := check_contact(contact_id)) is not None:
-        return bad
+    contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     now = format_time(now_utc())
     env = ev.contact_erased(event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, at=now)
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
@@ -399,33 +502,56 @@ class PayloadRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     contact_id: str = Field(min_length=1, max_length=128)
     message: str = Field(max_length=16 * 1024)
-    tenant_id: str = Field(default="default", min_length=1, max_length=128)
+    tenant_id: str | None = Field(default=None, min_length=1, max_length=128)  # None: the key's
     persona_id: str | None = Field(default=None, max_length=256)
     system_prompt: str | None = Field(default=None, max_length=64 * 1024)
     service_data: Any = None
     tools: list[dict[str, Any]] | None = None
 
+    @field_validator("contact_id", "tenant_id")
+    @classmethod
+    def _ids(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_id(v))
+
+    @field_validator("persona_id")
+    @classmethod
+    def _name(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_name(v))
+
+    @field_validator("message", "system_prompt")
+    @classmethod
+    def _text(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_text(v))
+
 
 @app.post("/payload")
-async def post_payload(request: Request) -> JSONBody:
+async def post_payload(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """An LLM chat payload built with the AI Brain's section budgets and overflow rules (seed 002 §6)."""
+    raw = await read_body(request, MAX_PAYLOAD_BODY)
     try:
-        req = PayloadRequest.model_validate(orjson.loads(await request.body()))
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
         return error(400, "body is not valid JSON", detail=str(e))
+    if (where := validate.too_deep(data)) is not None:
+        raise BadParam(422, where, f"at most {validate.MAX_JSON_DEPTH} levels of nesting",
+                       f"JSON nested deeper than {validate.MAX_JSON_DEPTH} levels")
+    try:
+        req = PayloadRequest.model_validate(data)
     except ValidationError as e:
         return error(422, "invalid payload request", errors=ingest_mod.field_errors(e))
-    ctx = await build_context(req.tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
+    tenant_id = auth.tenant_for(p, req.tenant_id)
+    ctx = await build_context(tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
                               budget=LIMITS["memories"], at=None)
-    svc.accesses.record(req.tenant_id, req.contact_id,
+    svc.accesses.record(tenant_id, req.contact_id,
                         [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], ctx["as_of"])
-    tenant = await build_context(req.tenant_id, ev.TENANT_CONTACT, query=req.message, persona_id=None,
+    tenant = await build_context(tenant_id, ev.TENANT_CONTACT, query=req.message, persona_id=None,
                                  budget=LIMITS["tenant_profile"], at=None)
-    profile = "\n".join(f"- [{m['memoryType']}] {m['content']}" for m in tenant["memories"]) or None
-    return JSONBody(build_payload(
-        message=req.message, system_prompt=req.system_prompt, tenant_profile=profile, context_text=ctx["context_text"],
-        memories=ctx["memories"], service_data=req.service_data, history=ctx["history"], tools=req.tools,
-        count=getattr(svc.embedder, "count_tokens", None)))
+    profile = "\n".join(f"- [{m['memoryType']}] {fence.inline(m['content'])}" for m in tenant["memories"]) or None
+    # token counting and packing are CPU work: off the event loop, so /healthz and others keep answering
+    return JSONBody(await asyncio.to_thread(
+        build_payload, message=req.message, system_prompt=req.system_prompt, tenant_profile=profile,
+        context_text=ctx["context_text"], memories=ctx["memories"], service_data=req.service_data,
+        history=ctx["history"], tools=req.tools, count=getattr(svc.embedder, "count_tokens", None)))
 
 
 def trigger_json(t: dict) -> dict:
@@ -434,21 +560,21 @@ def trigger_json(t: dict) -> dict:
             "createdAt": iso(t["created_at"]), **(t["details"] or {})}
 
 
-@app.get("/contacts/{contact_id}/triggers")
-async def get_triggers(contact_id: str, tenant_id: str = "default") -> Response:
+@app.get("/contacts/{contact_id:path}/triggers")
+async def get_triggers(contact_id: str, tenant_id: str | None = None,
+                       p: auth.Principal = Depends(principal)) -> Response:
     """Check-ins, crisis flags and owner insights, with due time, reason and source events."""
-    if (bad := check_contact(contact_id)) is not None:
-        return bad
+    contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     rows = await svc.store.triggers(tenant_id, contact_id)
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "triggers": [trigger_json(t) for t in rows]})
 
 
-@app.get("/contacts/{contact_id}/export")
-async def export_contact(contact_id: str, tenant_id: str = "default") -> Response:
+@app.get("/contacts/{contact_id:path}/export")
+async def export_contact(contact_id: str, tenant_id: str | None = None,
+                         p: auth.Principal = Depends(principal)) -> Response:
     """Everything held about the contact (GDPR export): state, memories with their event history,
     entities, sessions, triggers and the ledger's messages."""
-    if (bad := check_contact(contact_id)) is not None:
-        return bad
+    contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     rows = await svc.store.export(tenant_id, contact_id)
     history: dict[str, list] = {}
     for e in rows.get("events", []):
@@ -469,6 +595,16 @@ async def export_contact(contact_id: str, tenant_id: str = "default") -> Respons
     })
 
 
+def loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 @app.get("/metrics")
-async def get_metrics() -> Response:
+async def get_metrics(cred: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> Response:
+    """Open when the API listens on loopback only; otherwise an admin key (the numbers span tenants)."""
+    if not loopback(svc.s.http_host) and not (await principal(cred)).admin:
+        raise BadParam(403, "Authorization", "an admin key: the API listens beyond loopback", "forbidden")
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

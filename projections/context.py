@@ -13,6 +13,7 @@ from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_sta
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
                                    spread_to_neighbours)
 from schemas.envelope import parse_time
+from projections import fence  # user text in prompts (kept apart from the ranking imports)
 
 
 def iso(v: Any) -> str | None:
@@ -190,6 +191,8 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
                  cards: list[dict[str, Any]] | None = None, state: dict[str, Any] | None = None,
                  extra_blocks: list[str] | None = None) -> str:
     """The system-prompt block, by relationship stage (seed 000 §5.1-5.4, seed 001 §3.4)."""
+    # user-originated text: one line each, names capped (projections/fence.py)
+    contact, memories, cards = fence.contact(contact), fence.memories(memories), fence.cards(cards)
     name = contact.get("displayName") or "this contact"
     stage, n, days = st["relationshipStage"], st["sessionCount"], _span_days(state)
     lines = ["CONTACT CONTEXT:"]
@@ -258,7 +261,7 @@ def emotional_blocks(state: dict[str, Any] | None, st: dict[str, Any], as_of: da
     blocks = []
     c = crisis_active(state, as_of.isoformat())
     if c:
-        blocks.append(f"SAFETY FIRST (crisis language at {c['at']}: \"{c['phrase']}\"; flagged for human review):\n"
+        blocks.append(f"SAFETY FIRST (crisis language at {c['at']}: \"{fence.inline(c['phrase'], 200)}\"; flagged for human review):\n"
                       + helpline_guidance(None))
     lines = ["CONTACT EMOTIONAL CONTEXT:", f"- Current mood: {m['mood']} (energy: {m['energy']}, style: {m['style']})"]
     if m.get("unusual") and m.get("usual"):
@@ -266,12 +269,12 @@ def emotional_blocks(state: dict[str, Any] | None, st: dict[str, Any], as_of: da
     lines.append(f"- Relationship stage: {st['relationshipStage']} ({st['sessionCount']} sessions)")
     last = next(iter((state.get("lastSessionSummary") or {}).values()), None)
     if last:
-        lines.append(f"- Recent context: {last['one_liner']}")
+        lines.append(f"- Recent context: {fence.inline(last['one_liner'])}")
     if state.get("preferredHours"):
         lines.append(f"- {state['preferredHours']['label']}")
     blocks.append("\n".join(lines))
     blocks.append("ADAPTATION:\n" + "\n".join(f"- {x}" for x in adaptation(
-        m["mood"], m["energy"], bool(m.get("unusual")), last["one_liner"] if last else None)))
+        m["mood"], m["energy"], bool(m.get("unusual")), fence.inline(last["one_liner"]) if last else None)))
     return blocks
 
 
@@ -282,20 +285,20 @@ def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list
         return []
     blocks = []
     if state.get("profile"):
-        blocks.append("PROFILE: " + state["profile"])
+        blocks.append("PROFILE: " + fence.inline(state["profile"]))
     last = (state.get("lastSessionSummary") or {}).get(persona_id or "")
     if last:
-        lines = [f"LAST SESSION: {last['one_liner']}"]
+        lines = [f"LAST SESSION: {fence.inline(last['one_liner'])}"]
         for label, key in (("What mattered", "what_mattered"), ("Open loops", "open_loops"),
                            ("Commitments", "commitments"), ("People", "people")):
             if last.get(key):
-                lines.append(f"- {label}: " + "; ".join(last[key]))
+                lines.append(f"- {label}: " + "; ".join(fence.inline(x) for x in last[key]))
         if last.get("tone"):
-            lines.append(f"- Tone: {last['tone']}")
+            lines.append(f"- Tone: {fence.inline(last['tone'])}")
         blocks.append("\n".join(lines))
     session = state.get("session") or {}
     if session.get("rollingSummary") and (session.get("personaId") or None) == (persona_id or None):
-        blocks.append("THIS SESSION SO FAR: " + session["rollingSummary"])
+        blocks.append("THIS SESSION SO FAR: " + fence.inline(session["rollingSummary"]))
     return blocks
 
 

@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any, Callable
 
+from projections import fence
 from projections.lexical import query_terms, tokens
 from projections.retrieval import estimate_tokens
 
@@ -23,6 +24,7 @@ LIMITS = {"system_prompt": 500, "tenant_profile": 200, "memories": 1500, "servic
           "conversation": 2000, "tools": 1500, "safety_buffer": 300}
 TOTAL = 8000
 VERBATIM_TURNS = 4
+EARLIER = "Earlier in this conversation"
 
 Count = Callable[[str], int]
 
@@ -51,7 +53,7 @@ def memories_section(memories: list[dict[str, Any]], count: Count, header: str =
     dropped until the section fits."""
     kept = sorted(memories, key=lambda m: -(m.get("score") or 0.0))
     while True:
-        lines = [f"- [{m['memoryType']}] {m['content']}" for m in kept]
+        lines = [f"- [{m['memoryType']}] {fence.inline(m['content'])}" for m in kept]  # one line each
         text = "\n\n".join(p for p in (header, "MEMORIES (what you know about this contact):\n" + "\n".join(lines)
                                        if lines else "") if p)
         if count(text) <= LIMITS["memories"] or not kept:
@@ -101,10 +103,11 @@ def conversation_section(history: list[dict[str, Any]], message: str, count: Cou
         return turns, None
     older, recent = turns[:-(VERBATIM_TURNS + 1)], turns[-(VERBATIM_TURNS + 1):]
     room = LIMITS["conversation"] - sum(count(t["content"]) for t in recent)
+    # user text in the system message: a labelled quoted block, one `> role: ...` line per turn
     lines = [f"{t['role']}: {first_sentence(t['content'])}" for t in older]
-    while lines and count("Earlier in this conversation:\n" + "\n".join(lines)) > max(room, 0):
+    while lines and count(fence.quoted(EARLIER, lines)) > max(room, 0):
         lines.pop(0)
-    summary = "Earlier in this conversation:\n" + "\n".join(lines) if lines else None
+    summary = fence.quoted(EARLIER, lines) if lines else None
     if room <= 0:  # even the verbatim turns overflow: cut the oldest of them
         recent = [{"role": t["role"], "content": _cut(t["content"], LIMITS["conversation"] // len(recent), count)}
                   for t in recent]

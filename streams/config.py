@@ -49,6 +49,8 @@ class Settings:
     # API
     http_host: str = "127.0.0.1"
     http_port: int = 8080
+    # API keys (projections/auth.py); RAPPORT_AUTH=off is keyless mode: every caller acts as an admin
+    auth: bool = True
     worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     web_port: int = 0  # Faust web (metrics) port for a worker; 0 = disabled
     web_host: str = "127.0.0.1"
@@ -84,6 +86,7 @@ class Settings:
             summary_model=_env("RAPPORT_SUMMARY_MODEL"),
             http_host=_env("RAPPORT_HTTP_HOST", d.http_host),
             http_port=int(_env("RAPPORT_HTTP_PORT", str(d.http_port))),
+            auth=_env("RAPPORT_AUTH", "on").lower() not in ("off", "0", "false", "no"),
             worker_id=_env("RAPPORT_WORKER_ID", f"{socket.gethostname()}-{os.getpid()}"),
             web_host=_env("RAPPORT_WORKER_WEB_HOST", d.web_host),
             web_port=int(_env("RAPPORT_WORKER_WEB_PORT", "0")),

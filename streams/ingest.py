@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ops import metrics
 from schemas import events as ev
+from schemas import validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
 from streams import shredding
 
@@ -36,7 +37,7 @@ class IngestEvent(BaseModel):
     contact_id: str = Field(min_length=1, max_length=ev.MAX_ID_CHARS)
     role: Literal["user", "assistant"]
     message: str
-    tenant_id: str = Field(default="default", min_length=1, max_length=ev.MAX_ID_CHARS)
+    tenant_id: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)  # None: the key's
     event_id: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)
     conversation_id: str | None = Opt
     session_id: str | None = Opt
@@ -56,16 +57,31 @@ class IngestEvent(BaseModel):
             raise ValueError(f"at most {ev.MAX_MESSAGE_BYTES} bytes of UTF-8")
         return v
 
+    @field_validator("message")
+    @classmethod
+    def _message_text(cls, v: str) -> str:
+        return validate.require(v, validate.check_text(v))
+
+    @field_validator("contact_id", "tenant_id", "event_id", "outcome_of")
+    @classmethod
+    def _ids(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_id(v))
+
+    @field_validator("conversation_id", "session_id", "channel", "display_name", "persona_id")
+    @classmethod
+    def _names(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_name(v))
+
     @field_validator("occurred_at")
     @classmethod
     def _rfc3339(cls, v: str | None) -> str | None:
         if v is None:
             return v
         try:
-            parse_time(v)
+            at = parse_time(v)
         except (ValueError, TypeError):
             raise ValueError("must be an RFC 3339 timestamp, e.g. 2026-04-03T22:15:00+05:30") from None
-        return v
+        return validate.require(v, validate.check_time(at, now_utc()))
 
 
 def field_errors(e: ValidationError, index: int | None = None) -> list[dict[str, Any]]:
@@ -80,12 +96,18 @@ class BadRequest(Exception):
         self.status, self.body = status, body
 
 
-def parse_ingest_body(raw: bytes) -> list[Envelope]:
-    """Request body -> envelopes, or BadRequest (400/413/422) naming every bad field."""
+def parse_ingest_body(raw: bytes, tenant: Callable[[str | None, int], str] = lambda named, i: named or "default"
+                      ) -> list[Envelope]:
+    """Request body -> envelopes, or BadRequest (400/413/422) naming every bad field. `tenant` gives
+    each event's tenant from the one it names (None: none) and its index; it may raise (the API's
+    key check: projections/auth.py)."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
         raise BadRequest(400, {"error": "body is not valid JSON", "detail": str(e)}) from None
+    if (where := validate.too_deep(data)) is not None:
+        raise BadRequest(422, {"error": f"JSON nested deeper than {validate.MAX_JSON_DEPTH} levels",
+                               "errors": [{"field": where, "problem": f"at most {validate.MAX_JSON_DEPTH} levels"}]})
     items = data if isinstance(data, list) else [data]
     if not items:
         raise BadRequest(422, {"error": "empty batch", "errors": [{"field": "body", "problem": "no events"}]})
@@ -103,15 +125,16 @@ def parse_ingest_body(raw: bytes) -> list[Envelope]:
             errors += field_errors(e, i)
     if errors:
         raise BadRequest(422, {"error": "invalid events; nothing was accepted", "errors": errors})
+    tenants = [tenant(m.tenant_id, i) for i, m in enumerate(models)]
     now = format_time(now_utc())
-    return [ev.interaction(event_id=m.event_id or new_event_id(), tenant_id=m.tenant_id,
+    return [ev.interaction(event_id=m.event_id or new_event_id(), tenant_id=t,
                            contact_id=ev.TENANT_CONTACT if m.scope == "tenant" else m.contact_id,
                            occurred_at=m.occurred_at or now, recorded_at=now, role=m.role, message=m.message,
                            conversation_id=m.conversation_id, session_id=m.session_id, channel=m.channel,
                            display_name=m.display_name, persona_id=m.persona_id,
                            scope=m.scope if m.scope == "tenant" else None, outcome_of=m.outcome_of,
                            outcome=m.outcome)
-            for m in models]
+            for m, t in zip(models, tenants)]
 
 
 class Publisher:

@@ -83,5 +83,16 @@ class RunningStack:
             self.proc.kill()
             self.proc.wait(10)
 
-    def client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=30)
+    @property
+    def api_key(self) -> str:
+        """The key clients send: $RAPPORT_API_KEY, else the one `rapport up` wrote to <data-dir>/api-key."""
+        from ops.keys import client_key
+
+        key = client_key(self.data_dir)
+        assert key, f"no API key in $RAPPORT_API_KEY or {self.data_dir / 'api-key'}"
+        return key
+
+    def client(self, key: str | None = None) -> httpx.Client:
+        """An HTTP client sending `key` (default: api_key); key="" sends none."""
+        key = self.api_key if key is None else key
+        return httpx.Client(base_url=self.url, timeout=30, headers={"Authorization": f"Bearer {key}"} if key else {})

@@ -55,7 +55,7 @@ def test_conversation_overflow_summarises_older_turns_and_keeps_last_four_verbat
     assert len(turns) == VERBATIM_TURNS + 1 and turns[-1]["content"] == "How did my blog do this week?"
     assert [t["content"] for t in turns[:-1]] == [h["content"] for h in history[-VERBATIM_TURNS:]]
     system = p["messages"][0]["content"]
-    assert "Earlier in this conversation:" in system and "Turn 25 says something." in system
+    assert "Earlier in this conversation (quoted" in system and "\n> user: Turn 24 says something." in system
     assert p["budget"]["conversation"]["summarized"] and p["budget"]["conversation"]["used"] <= LIMITS["conversation"]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.core import memory as mem
 from agents.core.decay import latest
+from agents.core.redaction import admitted
 from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
@@ -196,6 +197,7 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     """Candidate memories of one interaction, before entity linking and dedup: the rules' facts and
     preferences, and one episode for a meaningful user message. Memories are global to the contact
     (seed 004); sessions and summaries are the persona's."""
+    env = admitted(env)  # secrets never become memories (agents/core/redaction.py)
     p = env.payload
     if p["role"] != "user" or mem.is_low_content(p["message"]):
         return []
@@ -286,6 +288,7 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
     `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier);
     `known`, `fresh`: what a due consolidation tier needs (agents/core/consolidation.py)."""
+    env = admitted(env)  # secrets never reach the window, episodes or summaries (agents/core/redaction.py)
     s = _copy(state)
     p, at = env.payload, env.occurred
     # consolidation due by this event's time runs first, as it would have on a tick in between
