@@ -52,7 +52,7 @@ async def keys_conn():  # noqa: ANN201
     """A connection of its own for contact keys: the pipeline's is inside its batch transactions, and
     publish_source runs in the LLM clients' background tasks."""
     global _keys_conn
-    if _keys_conn is None or _keys_conn.closed:
+    if _keys_conn is None or _keys_conn.closed or _keys_conn.broken:
         _keys_conn = await db.connect_async(settings().database_url, autocommit=True)
     return _keys_conn
 

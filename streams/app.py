@@ -37,6 +37,7 @@ app = faust.App(
     web_enabled=s.web_port > 0,
     web_port=s.web_port or 6066,
     web_host=s.web_host,
+    web_bind=s.web_host,  # Faust binds 0.0.0.0 unless told: loopback unless configured
     producer_acks=-1,
     consumer_auto_offset_reset="earliest",
     broker_commit_every=100,

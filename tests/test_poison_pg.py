@@ -67,7 +67,7 @@ async def test_a_time_the_fold_cannot_hold_is_dead_lettered_once_and_never_relay
     assert rows(pg_url, version, "SELECT event_id FROM processed_events WHERE event_id=%s", f"bad-{tag}") == [
         (f"bad-{tag}",)]
     pub = RecordingPublisher()
-    sent, _ = await relay_once(_Pool(pg_url), pub, db.schema_of(version))
+    sent, _, _ = await relay_once(_Pool(pg_url), pub, db.schema_of(version))
     assert [orjson.loads(v)["event_id"] for _, v in pub.sent if f"-{tag}" in orjson.loads(v)["event_id"]] == []
     # ... and a redelivery (a fresh broker, new offsets) is skipped, not dead-lettered again
     p2 = await pipeline_for(pg_url, version, epoch="epoch-b")
