@@ -128,13 +128,70 @@ def _as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _socket_dir(pgdata: Path) -> Path:
-    # unix socket paths are limited to ~107 bytes: use a short, stable directory per data dir
+def _socket_dir(pgdata: Path, user: str | None = None) -> Path:
+    """The server's unix socket directory: short (socket paths are limited to ~107 bytes), stable per
+    data dir, mode 0700 and owned by the server's OS user, so no other local user can even reach the
+    socket (as root the clients are root, who passes the mode). One that another user owns (squatted
+    in the shared temp dir) is refused."""
     h = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
     d = Path(tempfile.gettempdir()) / f"rapport-pg-{h}"
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o777)
+    try:
+        d.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    if user:
+        shutil.chown(d, user, user)
+    st = os.lstat(d)
+    owner = _uid_of(user) if user else os.geteuid()
+    if not os.path.isdir(d) or os.path.islink(d) or st.st_uid != owner:
+        raise RuntimeError(f"{d} is not a directory of this user; remove it and start again")
+    os.chmod(d, 0o700)
     return d
+
+
+def _uid_of(user: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(user).pw_uid
+
+
+def password_file(pgdata: Path) -> Path:
+    """Beside the cluster (initdb needs pgdata empty): `<data-dir>/pg-password`, mode 0600."""
+    return pgdata.parent / "pg-password"
+
+
+def _password(pgdata: Path) -> str:
+    """The `postgres` role's password, generated once and kept (mode 0600) beside the cluster."""
+    import secrets
+
+    f = password_file(pgdata)
+    if not f.exists():
+        fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(24) + "\n")
+    os.chmod(f, 0o600)
+    return f.read_text().strip()
+
+
+HBA = """# written by rapport (ops/embedded.py): password (SCRAM) authentication only
+local all all scram-sha-256
+host  all all 127.0.0.1/32 scram-sha-256
+host  all all ::1/128 scram-sha-256
+"""
+
+
+def _require_passwords(conn, pgdata: Path, password: str) -> None:  # noqa: ANN001
+    """A cluster from initdb (or from a version that used trust): set the password, then make
+    pg_hba.conf ask for it and reload. Idempotent."""
+    hba = pgdata / "pg_hba.conf"
+    if hba.read_text() == HBA:
+        return
+    from psycopg import sql
+
+    conn.execute("SET password_encryption = 'scram-sha-256'")
+    conn.execute(sql.SQL("ALTER ROLE postgres PASSWORD {}").format(sql.Literal(password)))
+    hba.write_text(HBA)
+    conn.execute("SELECT pg_reload_conf()")
 
 
 def init_postgres(pgdata: Path) -> str | None:
@@ -162,8 +219,11 @@ def init_postgres(pgdata: Path) -> str | None:
 
 
 def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
+    """Start the cluster (initdb on first use); returns the child and the `rapport` database's URL,
+    which carries the password: whoever gets the URL (the children, run.json at mode 0600) can connect."""
     user = init_postgres(pgdata)
-    sock = _socket_dir(pgdata)
+    sock = _socket_dir(pgdata, user)
+    password = _password(pgdata)
     stale = pgdata / "postmaster.pid"
     if stale.exists():  # left by a killed run: postgres itself refuses to start if that pid still runs
         try:
@@ -176,13 +236,14 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
                                "-c", "max_connections=200", "-c", "shared_buffers=256MB",
                                "-c", "synchronous_commit=off", "-c", "fsync=on"],
                   log_dir, user=user, stop_signal=signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown
-    base = f"postgresql://postgres@/postgres?host={sock}"
+    base = f"postgresql://postgres:{password}@/postgres?host={sock}"
     deadline = time.monotonic() + 60
     import psycopg
 
     while True:
         try:
             with psycopg.connect(base, autocommit=True, connect_timeout=2) as c:
+                _require_passwords(c, pgdata, password)
                 if not c.execute("SELECT 1 FROM pg_database WHERE datname='rapport'").fetchone():
                     c.execute("CREATE DATABASE rapport")
             break
@@ -190,7 +251,7 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
             if not child.alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"PostgreSQL did not start; see {child.log}")
             time.sleep(0.2)
-    return child, f"postgresql://postgres@/rapport?host={sock}"
+    return child, f"postgresql://postgres:{password}@/rapport?host={sock}"
 
 
 # ----------------------------------------------------------------------------------------- broker, Redis
@@ -263,7 +324,11 @@ class Stack:
         info = {k: self.env.get(v) for k, v in (("kafka_url", "RAPPORT_KAFKA_URL"), ("database_url",
                 "RAPPORT_DATABASE_URL"), ("redis_url", "RAPPORT_REDIS_URL"), ("broker_epoch", "RAPPORT_BROKER_EPOCH"))}
         info.update(http_url=self.url, pid=os.getpid(), children={c.name: c.proc.pid for c in self.children})
-        (self.data_dir / "run.json").write_text(json.dumps(info, indent=2))
+        run = self.data_dir / "run.json"  # it holds the database password: owner only
+        fd = os.open(run, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps(info, indent=2))
 
     def start_app(self) -> None:
         for i in range(self.workers):
