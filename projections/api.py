@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+import psycopg
 from fastapi import FastAPI, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fastapi.responses import Response
@@ -264,6 +265,15 @@ async def lifespan(app: FastAPI):
 
 
 app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan)
+
+
+@app.exception_handler(psycopg.DataError)
+async def unreadable_data(request: Request, exc: psycopg.DataError) -> JSONBody:
+    """Stored rows that cannot be read back (a BC timestamp stored before ingest rejected such times):
+    that contact's requests fail with a clear error, every other contact is served."""
+    log.error("%s %s: stored data cannot be read (%s)", request.method, request.url.path, type(exc).__name__)
+    return error(500, "the stored data of this contact cannot be read; other contacts are unaffected",
+                 path=request.url.path)
 
 
 def error(status: int, message: str, **extra: Any) -> JSONBody:
