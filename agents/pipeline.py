@@ -332,6 +332,8 @@ class InteractionPipeline:
                     hot[m["id"]] = m["embedding"]
                 if m is not None and key in known:  # a tier later in this batch sees it like a stored one
                     known[key][m["id"]] = consolidation.known_entry(m)
+                    if m.get("embedding") is None:  # as a later batch would: its vector computed now
+                        await self._fresh_vector(new_vectors, key, m)
             states[key] = new_state
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
@@ -384,6 +386,16 @@ class InteractionPipeline:
                     new_vectors.setdefault(k, {})[mid] = {"embedding": m["embedding"],
                                                           "embeddingModel": m["embeddingModel"]}
         return known, new_vectors
+
+    async def _fresh_vector(self, new_vectors: dict[tuple[str, str], dict], key: tuple[str, str], m: dict) -> None:
+        """A memory this batch created without a vector (a pattern) gets one for the tiers now, exactly as
+        `_consolidation_inputs` computes it for a stored one in a later batch: what the deferred tier
+        does must not depend on where the worker's batches happen to end (live vs replay)."""
+        pseudo = {"content": m["content"], "speaker": m.get("speaker")}
+        await self._embed([pseudo])
+        if pseudo.get("embedding") is not None:
+            new_vectors.setdefault(key, {})[m["id"]] = {"embedding": pseudo["embedding"],
+                                                        "embeddingModel": pseudo["embeddingModel"]}
 
     # ------------------------------------------------------------------ helpers
     async def _load_watermarks(self) -> None:
