@@ -173,6 +173,7 @@ class Service:
                     covered, sweep = self.relay_cursor, True
                 else:
                     sweep = False
+                    await self._advance_cursor(schema)
                 sent = 0
                 while True:
                     n, cursor, upto = await ingest_mod.relay_once(
@@ -195,6 +196,17 @@ class Service:
                 log.exception("relay pass failed")
                 schema = None  # sweep again: what this pass did not publish may never have reached the broker
             await asyncio.sleep(1.0 if schema is None else RELAY_EVERY_S)
+
+    async def _advance_cursor(self, schema: str) -> None:
+        """Move the cursor over the applied prefix of the ledger (publishing nothing), so backlog counts
+        and a restart start from where the projection really is."""
+        while True:
+            _, cursor, _ = await ingest_mod.relay_once(self.pool, self.publisher, schema, after_seq=self.relay_cursor,
+                                                       older_than_s=float("inf"), limit=RELAY_PAGE)
+            if cursor <= self.relay_cursor:
+                return
+            self.relay_cursor = cursor
+            await outbox.save_cursor(self.pool, schema, cursor)
 
     async def stop(self) -> None:
         for task in (self.relay_task, self.access_task):

@@ -81,3 +81,20 @@ async def test_relay_pages_cursor_and_backlog(fresh_db):  # noqa: F811
         assert cursor3 == cursor2  # "new1" is applied but not settled: the cursor stays before it
     finally:
         await pool.close()
+
+
+async def test_the_cursor_advances_without_publishing_when_nothing_is_old_enough(fresh_db):  # noqa: F811
+    """The API's cursor pass (older_than_s=inf): the applied, settled prefix is passed, nothing is sent."""
+    pool = await open_pool(fresh_db)
+    try:
+        envs = [aged(f"p{i}", "c1") for i in range(4)]
+        await ingest.record(pool, envs)
+        p = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(), broker_epoch="e")
+        await p.process(records(envs[:2]))
+        pub = Publisher()
+        sent, cursor, _ = await ingest.relay_once(pool, pub, "proj_v1", older_than_s=float("inf"))
+        assert (sent, pub.sent) == (0, [])
+        n, _ = await outbox.backlog(pool, "proj_v1", cursor)
+        assert cursor > 0 and n == 2  # p2 and p3 stay counted; the cursor stopped before them
+    finally:
+        await pool.close()
