@@ -327,6 +327,12 @@ class InteractionPipeline:
                 batch.failed.append(Applied(e, states[key].get("seq", 0), r.partition, r.offset))
                 continue
             for d in derived:
+                if d.event_type == ev.MEMORY_REINFORCED and key in known:
+                    # the projector appends the source to the stored row; a tier later in this batch
+                    # must see the provenance a later batch would read back
+                    k = known[key].get(d.payload["memoryId"])
+                    if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
+                        k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
                 m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]

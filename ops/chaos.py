@@ -6,7 +6,9 @@ faults hit the children of the real supervisor:
   - worker-kill: SIGKILL of a random worker at a random point,
   - api-kill:    SIGKILL of the API,
   - pg-restart:  PostgreSQL stopped (fast shutdown) under load; the supervisor starts it again,
-  - redis-stall: SIGSTOP of redis-server for 8 s, then SIGCONT (no restart: a stalled cache).
+  - redis-stall: SIGSTOP of redis-server for 8 s, then SIGCONT (no restart: a stalled cache),
+  - broker-kill: SIGKILL of the embedded broker, whose storage is memory only: it restarts empty under
+    a new cluster id, the API and workers with it, and the relay re-publishes from the ledger.
 Recovery of one fault: from the fault until an event sent right after it is visible in /context
 (`after=`). The producer retries what the API refuses while a part is down, with the same event ids
 (ingest is idempotent), as a producer should.
@@ -186,6 +188,9 @@ def inject(up: UpProcess, fault: Fault, rng: random.Random) -> None:
     elif fault.kind == "pg-restart":
         fault.target = "postgres"
         os.kill(kids["postgres"], signal.SIGINT)  # PostgreSQL's fast shutdown; the supervisor restarts it
+    elif fault.kind == "broker-kill":
+        fault.target = "broker"
+        os.kill(kids["broker"], signal.SIGKILL)  # memory-only: it comes back empty, under a new epoch
     elif fault.kind == "redis-stall":
         fault.target = "redis"
         pid = kids["redis"]
