@@ -54,6 +54,7 @@ class Fault:
     at: float = 0.0          # seconds since the start of the ingest
     target: str = ""
     recovery_s: float | None = None
+    collateral: list[str] = field(default_factory=list)  # other children restarted meanwhile
 
 
 @dataclass
@@ -75,7 +76,7 @@ class ChaosResult:
 
     def ok(self) -> bool:
         return (self.lost == 0 and self.duplicated == 0 and self.digest_equal and self.applied == self.sent
-                and all(f.recovery_s is not None for f in self.faults))
+                and all(f.recovery_s is not None and not f.collateral for f in self.faults))
 
 
 class UpProcess:
@@ -266,10 +267,17 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                 time.sleep(max(0.0, t0 + (n + 1) * gap_s + rng.uniform(-2, 2) - time.monotonic()))
                 f.at = time.monotonic() - t0
                 t_fault = time.monotonic()
+                before = up.children()
                 inject(up, f, rng)
                 f.recovery_s = probe_recovery(c, run, n, t_fault)
+                if f.kind in ("redis-stall", "pg-restart"):  # the apps ride these out: nothing restarts
+                    if f.kind == "redis-stall":
+                        time.sleep(max(0.0, t_fault + STALL_S + 6 - time.monotonic()))  # past the stall
+                    after = up.children()
+                    f.collateral = sorted(k for k in before if k != f.target and after.get(k) != before[k])
                 say(f"  {f.kind} ({f.target}) at {f.at:.0f} s: recovered in "
-                    f"{'—' if f.recovery_s is None else f'{f.recovery_s:.1f} s'}")
+                    f"{'—' if f.recovery_s is None else f'{f.recovery_s:.1f} s'}"
+                    + (f"; also restarted: {', '.join(f.collateral)}" if f.collateral else ""))
         producer.join()
         if errors:
             raise errors[0]

@@ -19,6 +19,8 @@ def test_kills_restarts_and_stalls_lose_nothing_and_double_nothing():
     report = "\n".join(lines) + "\n" + table(r) + "\n" + "\n".join(r.notes)
     assert [f.kind for f in r.faults].count("worker-kill") == 3, report
     assert all(f.recovery_s is not None for f in r.faults), report
+    # a Redis stall and a database restart are ridden out: no worker or API restarted for them
+    assert [(f.kind, f.collateral) for f in r.faults if f.collateral] == [], report
     assert (r.sent, r.applied, r.lost, r.duplicated) == (1800, 1800, 0, 0), report
     assert r.digest_equal, report
     assert r.supervisor_exit == 0, report  # and the stack still stops cleanly after all that
