@@ -30,3 +30,42 @@ def test_old_exits_leave_the_window():
 
 def test_log_tail_keeps_the_last_lines():
     assert log_tail("a\nb\nc\nd", 2) == "c\nd"
+
+
+def test_a_child_that_keeps_exiting_is_restarted_then_stops_everything_naming_it(tmp_path):
+    """Stack.supervise on real processes (a worker that prints and exits 3), with an injected clock."""
+    import sys
+
+    import pytest
+
+    from ops.embedded import CrashLoop, Stack, spawn
+
+    class Crashing(Stack):
+        def _spawn_app(self, name):  # noqa: ANN001, ANN202
+            return spawn(name, [sys.executable, "-c", "print('boom: cannot start'); raise SystemExit(3)"],
+                         self.data_dir / "logs")
+
+    (tmp_path / "logs").mkdir()
+    said: list[str] = []
+    stack = Crashing(tmp_path, policy=RestartPolicy(base_s=1, max_s=4, window_s=60, limit=3), say=said.append)
+    stack._add(stack._spawn_app("worker-0"))
+    child = stack.children[0]
+    pids = [child.proc.pid]
+    child.proc.wait(10)
+    stack.supervise(100.0)                     # exit 1: a restart in 1 s
+    assert child.restart_at == 101.0 and child.proc.pid == pids[0]
+    stack.supervise(100.5)                     # not yet
+    assert child.proc.pid == pids[0]
+    stack.supervise(101.0)                     # restarted
+    assert child.proc.pid != pids[0]
+    child.proc.wait(10)
+    stack.supervise(102.0)                     # exit 2: a restart in 2 s
+    assert child.restart_at == 104.0
+    stack.supervise(104.0)
+    child.proc.wait(10)
+    with pytest.raises(CrashLoop) as loop:     # exit 3 within 60 s: a crash loop
+        stack.supervise(105.0)
+    message = str(loop.value)
+    assert message.startswith("worker-0 is crash-looping (3 exits within 60 s, last exit code 3)")
+    assert "boom: cannot start" in message     # the tail of its log
+    assert said[0] == "worker-0 exited (code 3); restarting in 1 s (exit 1 of at most 2 in 60 s)"
