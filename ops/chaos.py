@@ -38,6 +38,9 @@ from ops.bench import message
 
 TENANT = "default"  # the tenant of the data dir's own key (CONTRACT.md)
 STALL_S = 8.0
+# worker kills at least this far apart: a slow recovery must not bunch them into a crash loop (the
+# supervisor's limit is 5 exits of one child within 60 s; this fault suite is not testing that)
+KILL_SPACING_S = 15.5
 
 
 def auth_headers(data_dir: Path | None = None) -> dict[str, str]:
@@ -263,8 +266,14 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
         producer = threading.Thread(target=produce, daemon=True)
         producer.start()
         with httpx.Client(base_url=up.url, timeout=10, headers=headers) as c:
+            last_kill = -1e9
             for n, f in enumerate(faults):
-                time.sleep(max(0.0, t0 + (n + 1) * gap_s + rng.uniform(-2, 2) - time.monotonic()))
+                due = t0 + (n + 1) * gap_s + rng.uniform(-2, 2)
+                if f.kind == "worker-kill":  # never 5 exits of one worker within the supervisor's 60 s
+                    due = max(due, last_kill + KILL_SPACING_S)
+                time.sleep(max(0.0, due - time.monotonic()))
+                if f.kind == "worker-kill":
+                    last_kill = time.monotonic()
                 f.at = time.monotonic() - t0
                 t_fault = time.monotonic()
                 before = up.children()
