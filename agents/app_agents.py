@@ -4,11 +4,14 @@ Run with `rapport worker` (ops/cli.py), which imports this module so the agents 
 """
 from __future__ import annotations
 
+import asyncio
 import logging
-from datetime import timedelta
+
+import psycopg
 
 from agents.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record
+from agents.scheduler import due_ticks
 from ops import metrics
 from projections import db
 from schemas import events as ev
@@ -17,6 +20,7 @@ from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
 from streams import shredding
 from streams.config import settings
+from streams.resilience import bounded, survive
 
 log = logging.getLogger("rapport.agents")
 _pipeline: InteractionPipeline | None = None
@@ -39,8 +43,9 @@ async def pipeline() -> InteractionPipeline:
         _extractor = llm.extractor_from_settings()
         _summarizer = llm.summarizer_from_settings()
         _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
-                                        redis=aioredis.from_url(s.redis_url), version=version,
-                                        follow_active=s.projection_version is None, moods=llm.from_settings())
+                                        redis=aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
+                                                                socket_connect_timeout=REDIS_TIMEOUT_S),
+                                        version=version, follow_active=s.projection_version is None, moods=llm.from_settings())
     return _pipeline
 
 
@@ -48,7 +53,7 @@ async def keys_conn():  # noqa: ANN201
     """A connection of its own for contact keys: the pipeline's is inside its batch transactions, and
     publish_source runs in the LLM clients' background tasks."""
     global _keys_conn
-    if _keys_conn is None or _keys_conn.closed:
+    if _keys_conn is None or _keys_conn.closed or _keys_conn.broken:
         _keys_conn = await db.connect_async(settings().database_url, autocommit=True)
     return _keys_conn
 
@@ -92,6 +97,31 @@ async def broker_epoch() -> str:
         await client.close()
 
 
+RECONNECT_MAX_S = 10.0
+REDIS_TIMEOUT_S = 2.0
+
+
+async def process_reconnecting(p: InteractionPipeline, records: list[Record]):  # noqa: ANN201
+    """p.process, waiting out a lost PostgreSQL connection (a database restart): reconnect with backoff
+    and run the batch again; its transaction rolled back, so nothing of it was applied."""
+    delay = 0.2
+    while True:
+        try:
+            return await p.process(records)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as err:
+            log.warning("database connection lost (%s); reconnecting in %.1f s", err, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX_S)
+            try:
+                if not p.conn.closed:
+                    await p.conn.close()
+                p.conn = await db.connect_async(settings().database_url, schema=db.schema_of(p.version),
+                                                connect_timeout=5)
+                p.forget_cache()
+            except psycopg.Error as again:
+                log.warning("reconnect failed: %s", again)
+
+
 @app.on_partitions_revoked.connect
 async def _on_revoked(app_, revoked, **kwargs) -> None:  # noqa: ANN001
     if _pipeline is not None:
@@ -106,7 +136,7 @@ async def process_interactions(stream):  # noqa: ANN001
         records = [Record(e.message.value, e.message.topic, e.message.partition, e.message.offset, e.message.key)
                    for e in events]
         with metrics.BATCH_SECONDS.time():
-            outcome = await p.process(records)
+            outcome = await process_reconnecting(p, records)
         metrics.EVENTS.labels("applied").inc(outcome.applied)
         metrics.EVENTS.labels("skipped").inc(outcome.skipped)
         if _extractor is not None and outcome.sources:  # deferred LLM extraction, off the stream's path
@@ -132,42 +162,31 @@ if settings().web_port:
 
 
 SCHEDULE_EVERY_S = 5.0
-SCHEDULE_LIMIT = 2000
 _scheduler_conn = None
 
 
 @app.timer(interval=SCHEDULE_EVERY_S, on_leader=True)
+@survive("scheduler")
 async def schedule_due_work() -> None:
     """Wall-clock time reaching a contact's due work becomes a ContactTick on the contact's partition,
-    so the work happens in order with its messages and replay sees it. An idle contact's event time
-    moves on at the wall clock's pace from its last event (event time = wall clock - clock_skew_s): a
-    live contact's ticks come at about the due time, a contact imported with 2023 timestamps is not
-    jumped to today. Ids are derived from (contact, due time): a pass that finds the same work again
-    emits the same event."""
+    so the work happens in order with its messages and replay sees it (agents/scheduler.py). A failing
+    pass (database restarting, a broker hiccup) is logged; the next one runs 5 s later."""
     global _scheduler_conn
-    s = settings()
-    if _scheduler_conn is None or _scheduler_conn.closed:
-        _scheduler_conn = await db.connect_async(s.database_url, autocommit=True)
-    version = await db.active_version_async(_scheduler_conn)
-    if version is None:
-        return
-    now = now_utc()
-    cur = await _scheduler_conn.execute(
-        f"SELECT tenant_id, contact_id, next_due_at, clock_skew_s FROM {db.schema_of(version)}.contacts "
-        f"WHERE next_due_wall <= %s ORDER BY next_due_wall LIMIT %s", (now, SCHEDULE_LIMIT))
-    for tenant_id, contact_id, due, skew in await cur.fetchall():
-        at = max(due, now - timedelta(seconds=skew))  # the contact's event time now
-        env = ev.contact_tick(tenant_id=tenant_id, contact_id=contact_id, due_at=due.isoformat(),
-                              occurred_at=at.isoformat(), recorded_at=now.isoformat())
-        await interactions_topic.send(key=partition_key(tenant_id, contact_id), value=encode(env))
+    if _scheduler_conn is None or _scheduler_conn.closed or _scheduler_conn.broken:
+        _scheduler_conn = await db.connect_async(settings().database_url, autocommit=True, connect_timeout=5)
+    for env in await due_ticks(_scheduler_conn, now_utc()):
+        await interactions_topic.send(key=partition_key(env.tenant_id, env.contact_id), value=encode(env))
 
 
 @app.timer(interval=5.0)
+@survive("heartbeat")
 async def heartbeat() -> None:
-    """Tell /healthz this worker is up (a key that expires if the worker dies)."""
+    """Tell /healthz this worker is up (a key that expires if the worker dies). A stalled Redis costs
+    this pass (bounded wait), never the timer."""
     import orjson
 
     p = await pipeline()
     if p.redis is not None:
         assigned = sorted(tp.partition for tp in app.consumer.assignment() if tp.topic == interactions_topic.get_topic_name())
-        await p.redis.set(worker_key(settings().worker_id), orjson.dumps({"partitions": assigned}), ex=15)
+        await bounded(p.redis.set(worker_key(settings().worker_id), orjson.dumps({"partitions": assigned}), ex=15),
+                      REDIS_TIMEOUT_S, "redis")

@@ -11,6 +11,12 @@ only hands it batches; tests drive it directly. For each batch it:
   4. plans candidate memories and embeds them all in one call, off the event loop,
   5. folds each event through the core in log order,
   6. commits everything through the projector in one transaction, then refreshes Redis.
+
+Poison: an event the fold cannot apply (or one dated outside what PostgreSQL and the fold can hold)
+is dead-lettered once and gets a tracking record, so a redelivery or the ledger relay never sends it
+round again. When the batch itself fails (a projection write or a state read raising for one
+contact), the batch is retried contact by contact: the contacts that fail again are dead-lettered and
+marked done, the others are applied (`_isolate`).
 """
 from __future__ import annotations
 
@@ -25,6 +31,8 @@ import orjson
 import psycopg
 from psycopg.rows import dict_row
 
+from datetime import timezone
+
 from agents.core import consolidation
 from agents.core import contact as core
 from agents.embedder import Embedder
@@ -33,7 +41,7 @@ from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
 from schemas import logsafe
 from schemas.cachekeys import window_key
-from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, partition_key
+from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
 from streams import shredding
 
 log = logging.getLogger("rapport.pipeline")
@@ -69,6 +77,31 @@ class Outcome:
     profiles: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
+# the event times the fold and PostgreSQL can both hold, with room for the intervals the fold adds
+# (a year of consolidation, due times): outside them an event is a dead letter, never a crash
+MIN_EVENT_YEAR, MAX_EVENT_YEAR = 2, 9998
+
+
+def time_problem(e: Envelope) -> str | None:
+    """Why this event's occurred_at cannot be processed, or None."""
+    try:
+        year = parse_time(e.occurred_at).astimezone(timezone.utc).year
+    except (ValueError, TypeError, OverflowError):
+        return f"occurred_at {e.occurred_at!r} is not a representable time"
+    if not MIN_EVENT_YEAR <= year <= MAX_EVENT_YEAR:
+        return f"occurred_at {e.occurred_at} is outside the years {MIN_EVENT_YEAR}-{MAX_EVENT_YEAR}"
+    return None
+
+
+def record_contact(r: Record) -> tuple[str, str] | None:
+    """(tenant, contact) of a record, from its envelope's clear fields (payloads may be sealed)."""
+    try:
+        d = orjson.loads(r.value)
+        return (str(d["tenant_id"]), str(d["contact_id"]))
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+
+
 class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
                  redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
@@ -101,19 +134,107 @@ class InteractionPipeline:
         self.keys.forget()
 
     async def process(self, records: list[Record]) -> Outcome:
-        """One batch, in one transaction. It holds the version-switch lock shared, so `rapport replay`
-        (which takes it exclusively to switch readers) never interleaves with a batch."""
+        """One batch, in one transaction; when it fails, contact by contact (`_isolate`). A lost
+        connection is raised: nothing is wrong with the events, the caller reconnects and retries."""
+        try:
+            return await self._process_tx(records)
+        except (psycopg.OperationalError, psycopg.InterfaceError):
+            raise
+        except Exception as err:
+            log.warning("batch of %d records failed (%s: %s); retrying it contact by contact", len(records),
+                        type(err).__name__, err)
+            return await self._isolate(records)
+
+    async def _process_tx(self, records: list[Record], track_offsets: bool = True) -> Outcome:
+        """It holds the version-switch lock shared, so `rapport replay` (which takes it exclusively to
+        switch readers) never interleaves with a batch."""
+        self._after_commit = ([], set())
         async with self.conn.transaction():
             if self.switch_lock:
                 await self.conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (db.SWITCH_LOCK,))
             if self.follow_active:
                 await self._follow_active_version()
-            outcome = await self._process(records)
+            outcome = await self._process(records, track_offsets)
         # the erasures deleted these contacts' keys: a cached one must not seal or open anything again
         self.erased = self._after_commit[1]
         self.keys.forget(self.erased)
         await self._refresh_redis(*self._after_commit)
         return outcome
+
+    async def _isolate(self, records: list[Record]) -> Outcome:
+        """The failed batch again, one contact at a time, in log order of each contact's first record. A
+        contact that fails on its own has its events dead-lettered with the reason and marked done (a
+        tracking record at the contact's current seq), so neither a redelivery nor the relay brings them
+        back; the watermarks of the whole batch are committed at the end."""
+        groups: dict[tuple[str, str] | None, list[Record]] = {}
+        for r in records:
+            groups.setdefault(record_contact(r), []).append(r)
+        out = Outcome()
+        for key, recs in groups.items():
+            try:
+                o = await self._process_tx(recs, track_offsets=False)
+                await self._refresh_redis(*self._after_commit)
+            except (psycopg.OperationalError, psycopg.InterfaceError):
+                raise
+            except Exception as err:
+                log.exception("contact %s: %d events cannot be processed; dead-lettered", key, len(recs))
+                o = await self._fail_contact(key, recs, f"processing error: {type(err).__name__}: {err}")
+            out.derived += o.derived
+            out.dead_letters += o.dead_letters
+            out.applied += o.applied
+            out.skipped += o.skipped
+            out.sources += o.sources
+            out.profiles.update(o.profiles)
+        marks = self._marks(records)
+        if marks:
+            await project_segments(self.conn, [Batch(watermarks=marks)])
+            self.watermarks.update(marks)  # type: ignore[union-attr]
+        return out
+
+    async def _fail_contact(self, key: tuple[str, str] | None, recs: list[Record], reason: str) -> Outcome:
+        """Dead letters for `recs` (those not applied before), each with a tracking record."""
+        out = Outcome()
+        self.cache.pop(key, None)  # type: ignore[arg-type]
+        async with self.conn.transaction():
+            envs: list[tuple[Envelope, Record]] = []
+            for r, value in zip(recs, await self.keys.open_records(self.conn, [r.value for r in recs])):
+                try:
+                    envs.append((shredding.decode_opened(value), r))
+                except (InvalidEvent, shredding.Shredded):
+                    out.dead_letters.append(DeadLetter(r, reason))
+            done = await self._already_applied([e for e, _ in envs])
+            failed = []
+            for e, r in envs:
+                if (e.tenant_id, e.event_id) in done:
+                    out.skipped += 1
+                    continue
+                done.add((e.tenant_id, e.event_id))
+                out.dead_letters.append(DeadLetter(r, reason))
+                failed.append(Applied(e, await self._current_seq(e.tenant_id, e.contact_id), r.partition, r.offset))
+            if failed:
+                await project_segments(self.conn, [Batch(failed=failed)])
+        return out
+
+    async def _current_seq(self, tenant_id: str, contact_id: str) -> int:
+        """The contact's seq as stored (0 when its row cannot be read): where a dead letter sits in its order."""
+        try:
+            async with self.conn.transaction():  # a savepoint: a failing read must not end the outer one
+                cur = await self.conn.execute("SELECT seq FROM contacts WHERE tenant_id=%s AND contact_id=%s",
+                                              (tenant_id, contact_id))
+                row = await cur.fetchone()
+        except (psycopg.OperationalError, psycopg.InterfaceError):
+            raise
+        except psycopg.Error:
+            return 0
+        return int(row[0]) if row else 0
+
+    def _marks(self, records: list[Record]) -> dict[tuple[str, int], tuple[str, int]]:
+        marks: dict[tuple[str, int], tuple[str, int]] = {}
+        for r in records:
+            if r.partition is not None and r.offset is not None:
+                tp = (r.topic, r.partition)
+                marks[tp] = (self.broker_epoch, max(r.offset + 1, marks.get(tp, ("", 0))[1]))
+        return marks
 
     async def _follow_active_version(self) -> None:
         active = await db.active_version_async(self.conn)
@@ -123,19 +244,18 @@ class InteractionPipeline:
             self.version = active
             self.forget_cache()
 
-    async def _process(self, records: list[Record]) -> Outcome:
+    async def _process(self, records: list[Record], track_offsets: bool = True) -> Outcome:
         out = Outcome()
         if self.watermarks is None:
             await self._load_watermarks()
         envs: list[tuple[Envelope, Record]] = []
         seen: set[tuple[str, str]] = set()
-        marks: dict[tuple[str, int], tuple[str, int]] = {}
+        marks = self._marks(records) if track_offsets else {}
         # crypto-shredding: sealed payloads opened with their contacts' keys (one query, cached)
         opened = await self.keys.open_records(self.conn, [r.value for r in records])
         for r, value in zip(records, opened):
             if r.partition is not None and r.offset is not None:
                 tp = (r.topic, r.partition)
-                marks[tp] = (self.broker_epoch, max(r.offset + 1, marks.get(tp, ("", 0))[1]))
                 wm = self.watermarks.get(tp)  # type: ignore[union-attr]
                 if wm and wm[0] == self.broker_epoch and r.offset < wm[1]:
                     out.skipped += 1
@@ -183,6 +303,8 @@ class InteractionPipeline:
                 segments.append(Batch())
                 continue
             try:
+                if (problem := time_problem(e)) is not None:
+                    raise ValueError(problem)
                 tiers = {"known": known.get(key), "fresh": new_vectors.get(key)}
                 if e.event_type == ev.MEMORIES_ACCESSED:
                     new_state, derived = core.apply_access(states[key], e)
@@ -195,16 +317,26 @@ class InteractionPipeline:
                 else:
                     new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
                                                                 llm_moods.get(e.event_id), **tiers)
-            except Exception as err:  # a bug must not stop the stream: park the event with the reason
+            except Exception as err:  # a bug must not stop the stream: park the event with the reason, once
                 log.error("processing failed for %s: %s", e.event_id, logsafe.where(err))  # no message text
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
+                # its tracking record, at the contact's seq so far: never applied, never sent round again
+                batch.failed.append(Applied(e, states[key].get("seq", 0), r.partition, r.offset))
                 continue
             for d in derived:
+                if d.event_type == ev.MEMORY_REINFORCED and key in known:
+                    # the projector appends the source to the stored row; a tier later in this batch
+                    # must see the provenance a later batch would read back
+                    k = known[key].get(d.payload["memoryId"])
+                    if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
+                        k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
                 m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]
                 if m is not None and key in known:  # a tier later in this batch sees it like a stored one
                     known[key][m["id"]] = consolidation.known_entry(m)
+                    if m.get("embedding") is None:  # as a later batch would: its vector computed now
+                        await self._fresh_vector(new_vectors, key, m)
             states[key] = new_state
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
@@ -257,6 +389,16 @@ class InteractionPipeline:
                     new_vectors.setdefault(k, {})[mid] = {"embedding": m["embedding"],
                                                           "embeddingModel": m["embeddingModel"]}
         return known, new_vectors
+
+    async def _fresh_vector(self, new_vectors: dict[tuple[str, str], dict], key: tuple[str, str], m: dict) -> None:
+        """A memory this batch created without a vector (a pattern) gets one for the tiers now, exactly as
+        `_consolidation_inputs` computes it for a stored one in a later batch: what the deferred tier
+        does must not depend on where the worker's batches happen to end (live vs replay)."""
+        pseudo = {"content": m["content"], "speaker": m.get("speaker")}
+        await self._embed([pseudo])
+        if pseudo.get("embedding") is not None:
+            new_vectors.setdefault(key, {})[m["id"]] = {"embedding": pseudo["embedding"],
+                                                        "embeddingModel": pseudo["embeddingModel"]}
 
     # ------------------------------------------------------------------ helpers
     async def _load_watermarks(self) -> None:

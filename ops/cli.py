@@ -54,9 +54,7 @@ def up(data_dir: str, http_host: str, http_port: int, workers: int, ready_timeou
         click.echo(f"rapport ready at {stack.url}", nl=True)
         sys.stdout.flush()
         while not stopping["flag"]:
-            dead = [c for c in stack.children if not c.alive()]
-            if dead:
-                raise RuntimeError(f"{dead[0].name} exited (code {dead[0].proc.returncode}); see {dead[0].log}")
+            stack.supervise(time.monotonic())  # restarts what exited; raises on a crash loop
             time.sleep(0.2)
     except RuntimeError as e:
         if not stopping["flag"]:
@@ -240,6 +238,30 @@ def bench_context(url, contacts, per_contact, queries, concurrency) -> None:  # 
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     context_main(url, contacts, per_contact, queries, concurrency)
+
+
+@bench.command("chaos")
+@click.option("--events", default=20000, show_default=True)
+@click.option("--contacts", default=200, show_default=True)
+@click.option("--worker-kills", default=10, show_default=True, help="SIGKILLs of a random worker")
+@click.option("--workers", default=2, show_default=True, help="worker processes of the embedded stack")
+@click.option("--gap", default=15.0, show_default=True, help="seconds between faults")
+@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart, Redis stall, "
+                                             "broker kill)")
+def bench_chaos(events, contacts, worker_kills, workers, gap, no_others) -> None:  # noqa: ANN001
+    """Faults injected into `rapport up` under load: events lost/duplicated, digest vs a clean replay."""
+    import platform
+
+    from ops.chaos import run_chaos, table
+
+    click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers, gap_s=gap,
+                  others=() if no_others else ("api-kill", "pg-restart", "redis-stall", "broker-kill"),
+                  say=click.echo)
+    click.echo(table(r))
+    for note in r.notes:
+        click.echo(note, err=True)
+    sys.exit(0 if r.ok() else 1)
 
 
 @bench.command("extraction")

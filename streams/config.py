@@ -30,6 +30,9 @@ class Settings:
     # broker identity: the embedded broker is started with a fresh cluster id each time, so offsets
     # recorded under another id are known to be from a different log
     broker_epoch: str | None = None
+    # broker retention per partition (the ledger is the record; streams/topics.py)
+    topic_retention_ms: int = 6 * 3600 * 1000
+    topic_retention_bytes: int = 128 * 1024 * 1024
     # processing
     batch_size: int = 256
     batch_window_s: float = 0.05
@@ -73,6 +76,8 @@ class Settings:
             dead_letter_topic=_env("RAPPORT_DEAD_LETTER_TOPIC", d.dead_letter_topic),
             projection_version=_env("RAPPORT_PROJECTION_VERSION"),
             broker_epoch=_env("RAPPORT_BROKER_EPOCH"),
+            topic_retention_ms=int(_env("RAPPORT_TOPIC_RETENTION_MS", str(d.topic_retention_ms))),
+            topic_retention_bytes=int(_env("RAPPORT_TOPIC_RETENTION_BYTES", str(d.topic_retention_bytes))),
             batch_size=int(_env("RAPPORT_BATCH_SIZE", str(d.batch_size))),
             batch_window_s=float(_env("RAPPORT_BATCH_WINDOW_S", str(d.batch_window_s))),
             embeddings_model=_env("RAPPORT_EMBEDDINGS_MODEL"),

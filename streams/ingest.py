@@ -27,6 +27,7 @@ from streams import shredding
 log = logging.getLogger("rapport.ingest")
 
 MAX_BATCH = 1000
+CURSOR_SETTLE_S = 30.0  # the relay cursor passes only rows older than this (see relay_once)
 Opt = Field(default=None, max_length=256)
 
 
@@ -217,11 +218,15 @@ async def seal(pool: Any, envs: list[Envelope]) -> list[Envelope]:
 
 
 async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq: int = 0,
-                     older_than_s: float = 0.0, limit: int = 5000) -> tuple[int, int]:
+                     older_than_s: float = 0.0, limit: int = 5000, cursor: int | None = None
+                     ) -> tuple[int, int, int]:
     """Re-publish ledger events (seq > after_seq) that the projection in `schema` has not applied.
 
-    Returns (events re-published, new cursor). The cursor only moves past a ledger position when
-    everything up to it has been applied, so a later pass never skips an event."""
+    Returns (events re-published, new cursor, covered): the cursor (default: after_seq; a sweep
+    paging ahead passes its own) only moves past a ledger position when everything up to it is applied
+    and was recorded CURSOR_SETTLE_S ago (an ingest transaction that took its seq earlier may commit
+    later), so a later pass never skips an event; `covered` is the last seq up to which every row read
+    is applied or was re-published now (the next page of a sweep starts after it)."""
     async with pool.connection() as conn:
         cur = await conn.execute(
             f"SELECT l.seq, l.envelope, (p.event_id IS NOT NULL) AS applied, l.recorded_at "
@@ -229,18 +234,27 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
             f"ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
             f"WHERE l.seq > %s ORDER BY l.seq LIMIT %s", (after_seq, limit))
         rows = await cur.fetchall()
-    cursor, blocked, todo = after_seq, False, []
-    cutoff = now_utc().timestamp() - older_than_s
+    cursor = after_seq if cursor is None else cursor
+    blocked, todo = cursor < after_seq, []
+    now = now_utc().timestamp()
+    cutoff = now - older_than_s
+    covered, gap = after_seq, False
     for r in rows:
         seq, envelope, applied, recorded_at = r["seq"], r["envelope"], r["applied"], r["recorded_at"]
         if applied:
-            if not blocked:
+            if not blocked and recorded_at.timestamp() <= now - CURSOR_SETTLE_S:
                 cursor = seq
-            continue
-        blocked = True
-        if recorded_at.timestamp() <= cutoff:
+            else:
+                blocked = True
+        else:
+            blocked = True
+            if recorded_at.timestamp() > cutoff:
+                gap = True
+                continue
             e = decode(envelope)
             todo.append((partition_key(e.tenant_id, e.contact_id), envelope))
+        if not gap:
+            covered = seq
     if todo:
         # the ledger holds plaintext; the broker gets sealed payloads, under the contact's current key
         async with pool.connection() as conn:
@@ -249,5 +263,4 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
                 for k, d in todo]
         await publisher.publish_raw(todo)
         metrics.RELAYED.inc(len(todo))
-    metrics.LEDGER_BACKLOG.set(sum(1 for r in rows if not r["applied"]))
-    return len(todo), cursor
+    return len(todo), cursor, covered

@@ -10,12 +10,17 @@ log = logging.getLogger("rapport.topics")
 
 
 def topic_specs(s: Settings) -> dict[str, tuple[int, dict[str, str]]]:
-    """name -> (partitions, configs). The interactions topic keeps everything (replay reads it all)."""
+    """name -> (partitions, configs). Retention is bounded (RAPPORT_TOPIC_RETENTION_MS/_BYTES): the
+    ledger in PostgreSQL is the record, and the relay re-publishes from it whatever the projections
+    have not applied (`rapport replay --from ledger` rebuilds from it; `--from log` reads what the
+    topic still holds). Dead letters are kept a week for inspection."""
+    bounded = {"retention.ms": str(s.topic_retention_ms), "retention.bytes": str(s.topic_retention_bytes)}
     return {
-        s.interactions_topic: (s.partitions, {"retention.ms": "-1"}),
-        s.memory_events_topic: (s.partitions, {}),
-        s.triggers_topic: (s.partitions, {}),
-        s.dead_letter_topic: (1, {"retention.ms": "-1"}),
+        s.interactions_topic: (s.partitions, bounded),
+        s.memory_events_topic: (s.partitions, bounded),
+        s.triggers_topic: (s.partitions, bounded),
+        s.dead_letter_topic: (1, {"retention.ms": str(7 * 24 * 3600 * 1000),
+                                  "retention.bytes": str(s.topic_retention_bytes)}),
     }
 
 

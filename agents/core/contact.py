@@ -29,8 +29,10 @@ State = dict[str, Any]
 
 def _copy(state: State) -> State:
     """The fold never mutates its input. States are plain JSON, so a JSON round trip is an exact copy,
-    and orjson's is ~10x faster than copy.deepcopy."""
-    return orjson.loads(orjson.dumps(state))
+    and orjson's is ~10x faster than copy.deepcopy. Keys come out sorted: a state read back from
+    PostgreSQL (jsonb reorders keys) folds exactly like one kept in a worker's memory, so a restarted
+    worker and a replay give the same projections (nothing may depend on a dict's insertion order)."""
+    return orjson.loads(orjson.dumps(state, option=orjson.OPT_SORT_KEYS))
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
     """Track the durable facts and preferences; when they change, the profile paragraph is rebuilt
     whole (seed 003). Returns the new paragraph, or None when nothing durable changed."""
     facts = dict(s.get("profileFacts") or {})
+    last_n = max((f.get("n", 0) for f in facts.values()), default=0)
     changed = False
     for e in memory_events:
         if e.event_type in RETIRING:
@@ -109,16 +112,24 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
         elif e.event_type == ev.MEMORY_EXTRACTED:
             m = e.payload["memory"]
             if m["memoryType"] in ("fact", "preference") and not m.get("expiresAt"):
-                facts[m["id"]] = {"type": m["memoryType"], "content": m["content"]}
+                # "n": the order facts arrived in, kept in the fact (dict order does not survive jsonb);
+                # a fact extracted again keeps its place, as a dict assignment did
+                if m["id"] in facts and "n" in facts[m["id"]]:
+                    n = facts[m["id"]]["n"]
+                else:
+                    last_n = n = last_n + 1
+                facts[m["id"]] = {"type": m["memoryType"], "content": m["content"], "n": n}
                 changed = True
     if not changed:
         return None
-    while len(facts) > PROFILE_FACTS:
-        facts.pop(next(iter(facts)))
+    ordered = sorted(facts, key=lambda mid: (facts[mid].get("n", 0), mid))
+    for mid in ordered[:max(0, len(ordered) - PROFILE_FACTS)]:  # the oldest go first
+        facts.pop(mid)
+    ordered = ordered[-PROFILE_FACTS:]
     s["profileFacts"] = facts
     s["profile"] = summaries.profile_paragraph(
-        s.get("displayName"), [f["content"] for f in facts.values() if f["type"] == "fact"],
-        [f["content"] for f in facts.values() if f["type"] == "preference"])
+        s.get("displayName"), [facts[mid]["content"] for mid in ordered if facts[mid]["type"] == "fact"],
+        [facts[mid]["content"] for mid in ordered if facts[mid]["type"] == "preference"])
     return s["profile"]
 
 

@@ -1,0 +1,44 @@
+"""When `rapport up` restarts a child that exited, and when it gives up (a crash loop).
+
+Pure: the caller passes the clock. ops/embedded.py applies the decisions to processes."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """Exponential backoff from `base_s` doubling to `max_s`; `limit` exits of one child within
+    `window_s` seconds is a crash loop (systemd's StartLimitBurst/StartLimitIntervalSec)."""
+    base_s: float = 0.5
+    max_s: float = 15.0
+    window_s: float = 60.0
+    limit: int = 5
+
+    @staticmethod
+    def from_env() -> "RestartPolicy":
+        d = RestartPolicy()
+        return RestartPolicy(base_s=float(os.environ.get("RAPPORT_RESTART_BASE_S", d.base_s)),
+                             max_s=float(os.environ.get("RAPPORT_RESTART_MAX_S", d.max_s)),
+                             window_s=float(os.environ.get("RAPPORT_RESTART_WINDOW_S", d.window_s)),
+                             limit=int(os.environ.get("RAPPORT_RESTART_LIMIT", d.limit)))
+
+
+@dataclass
+class Restarts:
+    """One child's recent exits."""
+    policy: RestartPolicy = field(default_factory=RestartPolicy)
+    exits: list[float] = field(default_factory=list)
+
+    def on_exit(self, now: float) -> float | None:
+        """Record an exit at `now`: the delay before restarting, or None for a crash loop."""
+        self.exits = [t for t in self.exits if now - t < self.policy.window_s] + [now]
+        n = len(self.exits)
+        if n >= self.policy.limit:
+            return None
+        return min(self.policy.base_s * 2 ** (n - 1), self.policy.max_s)
+
+
+def log_tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.splitlines()[-lines:])

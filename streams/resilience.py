@@ -1,0 +1,48 @@
+"""Background loops that outlive one failing pass.
+
+Faust timers and the API's background tasks run forever; an exception escaping one pass ends the timer
+(Faust then crashes the worker) or the task. `survive` makes one pass's failure a logged line and
+lets the next pass run; `bounded` puts a deadline on one awaited call (a stalled Redis blocks a
+client forever otherwise)."""
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from typing import Any, Awaitable, Callable, TypeVar
+
+T = TypeVar("T")
+log = logging.getLogger("rapport.resilience")
+REPEAT_LOG_S = 60.0  # the same loop failing again logs its traceback at most once a minute
+
+
+def survive(name: str) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Any]]]:
+    """Decorate one pass of a periodic loop: an exception is logged and the pass returns None."""
+    def wrap(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        last_trace = [0.0]
+
+        @functools.wraps(fn)
+        async def run(*args: Any, **kw: Any) -> Any:
+            try:
+                return await fn(*args, **kw)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # one pass; the loop goes on
+                now = time.monotonic()
+                trace = now - last_trace[0] >= REPEAT_LOG_S
+                if trace:
+                    last_trace[0] = now
+                log.warning("%s: one pass failed (%s: %s); continuing", name, type(err).__name__, err,
+                            exc_info=trace)
+                return None
+        return run
+    return wrap
+
+
+async def bounded(aw: Awaitable[T], seconds: float, what: str) -> T:
+    """`aw` with a deadline; TimeoutError names what stalled."""
+    try:
+        return await asyncio.wait_for(aw, seconds)
+    except asyncio.TimeoutError:
+        raise TimeoutError(f"{what} did not answer within {seconds:g} s") from None

@@ -1,0 +1,100 @@
+"""The outbox's bookkeeping against a real PostgreSQL: the relay sweeps the unapplied ledger in pages,
+its cursor is persisted and only passes applied, settled rows, and the backlog counts per tenant."""
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+
+import orjson
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from agents.pipeline import InteractionPipeline
+from projections import db
+from schemas.envelope import format_time, now_utc
+from streams import ingest, outbox
+from tests.helpers import FakeEmbedder, interaction, records
+from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
+
+pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
+
+
+class Publisher:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def publish_raw(self, rows) -> None:  # noqa: ANN001
+        self.sent += [orjson.loads(v)["event_id"] for _, v in rows]
+
+
+async def open_pool(url: str) -> AsyncConnectionPool:
+    pool = AsyncConnectionPool(url, min_size=1, max_size=2, open=False, configure=db.configure_pool_conn,
+                               kwargs={"autocommit": True})
+    await pool.open(wait=True)
+    return pool
+
+
+def aged(event_id: str, contact: str, tenant: str = "default", minutes_ago: float = 10):
+    """An event recorded `minutes_ago` (the relay's cursor only passes settled rows)."""
+    t = format_time(now_utc() - timedelta(minutes=minutes_ago))
+    e = interaction(event_id, f"I like topic number {event_id}", contact=contact, tenant=tenant)
+    return dataclasses.replace(e, recorded_at=t)
+
+
+async def test_relay_pages_cursor_and_backlog(fresh_db):  # noqa: F811
+    pool = await open_pool(fresh_db)
+    try:
+        old = [aged(f"o{i}", f"c{i % 3}", tenant="t1" if i < 6 else "t2") for i in range(10)]
+        await ingest.record(pool, old)
+        p = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(), broker_epoch="e")
+        out = await p.process(records(old[:4]))  # o0..o3 applied; o4..o9 not
+        assert out.applied == 4
+        # a sweep in pages of 3: every unapplied row once, the cursor just past the applied prefix
+        pub, covered, cursor = Publisher(), 0, 0
+        while True:
+            _, cursor, upto = await ingest.relay_once(pool, pub, "proj_v1", after_seq=covered, cursor=cursor, limit=3)
+            if upto <= covered:
+                break
+            covered = upto
+        assert pub.sent == [f"o{i}" for i in range(4, 10)]
+        assert cursor > 0
+        await outbox.save_cursor(pool, "proj_v1", cursor)
+        await outbox.save_cursor(pool, "proj_v1", 1)  # never backwards
+        assert await outbox.load_cursor(pool, "proj_v1") == cursor
+        # the backlog: 6 unprocessed, per tenant 2 of t1 and 4 of t2; capped counts stop at the cap
+        n, age = await outbox.backlog(pool, "proj_v1", cursor)
+        assert n == 6 and 540 < age < 660
+        assert (await outbox.backlog(pool, "proj_v1", cursor, "t1"))[0] == 2
+        assert (await outbox.backlog(pool, "proj_v1", cursor, "t2"))[0] == 4
+        assert (await outbox.backlog(pool, "proj_v1", cursor, "t2", cap=3))[0] == 3
+        # a fresh row applied after the backlog does not move the cursor past the unapplied ones,
+        # and one just recorded does not move it either (an earlier seq may still commit)
+        await p.process(records(old[4:], start_offset=4))
+        fresh = interaction("new1", "Something brand new", contact="c9", tenant="t1")
+        await ingest.record(pool, [fresh])
+        await p.process(records([fresh], start_offset=10))
+        _, cursor2, _ = await ingest.relay_once(pool, Publisher(), "proj_v1", after_seq=cursor)
+        assert cursor2 > cursor
+        n, _ = await outbox.backlog(pool, "proj_v1", cursor2)
+        assert n == 0
+        _, cursor3, _ = await ingest.relay_once(pool, Publisher(), "proj_v1", after_seq=cursor2)
+        assert cursor3 == cursor2  # "new1" is applied but not settled: the cursor stays before it
+    finally:
+        await pool.close()
+
+
+async def test_the_cursor_advances_without_publishing_when_nothing_is_old_enough(fresh_db):  # noqa: F811
+    """The API's cursor pass (older_than_s=inf): the applied, settled prefix is passed, nothing is sent."""
+    pool = await open_pool(fresh_db)
+    try:
+        envs = [aged(f"p{i}", "c1") for i in range(4)]
+        await ingest.record(pool, envs)
+        p = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(), broker_epoch="e")
+        await p.process(records(envs[:2]))
+        pub = Publisher()
+        sent, cursor, _ = await ingest.relay_once(pool, pub, "proj_v1", older_than_s=float("inf"))
+        assert (sent, pub.sent) == (0, [])
+        n, _ = await outbox.backlog(pool, "proj_v1", cursor)
+        assert cursor > 0 and n == 2  # p2 and p3 stay counted; the cursor stopped before them
+    finally:
+        await pool.close()

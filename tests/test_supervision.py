@@ -1,0 +1,71 @@
+"""The restart policy of `rapport up` (ops/supervision.py): backoff and the crash-loop limit."""
+from __future__ import annotations
+
+from ops.supervision import RestartPolicy, Restarts, log_tail
+
+
+def test_backoff_doubles_and_is_capped():
+    r = Restarts(RestartPolicy(base_s=0.5, max_s=3.0, window_s=60, limit=10))
+    assert [r.on_exit(t) for t in (0, 1, 2, 3, 4)] == [0.5, 1.0, 2.0, 3.0, 3.0]
+
+
+def test_the_fifth_exit_within_the_window_is_a_crash_loop():
+    r = Restarts(RestartPolicy(base_s=1, max_s=8, window_s=60, limit=5))
+    assert [r.on_exit(t) for t in (0, 10, 20, 30)] == [1, 2, 4, 8]
+    assert r.on_exit(59) is None
+
+
+def test_exits_spread_wider_than_the_window_restart_forever_and_reset_the_backoff():
+    r = Restarts(RestartPolicy(base_s=1, max_s=8, window_s=60, limit=3))
+    delays = [r.on_exit(t) for t in range(0, 61 * 10, 61)]  # one exit a minute, ten times
+    assert delays == [1] * 10
+
+
+def test_old_exits_leave_the_window():
+    r = Restarts(RestartPolicy(base_s=1, max_s=8, window_s=60, limit=3))
+    assert (r.on_exit(0), r.on_exit(50)) == (1, 2)
+    assert r.on_exit(70) == 2   # the exit at 0 has left the window: two exits in it
+    assert r.on_exit(80) is None  # 50, 70, 80
+
+
+def test_log_tail_keeps_the_last_lines():
+    assert log_tail("a\nb\nc\nd", 2) == "c\nd"
+
+
+def test_a_child_that_keeps_exiting_is_restarted_then_stops_everything_naming_it(tmp_path):
+    """Stack.supervise on real processes (a worker that prints and exits 3), with an injected clock."""
+    import sys
+
+    import pytest
+
+    from ops.embedded import CrashLoop, Stack, spawn
+
+    class Crashing(Stack):
+        def _spawn_app(self, name):  # noqa: ANN001, ANN202
+            return spawn(name, [sys.executable, "-c", "print('boom: cannot start'); raise SystemExit(3)"],
+                         self.data_dir / "logs")
+
+    (tmp_path / "logs").mkdir()
+    said: list[str] = []
+    stack = Crashing(tmp_path, policy=RestartPolicy(base_s=1, max_s=4, window_s=60, limit=3), say=said.append)
+    stack._add(stack._spawn_app("worker-0"))
+    child = stack.children[0]
+    pids = [child.proc.pid]
+    child.proc.wait(10)
+    stack.supervise(100.0)                     # exit 1: a restart in 1 s
+    assert child.restart_at == 101.0 and child.proc.pid == pids[0]
+    stack.supervise(100.5)                     # not yet
+    assert child.proc.pid == pids[0]
+    stack.supervise(101.0)                     # restarted
+    assert child.proc.pid != pids[0]
+    child.proc.wait(10)
+    stack.supervise(102.0)                     # exit 2: a restart in 2 s
+    assert child.restart_at == 104.0
+    stack.supervise(104.0)
+    child.proc.wait(10)
+    with pytest.raises(CrashLoop) as loop:     # exit 3 within 60 s: a crash loop
+        stack.supervise(105.0)
+    message = str(loop.value)
+    assert message.startswith("worker-0 is crash-looping (3 exits within 60 s, last exit code 3)")
+    assert "boom: cannot start" in message     # the tail of its log
+    assert said[0] == "worker-0 exited (code 3); restarting in 1 s (exit 1 of at most 2 in 60 s)"
