@@ -2,6 +2,8 @@
 others (the API in-process over a real PostgreSQL; no broker or Redis needed for reads)."""
 from __future__ import annotations
 
+import dataclasses
+
 import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
@@ -28,6 +30,7 @@ async def test_an_unreadable_contact_answers_a_json_500_and_the_others_200(fresh
     monkeypatch.setattr(api.svc, "store", Store(pool))
     monkeypatch.setattr(api.svc, "embedder", FakeEmbedder())
     monkeypatch.setattr(api.svc, "redis", None)  # a cache that is down: history comes from PostgreSQL
+    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=False))  # keyless: tests/test_edge_api
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app, raise_app_exceptions=False),
                                      base_url="http://api") as client:

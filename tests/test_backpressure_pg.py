@@ -2,6 +2,8 @@
 tenants are accepted (the API in-process over a real PostgreSQL, no broker: the ledger is the outbox)."""
 from __future__ import annotations
 
+import dataclasses
+
 import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
@@ -28,6 +30,7 @@ async def test_a_tenant_over_its_backlog_limit_gets_429_and_others_are_accepted(
     monkeypatch.setattr(api.svc, "store", Store(pool))
     monkeypatch.setattr(api.svc, "embedder", FakeEmbedder())
     monkeypatch.setattr(api.svc, "broker_ok", False)  # nothing is processed: the backlog only grows
+    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=False))  # keyless: tests/test_edge_api
     monkeypatch.setattr(api.svc, "backlogs", outbox.Cached(api.svc._backlog, ttl_s=0))
     monkeypatch.setattr(api, "BACKLOG_LIMIT", 5)
     try:

@@ -247,7 +247,7 @@ def row(i: str, similarity: float, importance: float, accessed: datetime | None,
         access_count: int = 0, refs: tuple[str, ...] = ()) -> dict:
     return {"id": i, "similarity": similarity, "importance": importance, "accessed_at": accessed,
             "created_at": created, "access_count": access_count, "decay_rate": 0.0, "pinned": False,
-            "status": "active", "entity_refs": list(refs)}
+            "status": "active", "entity_refs": list(refs), "memory_type": "episode", "source_event_ids": [f"e-{i}"]}
 
 
 def test_rank_without_query_uses_the_seed_weights_and_created_at_without_access():
