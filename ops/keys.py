@@ -66,7 +66,9 @@ def write_key_file(path: Path, key: str) -> None:
 
 def provision(data_dir: Path, database_url: str, tenant_id: str = DEFAULT_TENANT) -> tuple[Path, bool]:
     """Make sure `<data-dir>/api-key` holds a valid key (for `tenant_id`): kept when it does, else a new
-    key is created and written. Returns (the file, whether a key was created)."""
+    key is created and written. Returns (the file, whether a key was created). It is the operator's key:
+    of tenant `default` and with admin scope, so the operator's own tools (benchmarks, the evaluation
+    scripts, `rapport demo`) may name any tenant; clients get tenant keys from `rapport keys create`."""
     path = data_dir / KEY_FILE
     with psycopg.connect(database_url, autocommit=True) as conn:
         db.migrate_meta(conn)
@@ -76,7 +78,7 @@ def provision(data_dir: Path, database_url: str, tenant_id: str = DEFAULT_TENANT
             if parsed and auth.verify(key, auth.stored_key(conn, parsed[0])):
                 os.chmod(path, 0o600)
                 return path, False
-        _, key = auth.create_key(conn, tenant_id)
+        _, key = auth.create_key(conn, tenant_id, admin=True)
     write_key_file(path, key)
     return path, True
 

@@ -124,7 +124,8 @@ def test_provision_writes_a_0600_file_and_keeps_a_valid_key(pg_url, tmp_path):
     assert text.endswith("\n") and text.count("\n") == 1
     key = text.strip()
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        assert auth.verify(key, auth.stored_key(conn, auth.parse_key(key)[0])).tenant_id == "default"
+        stored = auth.verify(key, auth.stored_key(conn, auth.parse_key(key)[0]))
+        assert stored.tenant_id == "default" and stored.admin  # the operator's key
     assert provision(tmp_path, pg_url) == (path, False) and path.read_text().strip() == key
     os.environ.pop("RAPPORT_API_KEY", None)
     assert client_key(tmp_path) == key and auth_headers(tmp_path) == {"Authorization": f"Bearer {key}"}
