@@ -29,7 +29,7 @@ from projections import auth, db, fence
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, rank, refs_in_play, top_anchors)
-from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WITHIN_S, asks_about_past
+from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
@@ -257,13 +257,14 @@ class Service:
     async def _workers(self) -> list:
         return [k async for k in self.redis.scan_iter(WORKER_PREFIX + "*")]
 
-    async def lexical_index(self, tenant_id: str, contact_id: str, seq: Any) -> BM25Index:
-        """The contact's BM25 index over all its memories (archive included), rebuilt when its state has
-        moved on (a new event was applied)."""
+    async def contact_index(self, tenant_id: str, contact_id: str, seq: Any) -> tuple[BM25Index, Timeline]:
+        """The contact's BM25 index and timeline over all its memories (archive included), rebuilt when its
+        state has moved on (a new event was applied)."""
         key = (await self.store.schema(), tenant_id, contact_id)
         index = self.lexical.get(key, seq)
         if index is None:
-            index = BM25Index(await self.store.lexical_docs(tenant_id, contact_id))
+            docs = await self.store.memory_docs(tenant_id, contact_id)
+            index = (BM25Index((d["id"], d["text"]) for d in docs), Timeline(docs))
             self.lexical.put(key, seq, index)
         return index
 
@@ -535,7 +536,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
         query_vec = None
         if query:
             version = (state.get("firstSeen"), state.get("memoryVersion", 0))
-            keyword = (await svc.lexical_index(tenant_id, contact_id, version)).top(query_terms(query), KEYWORD_K)
+            bm25, timeline = await svc.contact_index(tenant_id, contact_id, version)
+            keyword = bm25.top(query_terms(query), KEYWORD_K)
             matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
             query_vec = await embedding
         where = dict(as_of=at, persona_id=persona_id, explicit_as_of=explicit_as_of, past=past)
@@ -544,9 +546,11 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
             entity_refs=sorted(matched), **where)
         neighbours = []
         if query_vec is not None and candidates:
-            neighbours = await svc.store.neighbours(
-                tenant_id, contact_id, top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), query_vec=query_vec,
-                model=svc.embedder.model_name, within_s=NEIGHBOUR_WITHIN_S, **where)
+            near = timeline.around(top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), NEIGHBOUR_WITHIN_S)
+            rows = {r["id"]: r for r in await svc.store.retrievable_by_id(
+                tenant_id, contact_id, list({n for n, _ in near}), query_vec=query_vec,
+                model=svc.embedder.model_name, **where)}
+            neighbours = [{**rows[n], "anchor": a} for n, a in near if n in rows]
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
                       neighbours=neighbours)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
@@ -79,6 +80,31 @@ def relevance(cosine: list[float], keyword: list[float], lexical_weight: float =
     if top <= 0:
         return sem
     return [(1 - lexical_weight) * s + lexical_weight * (k / top) for s, k in zip(sem, keyword)]
+
+
+class Timeline:
+    """A contact's episodes in the order they were said, to find what was said just before and just after
+    a memory: the message a reply answers, and the reply."""
+
+    def __init__(self, docs: Iterable[dict[str, Any]]):
+        docs = list(docs)
+        self.at = {d["id"]: d["created_at"] for d in docs}
+        self.episodes = sorted((d["created_at"], d["id"]) for d in docs if d["memory_type"] == "episode")
+
+    def around(self, anchor_ids: Iterable[str], within_s: float) -> list[tuple[str, str]]:
+        """(neighbour id, anchor id): the episodes said just before and after each anchor, within `within_s`."""
+        out = []
+        for a in anchor_ids:
+            t = self.at.get(a)
+            if t is None:
+                continue
+            i = bisect_left(self.episodes, (t, a))
+            after = i + 1 if i < len(self.episodes) and self.episodes[i][1] == a else i
+            if i > 0 and (t - self.episodes[i - 1][0]).total_seconds() <= within_s:
+                out.append((self.episodes[i - 1][1], a))
+            if after < len(self.episodes) and (self.episodes[after][0] - t).total_seconds() <= within_s:
+                out.append((self.episodes[after][1], a))
+        return out
 
 
 def spread_to_neighbours(rel: dict[str, float], neighbours: Iterable[dict[str, Any]],

@@ -89,15 +89,17 @@ class Store:
             row = await cur.fetchone()
             return row["state"] if row else None
 
-    async def lexical_docs(self, tenant_id: str, contact_id: str) -> list[tuple[str, str]]:
-        """(id, "speaker: content") of every memory of the contact, archive included, for its BM25
-        index; the candidate query then keeps those retrievable at the request's as_of."""
+    async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
+        """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive
+        included: its BM25 index and its timeline (projections/lexical.py, retrieval.Timeline). The
+        candidate queries then keep those retrievable at the request's as_of."""
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                f"SELECT id, coalesce(speaker || ': ', '') || content AS text FROM {s}.memories "
-                f"WHERE tenant_id=%s AND contact_id=%s AND status <> 'merged'", (tenant_id, contact_id))
-            return [(r["id"], r["text"]) for r in await cur.fetchall()]
+                f"SELECT id, coalesce(speaker || ': ', '') || content AS text, created_at, memory_type "
+                f"FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s AND status <> 'merged'",
+                (tenant_id, contact_id))
+            return await cur.fetchall()
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, extra_ids: list[str], as_of: datetime, persona_id: str | None,
@@ -128,31 +130,19 @@ class Store:
             cur = await conn.execute(sql, params)
             return await cur.fetchall()
 
-    async def neighbours(self, tenant_id: str, contact_id: str, anchor_ids: list[str], *, query_vec: np.ndarray,
-                         model: str | None, as_of: datetime, persona_id: str | None, within_s: float,
-                         explicit_as_of: bool = False, past: bool = False) -> list[dict[str, Any]]:
-        """The episodes said just before and just after each anchor memory (within `within_s`), as
-        retrievable at `as_of`: the message a reply answers, and the reply. Each row carries `anchor`, the
-        id it neighbours, and its cosine similarity to the query."""
-        if not anchor_ids:
+    async def retrievable_by_id(self, tenant_id: str, contact_id: str, ids: list[str], *, query_vec: np.ndarray,
+                                model: str | None, as_of: datetime, persona_id: str | None,
+                                explicit_as_of: bool = False, past: bool = False) -> list[dict[str, Any]]:
+        """These memories, those of them retrievable at `as_of`, each with its cosine similarity to the query."""
+        if not ids:
             return []
         s = await self.schema()
-        where, window = retrievable(), "%(within)s * interval '1 second'"
-        episode = f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.memory_type = 'episode' AND m.id <> a.id"
-        before = (f"({episode} AND m.created_at <= a.created_at AND m.created_at >= a.created_at - {window} "
-                  f"ORDER BY m.created_at DESC, m.id LIMIT 1)")
-        after = (f"({episode} AND m.created_at >= a.created_at AND m.created_at <= a.created_at + {window} "
-                 f"ORDER BY m.created_at ASC, m.id LIMIT 1)")
         sim = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
-        sql = (f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity, n.anchor FROM "
-               f"(SELECT a.id AS anchor, x.id FROM {s}.memories a CROSS JOIN LATERAL ({before} UNION ALL {after}) x "
-               f"WHERE a.tenant_id=%(t)s AND a.contact_id=%(c)s AND a.id = ANY(%(anchors)s)) n "
-               f"JOIN {s}.memories m ON m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.id = n.id")
         params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
-                  "anchors": anchor_ids, "within": within_s, "model": model,
-                  "q": Vector(query_vec.astype(np.float32))}
+                  "ids": ids, "model": model, "q": Vector(query_vec.astype(np.float32))}
         async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, params)
+            cur = await conn.execute(f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity FROM {s}.memories m "
+                                     f"WHERE {retrievable()} AND m.id = ANY(%(ids)s)", params)
             return await cur.fetchall()
 
     async def entities(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from agents.pipeline import InteractionPipeline
 from projections import db
 from projections.context import assemble, rank, top_anchors
 from projections.lexical import BM25Index, query_terms
-from projections.retrieval import NEIGHBOUR_WITHIN_S, asks_about_past
+from projections.retrieval import NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
 from projections.store import MEMORY_COLUMNS, Store, visibility_params, visible
 from tests.helpers import T0, interaction, records
 
@@ -50,12 +50,15 @@ async def _stack(pg_url, version, embedder, contact, messages):
 async def _context(store, embedder, contact, query, at):
     """What GET /context does with a query (projections/api.build_context), without the HTTP layer."""
     qv = embedder.embed([query])[0]
-    keyword = BM25Index(await store.lexical_docs("default", contact)).top(query_terms(query), 40)
+    docs = await store.memory_docs("default", contact)
+    keyword = BM25Index((d["id"], d["text"]) for d in docs).top(query_terms(query), 40)
     where = dict(as_of=at, persona_id=None, explicit_as_of=True, past=asks_about_past(query))
     rows = await store.candidates("default", contact, query_vec=qv, model=embedder.model_name,
                                   extra_ids=list(keyword), **where)
-    near = await store.neighbours("default", contact, top_anchors(rows, keyword, 15), query_vec=qv,
-                                  model=embedder.model_name, within_s=NEIGHBOUR_WITHIN_S, **where)
+    near = Timeline(docs).around(top_anchors(rows, keyword, 15), NEIGHBOUR_WITHIN_S)
+    found = {r["id"]: r for r in await store.retrievable_by_id("default", contact, [n for n, _ in near], query_vec=qv,
+                                                                model=embedder.model_name, **where)}
+    near = [{**found[n], "anchor": a} for n, a in near if n in found]
     ranked = rank(rows, at, keyword=keyword, neighbours=near)
     state = {"displayName": "Asha", "sessionCount": 20, "activeStreak": 1, "firstSeen": T0.isoformat(),
              "lastSeen": at.isoformat(), "lastActiveDay": at.date().isoformat()}

@@ -274,3 +274,27 @@ def test_rank_tenant_scope_uses_tenant_weights():
     rows = [row("a", 0.0, 0.0, None, days_ago(365), refs=("topic:pricing",))]
     assert rank(rows, NOW, scope="tenant", matched_refs={"topic:pricing"}, has_query=False)[0][0] == pytest.approx(0.05)
     assert rank(rows, NOW, scope="contact", matched_refs={"topic:pricing"}, has_query=False)[0][0] == pytest.approx(0.10)
+
+
+# ------------------------------------------------------------------------------------ neighbours
+def test_timeline_finds_the_episodes_said_just_before_and_after_within_the_window():
+    t = lambda m: NOW + timedelta(minutes=m)  # noqa: E731
+    docs = [{"id": "q", "created_at": t(0), "memory_type": "episode"},      # "what did you paint?"
+            {"id": "a", "created_at": t(1), "memory_type": "episode"},      # "a sunset over the lake"
+            {"id": "f", "created_at": t(1), "memory_type": "fact"},         # a fact read from a's message
+            {"id": "z", "created_at": t(2), "memory_type": "episode"},
+            {"id": "late", "created_at": t(200), "memory_type": "episode"}]  # another conversation
+    tl = r.Timeline(docs)
+    assert sorted(tl.around(["a"], 1800)) == [("q", "a"), ("z", "a")]
+    assert tl.around(["late"], 1800) == []          # nothing within half an hour either side
+    assert tl.around(["q"], 1800) == [("a", "q")]   # the first message has no predecessor
+    assert ("a", "f") in tl.around(["f"], 1800)     # a fact's neighbour is its own message's episode
+    assert tl.around(["unknown"], 1800) == []
+
+
+def test_neighbours_share_half_their_anchors_relevance_and_keep_their_own_when_higher():
+    rel = {"a": 0.9, "b": 0.2}
+    out = r.spread_to_neighbours(rel, [{"id": "q", "anchor": "a"}, {"id": "b", "anchor": "a"},
+                                       {"id": "x", "anchor": "missing"}], own=lambda n: 0.1)
+    assert out == {"a": 0.9, "b": 0.45, "q": 0.45}
+    assert r.spread_to_neighbours({"a": 0.4, "b": 0.7}, [{"id": "b", "anchor": "a"}], own=lambda n: 0.0)["b"] == 0.7

@@ -48,7 +48,7 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
     cosine_only = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name, extra_ids=[],
                                          as_of=now, persona_id=None, k=3)
     assert "Makesh fixed the wobbly table leg for me" not in {r["content"] for r in cosine_only}
-    index = BM25Index(await store.lexical_docs("default", "kim"))
+    index = BM25Index((d["id"], d["text"]) for d in await store.memory_docs("default", "kim"))
     keyword = index.top(query_terms(q), 30)  # as the API does
     with_kw = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name,
                                      extra_ids=list(keyword), as_of=now, persona_id=None, k=3)
