@@ -38,6 +38,7 @@ from schemas import logsafe, validate
 from schemas.cachekeys import WORKER_PREFIX, window_key
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
+from streams import shredding
 from streams import outbox
 from streams.config import settings
 from streams.resilience import bounded
@@ -608,6 +609,8 @@ async def delete_contact(contact_id: str, tenant_id: str | None = None,
     now = format_time(now_utc())
     env = ev.contact_erased(event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, at=now)
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
+    async with svc.pool.connection() as conn:  # what the contact sends from now on gets a new key
+        await shredding.forget_keys_before(conn, tenant_id, contact_id, env.event_id)
     return JSONBody({"accepted": True, "erasureEventId": env.event_id}, status_code=202)
 
 

@@ -20,6 +20,7 @@ from pgvector import Vector
 
 from schemas import events as ev
 from schemas.envelope import Envelope, parse_time
+from streams import shredding
 
 State = dict[str, Any]
 
@@ -284,11 +285,11 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
     for schema, table in tables:
         await cur.execute(f"DELETE FROM {schema}.{table} WHERE tenant_id=%s AND contact_id=%s",
                           (tenant_id, contact_id))
+    # the key first: which keys the erasure covers is read from its ledger row, deleted next
+    await shredding.forget_keys_before(cur, tenant_id, contact_id, erasure_event_id)
     await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s AND seq <= COALESCE("
                       "(SELECT seq FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s), 9223372036854775807)",
                       (tenant_id, contact_id, tenant_id, erasure_event_id))
-    await cur.execute("DELETE FROM rapport.contact_keys WHERE tenant_id=%s AND contact_id=%s",
-                      (tenant_id, contact_id))
 
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:

@@ -229,7 +229,9 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
     is applied or was re-published now (the next page of a sweep starts after it)."""
     async with pool.connection() as conn:
         cur = await conn.execute(
-            f"SELECT l.seq, l.envelope, (p.event_id IS NOT NULL) AS applied, l.recorded_at "
+            f"SELECT l.seq, l.envelope, (p.event_id IS NOT NULL) AS applied, l.recorded_at, "
+            f"EXISTS (SELECT 1 FROM rapport.ledger e WHERE e.tenant_id = l.tenant_id AND e.contact_id = l.contact_id "
+            f"AND e.seq > l.seq AND e.event_type = '{ev.CONTACT_ERASED}') AS erased_later "
             f"FROM rapport.ledger l LEFT JOIN {schema}.processed_events p "
             f"ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
             f"WHERE l.seq > %s ORDER BY l.seq LIMIT %s", (after_seq, limit))
@@ -248,7 +250,7 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
                 blocked = True
         else:
             blocked = True
-            if recorded_at.timestamp() > cutoff:
+            if recorded_at.timestamp() > cutoff or r["erased_later"]:  # its contact's erasure deletes it
                 gap = True
                 continue
             e = decode(envelope)

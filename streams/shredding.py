@@ -201,6 +201,17 @@ async def get_or_create_keys(conn: Any, contacts: Iterable[Contact]) -> dict[Con
     return keys
 
 
+async def forget_keys_before(conn: Any, tenant_id: str, contact_id: str, erasure_event_id: str | None) -> None:
+    """Delete the contact's data key if it was created before the erasure was recorded (every key when the
+    erasure is not in the ledger). The API calls it when it records the erasure, so events accepted after
+    the DELETE are sealed with a new key at once; the worker calls it again when it applies the erasure,
+    and leaves that new key alone (deleting it would shred the contact's later events)."""
+    await conn.execute(
+        "DELETE FROM rapport.contact_keys WHERE tenant_id=%s AND contact_id=%s AND (since_seq IS NULL OR "
+        "since_seq < COALESCE((SELECT seq FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s), "
+        "9223372036854775807))", (tenant_id, contact_id, tenant_id, erasure_event_id))
+
+
 class KeyRing:
     """Contact keys cached in one process. Safe to cache only where every erasure that can delete a
     cached key is seen: in a worker, which applies the erasures of its partitions' contacts itself
