@@ -360,9 +360,15 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     refs = refs_in_play(ranked, matched_refs)
     wanted = entity_cards(refs, card_rows or [], shown=set())
     reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
-    packed, used = pack(drop_redundant(ranked), memory_budget - reserve, lambda x: cost(x[1]["content"]))
+    listed = drop_redundant(ranked)
+    packed, used = pack(listed, memory_budget - reserve, lambda x: cost(x[1]["content"]))
     shown = {r["id"] for _, r in packed}
-    cards, _ = pack(entity_cards(refs, card_rows or [], shown), memory_budget - used, lambda c: cost(c["text"]))
+    cards, card_used = pack(entity_cards(refs, card_rows or [], shown), memory_budget - used, lambda c: cost(c["text"]))
+    # what the cards left of their reserve goes back to the ranked memories, in rank order
+    on_cards = shown | {mid for c in cards for mid in c["memoryIds"]}
+    more, _ = pack([x for x in listed if x[1]["id"] not in on_cards], memory_budget - used - card_used,
+                   lambda x: cost(x[1]["content"]))
+    packed += more
     by_id = {r["id"]: r for r in card_rows or []}
     memories = [memory_json(r, sc) for sc, r in packed]
     memories += [memory_json(by_id[mid]) for c in cards for mid in c["memoryIds"]]  # score: null (card)

@@ -239,6 +239,39 @@ def test_episodes_without_a_shared_entity_group_by_theme_similarity():
     assert "work, stressful, deadline" in comp[0].payload["pattern"]["content"]
 
 
+def test_a_star_of_loosely_related_episodes_is_no_theme():
+    """Six episodes each 55 degrees from a seventh (cosine 0.57, within 0.55 of it) but about different
+    things (neighbours on the cone 0.66 apart, the rest below 0): the hub's neighbourhood is no theme,
+    because its members are not within the threshold of one another; a theme needs five that are."""
+    import math
+    a = math.radians(55)
+    hub = memory("h", "Chatting about the week", days=0, vec=unit(0, 0, 1))
+    spokes = [memory(f"s{k}", f"Something else {k}", days=0.1 * k,
+                     vec=unit(math.sin(a) * math.cos(math.radians(60 * k)), math.sin(a) * math.sin(math.radians(60 * k)),
+                              math.cos(a))) for k in range(6)]
+    s, known = state_with([hub] + spokes, periodic_due=at(10))
+    assert [e for e in cons.run_due(s, tick(at(10)), known) if e.event_type == ev.EPISODES_COMPRESSED] == []
+
+
+def test_a_theme_takes_in_only_episodes_nearly_as_close_to_it_as_its_own():
+    close = [memory(f"w{i}", f"Work was stressful, deadline {i}", days=i * 0.1, vec=unit(1, 0.1 + 0.01 * i))
+             for i in range(6)]
+    s, known = state_with(close, periodic_due=at(10))
+    first = next(e for e in cons.run_due(s, tick(at(10)), known) if e.event_type == ev.EPISODES_COMPRESSED)
+    pid = first.payload["pattern"]["id"]
+    assert s["memoryIndex"]["items"][pid]["theme"]["joinAt"] > 0.99  # its episodes are all ~0.999 to it
+    # 0.65 to the theme: within the bare 0.55, but not halfway from it to how close its own episodes are
+    loose = memory("loose", "A different kind of day", days=11, vec=unit(1, 1.5))
+    tight = memory("tight", "Work stress again, deadline 7", days=11, vec=unit(1, 0.12))
+    for m in (loose, tight):
+        remember._add(s["memoryIndex"], m)
+        known[m["id"]] = cons.known_entry(m)
+    s["consolidation"]["periodicDue"] = at(16)
+    joined = [e.payload["episodeIds"] for e in cons.run_due(s, tick(at(16)), known)
+              if e.event_type == ev.EPISODES_COMPRESSED and e.payload["pattern"]["id"] == pid]
+    assert joined == [["tight"]]
+
+
 def test_the_cap_archives_the_least_important():
     ms = [memory(f"m{i:03}", f"fact {i}", "fact", vec=unit(1), importance=0.3 + i / 1000) for i in range(cons.ACTIVE_CAP + 3)]
     s, known = state_with(ms, periodic_due=at(1))

@@ -311,13 +311,18 @@ def existing_theme(s: State, mid: str, known: Known) -> str | None:
 def _nearest_theme_pattern(s: State, vec: np.ndarray, model: str | None, known: Known) -> tuple[str, str] | None:
     """(theme key, pattern id) of the active cluster pattern nearest to `vec`, within the theme similarity."""
     items, themes_ = s["memoryIndex"]["items"], s["consolidation"].setdefault("themes", {})
-    best, found = THEME_SIMILARITY.get(model or "", DEFAULT_THEME_SIMILARITY), None
+    threshold = THEME_SIMILARITY.get(model or "", DEFAULT_THEME_SIMILARITY)
+    best, found = -1.0, None
     for key, pid in sorted(themes_.items()):
         kv = known.get(pid) or {}
         if key.startswith("theme|") and pid in items and kv.get("embedding") is not None \
                 and kv.get("embeddingModel") == model:
             sim = float(vec @ np.asarray(kv["embedding"], dtype=np.float32))
-            if sim >= best:
+            # halfway to how close its founding episodes are to it: a centroid is nearer to everything than
+            # its members are to each other, so the bare threshold let one theme swallow a whole chat
+            join_at = (items[pid].get("theme") or {}).get("joinAt")
+            bar = threshold if join_at is None else max(threshold, (threshold + float(join_at)) / 2)
+            if sim >= bar and sim > best:
                 best, found = sim, (key, pid)
     return found
 
@@ -352,16 +357,30 @@ def themes(s: State, episodes: list[str], known: Known, entity_names: dict[str, 
     vecs = np.asarray([known[m]["embedding"] for m in with_vec], dtype=np.float32)
     close = (vecs @ vecs.T) >= threshold
     free = np.ones(len(with_vec), dtype=bool)
+    sims = vecs @ vecs.T
     while True:
         counts = (close & free[None, :] & free[:, None]).sum(axis=1)
         best = int(np.argmax(counts))
         if counts[best] < COMPRESS_MIN:
             break
-        members_i = np.flatnonzero(close[best] & free)
+        members_i = _clique(sims, best, np.flatnonzero(close[best] & free), threshold)
+        if len(members_i) < COMPRESS_MIN:
+            free[best] = False  # no theme of its own: its neighbours may still found one
+            continue
         members = [with_vec[i] for i in members_i]
         free[members_i] = False
         groups.append((f"theme|{members[0]}", _label(known, members), members))
     return groups
+
+
+def _clique(sims: np.ndarray, hub: int, near: np.ndarray, threshold: float) -> np.ndarray:
+    """The hub's neighbours that are all within the threshold of one another, taken nearest to the hub
+    first: a theme is episodes about one thing, not a chain of each like the next."""
+    members = [hub]
+    for i in sorted((int(i) for i in near if i != hub), key=lambda i: (-sims[hub, i], i)):
+        if all(sims[i, j] >= threshold for j in members):
+            members.append(i)
+    return np.asarray(members)
 
 
 def _label(known: Known, members: list[str]) -> str:
@@ -463,9 +482,13 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
             remember.drop(idx, m)
         if not created:
             remember.drop(idx, pid)
+        join_at = theme.get("joinAt")
+        if join_at is None and vecs and centroid is not None:  # founding: how close its episodes are to it
+            join_at = round(min(float(v @ centroid) for v in vecs), 4)
         idx["items"][pid] = {**remember.index_item(pattern),
                              "theme": {"label": theme["label"], "count": count, "first": first_at,
-                                       "snippets": snippets, "speakers": speakers}}
+                                       "snippets": snippets, "speakers": speakers,
+                                       **({"joinAt": join_at} if join_at is not None else {})}}
         s["consolidation"]["themes"][key] = pid
         known[pid] = known_entry(pattern)
         out.append(ev.derived(env, ev.EPISODES_COMPRESSED, f"compress:{key}:{episodes[0]}", {
