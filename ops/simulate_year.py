@@ -65,6 +65,8 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
     rng = random.Random(seed)
     s = core.new_state("sim", "arjun")
     known: dict[str, dict] = {}  # what the shell supplies to the consolidation tiers
+    rows_held: dict[str, int] = {}  # every memory row the projection holds -> its bytes (content + vector)
+    left_out: set[str] = set()
     hot: dict[str, list[float]] = {}
     rows, n = [], 0
     start = datetime(2026, 1, 1, 22, tzinfo=TZ)
@@ -84,8 +86,13 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
             if d.event_type == ev.MEMORY_EXTRACTED:
                 m = d.payload["memory"]
                 known[m["id"]] = known_entry(m)
+                rows_held[m["id"]] = _row_bytes(m)
                 if m.get("embedding"):
                     hot[m["id"]] = m["embedding"]
+            elif d.event_type == ev.EPISODES_COMPRESSED:
+                rows_held[d.payload["pattern"]["id"]] = _row_bytes(d.payload["pattern"])
+            elif d.event_type in (ev.MEMORY_MERGED, ev.MEMORY_SUPERSEDED):
+                left_out.add(d.payload["memoryId"])  # not in the archive: merged into another / replaced
 
     def catch_up(until: datetime) -> None:
         """The scheduler's ticks for work that came due while the contact was quiet."""
@@ -98,7 +105,7 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
         t = start + timedelta(days=day, minutes=rng.randint(0, 60))
         catch_up(t)
         if rng.random() < 0.15:  # a quiet night
-            _month_row(rows, day, days, n, s)
+            _month_row(rows, day, days, n, s, rows_held, left_out)
             continue
         msgs = [] if month in told else list(FACTS.get(month, []))
         told.add(month)
@@ -118,7 +125,7 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
                                occurred_at=(t + timedelta(minutes=2 * i)).isoformat(), recorded_at=t.isoformat(),
                                role="user", message=text)
             apply(e, core.plan_memories(e))
-        _month_row(rows, day, days, n, s)
+        _month_row(rows, day, days, n, s, rows_held, left_out)
     return rows
 
 
@@ -150,19 +157,29 @@ def _context_top(s: dict, known: dict, query: str, query_vec, t: datetime) -> li
     return [m for _, m in scored[:ACCESSED]]
 
 
-def _month_row(rows: list[dict], day: int, days: int, n: int, s: dict) -> None:
+def _row_bytes(m: dict) -> int:
+    """What a memory row holds that grows with the archive: its text and its vector (float32)."""
+    return len(m["content"].encode()) + 4 * len(m.get("embedding") or ())
+
+
+def _month_row(rows: list[dict], day: int, days: int, n: int, s: dict, held: dict[str, int], left_out: set[str]) -> None:
     if (day + 1) % 30 == 0 or day == days - 1:
         items = s["memoryIndex"]["items"]
+        archive = [b for mid, b in held.items() if mid not in items and mid not in left_out]
         rows.append({"month": day // 30 + 1, "messages": n, "active": len(items),
-                     **Counter(it["memoryType"] for it in items.values())})
+                     **Counter(it["memoryType"] for it in items.values()),
+                     "archive": len(archive), "archiveKB": sum(archive) / 1024})
 
 
 def main() -> None:
     rows = simulate()
-    print("month  messages  active  fact  preference  episode  pattern")
+    print("month  messages  active  fact  preference  episode  pattern  archive  archive KB")
     for r in rows:
         print(f"{r['month']:>5}  {r['messages']:>8}  {r['active']:>6}  {r.get('fact', 0):>4}  {r.get('preference', 0):>10}"
-              f"  {r.get('episode', 0):>7}  {r.get('pattern', 0):>7}")
+              f"  {r.get('episode', 0):>7}  {r.get('pattern', 0):>7}  {r['archive']:>7}  {r['archiveKB']:>10.0f}")
+    year = next((r for r in rows if r["month"] == 12), rows[-1])
+    print(f"per contact-year (month 12): {year['active']} active, archive {year['archive']} rows, "
+          f"{year['archiveKB']:.0f} KB of text and vectors (384-d float32), searched by every query")
 
 
 if __name__ == "__main__":
