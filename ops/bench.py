@@ -89,9 +89,11 @@ def target(url: str | None, workers: int, with_db: bool = False) -> Iterator[Any
             stack.stop()
 
 
-def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5) -> float:
+def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5, archived: int = 0) -> float:
     """Synthetic memories straight into the live projection (binary COPY): realistic texts, random unit
-    vectors of the local model's size. For measuring the read path at scale only."""
+    vectors of the local model's size; per contact `per_contact` in the working set and `archived` more
+    that a consolidation tier retired (compressed into a pattern), which every query searches too. For
+    measuring the read path at scale only."""
     import numpy as np
     import orjson
     import psycopg
@@ -121,21 +123,24 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5)
                                   orjson.dumps(st).decode(), per_contact * 2))
             cols = ("id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, confidence, "
                     "source, status, pinned, entity_refs, topics, source_event_ids, created_at, updated_at, "
-                    "accessed_at, content_hash, embedding, embedding_model, embedding_dim")
+                    "accessed_at, content_hash, embedding, embedding_model, embedding_dim, retired_at")
             with cur.copy(f"COPY {s}.memories ({cols}) FROM STDIN WITH (FORMAT BINARY)") as cp:
                 cp.set_types(["text", "text", "text", "text", "text", "text", "float8", "float8", "float8", "text",
                               "text", "bool", "text[]", "text[]", "text[]", "timestamptz", "timestamptz",
-                              "timestamptz", "text", "vector", "text", "int4"])
+                              "timestamptz", "text", "vector", "text", "int4", "timestamptz"])
                 for c in range(contacts):
-                    block = vecs.standard_normal((per_contact, 384)).astype(np.float32)
+                    block = vecs.standard_normal((per_contact + archived, 384)).astype(np.float32)
                     block /= np.linalg.norm(block, axis=1, keepdims=True)
-                    for i in range(per_contact):
+                    for i in range(per_contact + archived):
                         text = message(rng)
                         at = now - timedelta(days=rng.randint(0, 365), minutes=i)
-                        mtype = rng.choice(["episode", "episode", "fact", "preference"])
+                        if i < per_contact:
+                            mtype, status, retired = rng.choice(["episode", "episode", "fact", "preference"]), "active", None
+                        else:
+                            mtype, status, retired = "episode", "compressed", at + timedelta(days=3)
                         cp.write_row((f"s{c}-m{i}", "scale", f"s{c}", "contact", mtype, text, rng.uniform(0.1, 1.0),
-                                      0.008, 1.0, "rules", "active", False, [], [], [f"s{c}-e{i}"], at, at, at,
-                                      content_hash(text), block[i], LOCAL_MODEL_NAME, 384))
+                                      0.008, 1.0, "rules", status, False, [], [], [f"s{c}-e{i}"], at, at, at,
+                                      content_hash(text), block[i], LOCAL_MODEL_NAME, 384, retired))
         conn.execute(f"ANALYZE {s}.memories")
         conn.commit()
     return time.perf_counter() - t0
@@ -169,12 +174,13 @@ async def run_context(url: str, contacts: int, queries: int, concurrency: int, s
     return out
 
 
-def context_main(url: str | None, contacts: int, per_contact: int, queries: int, concurrency: int) -> dict[str, Any]:
+def context_main(url: str | None, contacts: int, per_contact: int, queries: int, concurrency: int,
+                 archived: int = 0) -> dict[str, Any]:
     with target(url, 1, with_db=True) as (u, database_url, headers):
         if not database_url:
             raise RuntimeError("--url needs RAPPORT_DATABASE_URL of that instance to load the synthetic data")
-        took = bulk_load(database_url, contacts, per_contact)
-        print(f"loaded {contacts} contacts x {per_contact} memories in {took:.0f} s")
+        took = bulk_load(database_url, contacts, per_contact, archived=archived)
+        print(f"loaded {contacts} contacts x ({per_contact} active + {archived} archived) memories in {took:.0f} s")
         r = asyncio.run(run_context(u, contacts, queries, concurrency, headers=headers))
     for name, v in r.items():
         print(f"/context {name:<20} p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, p99 {v['p99_ms']} ms, "

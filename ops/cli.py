@@ -228,16 +228,17 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out) -> Non
 @click.option("--url", default=None, help="a running instance (with RAPPORT_DATABASE_URL); default: embedded")
 @click.option("--contacts", default=10000, show_default=True)
 @click.option("--memories", "per_contact", default=100, show_default=True, help="memories per contact")
+@click.option("--archived", default=1000, show_default=True, help="archived memories per contact (searched by queries)")
 @click.option("--queries", default=1000, show_default=True)
 @click.option("--concurrency", default=8, show_default=True)
-def bench_context(url, contacts, per_contact, queries, concurrency) -> None:  # noqa: ANN001
+def bench_context(url, contacts, per_contact, archived, queries, concurrency) -> None:  # noqa: ANN001
     """/context latency at scale: synthetic memories bulk-loaded, then queried through HTTP."""
     import platform
 
     from ops.bench import context_main
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    context_main(url, contacts, per_contact, queries, concurrency)
+    context_main(url, contacts, per_contact, queries, concurrency, archived=archived)
 
 
 @bench.command("chaos")

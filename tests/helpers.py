@@ -39,3 +39,24 @@ class FakeEmbedder:
             v = np.frombuffer(h[:32], dtype=np.uint8)[:8].astype(np.float32) - 127.5
             out[i] = v / np.linalg.norm(v)
         return out
+
+
+async def api_in_process(monkeypatch, database_url: str, **service):  # noqa: ANN001, ANN201
+    """The context API's service wired to a real PostgreSQL, keyless (tests/test_edge_api covers the keys),
+    with the local stand-ins a test names (`publisher=`, `redis=`, `broker_ok=`, ...); returns the pool to
+    close. Requests go through httpx.ASGITransport(app=projections.api.app)."""
+    import dataclasses
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from projections import api, db
+    from projections.store import Store
+
+    pool = AsyncConnectionPool(database_url, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
+                               kwargs={"autocommit": True})
+    await pool.open(wait=True)
+    wiring = {"pool": pool, "store": Store(pool), "embedder": FakeEmbedder(),
+              "s": dataclasses.replace(api.svc.s, auth=False), **service}
+    for name, value in wiring.items():
+        monkeypatch.setattr(api.svc, name, value)
+    return pool

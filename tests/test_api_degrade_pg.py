@@ -2,16 +2,12 @@
 others (the API in-process over a real PostgreSQL; no broker or Redis needed for reads)."""
 from __future__ import annotations
 
-import dataclasses
-
 import httpx
 import pytest
-from psycopg_pool import AsyncConnectionPool
 
 from agents.pipeline import InteractionPipeline
 from projections import api, db
-from projections.store import Store
-from tests.helpers import FakeEmbedder, interaction, records
+from tests.helpers import FakeEmbedder, api_in_process, interaction, records
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
@@ -23,14 +19,7 @@ async def test_an_unreadable_contact_answers_a_json_500_and_the_others_200(fresh
                              interaction("o1", "I play the cello on Sundays", contact="other")]))
     with db.connect(fresh_db, autocommit=True) as c:  # what a year-0001 +14:00 event left before the guards
         c.execute("UPDATE proj_v1.memories SET created_at='0001-12-31 10:00:00+00 BC' WHERE contact_id='ancient'")
-    pool = AsyncConnectionPool(fresh_db, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
-                               kwargs={"autocommit": True})
-    await pool.open(wait=True)
-    monkeypatch.setattr(api.svc, "pool", pool)
-    monkeypatch.setattr(api.svc, "store", Store(pool))
-    monkeypatch.setattr(api.svc, "embedder", FakeEmbedder())
-    monkeypatch.setattr(api.svc, "redis", None)  # a cache that is down: history comes from PostgreSQL
-    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=False))  # keyless: tests/test_edge_api
+    pool = await api_in_process(monkeypatch, fresh_db, redis=None)  # a cache that is down: history from PostgreSQL
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app, raise_app_exceptions=False),
                                      base_url="http://api") as client:

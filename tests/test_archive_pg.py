@@ -114,7 +114,7 @@ async def test_superseded_facts_come_back_only_when_the_question_is_about_the_pa
 async def test_the_sql_working_set_and_its_python_twin_agree(pg_url, version, embedder):
     """projections/store.visible and agents/core/decay.in_working_set over every combination of status,
     retirement, expiry, decay, pinning and a later access, evaluated at several times."""
-    async with _stack(pg_url, version, embedder, "par", ["I love jazz piano"]) as store:
+    async with _stack(pg_url, version, embedder, "par", ["I love jazz piano"]):
         s = db.schema_of(version)
         with psycopg.connect(pg_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
             base = c.execute(f"SELECT * FROM {s}.memories WHERE contact_id='par' LIMIT 1").fetchone()

@@ -2,16 +2,12 @@
 tenants are accepted (the API in-process over a real PostgreSQL, no broker: the ledger is the outbox)."""
 from __future__ import annotations
 
-import dataclasses
-
 import httpx
 import pytest
-from psycopg_pool import AsyncConnectionPool
 
-from projections import api, db
-from projections.store import Store
+from projections import api
 from streams import outbox
-from tests.helpers import FakeEmbedder
+from tests.helpers import api_in_process
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
@@ -23,14 +19,7 @@ def events(tenant: str, n: int, start: int = 0) -> list[dict]:
 
 
 async def test_a_tenant_over_its_backlog_limit_gets_429_and_others_are_accepted(fresh_db, monkeypatch):  # noqa: F811
-    pool = AsyncConnectionPool(fresh_db, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
-                               kwargs={"autocommit": True})
-    await pool.open(wait=True)
-    monkeypatch.setattr(api.svc, "pool", pool)
-    monkeypatch.setattr(api.svc, "store", Store(pool))
-    monkeypatch.setattr(api.svc, "embedder", FakeEmbedder())
-    monkeypatch.setattr(api.svc, "broker_ok", False)  # nothing is processed: the backlog only grows
-    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=False))  # keyless: tests/test_edge_api
+    pool = await api_in_process(monkeypatch, fresh_db, broker_ok=False)  # nothing is processed: the backlog grows
     monkeypatch.setattr(api.svc, "backlogs", outbox.Cached(api.svc._backlog, ttl_s=0))
     monkeypatch.setattr(api, "BACKLOG_LIMIT", 5)
     try:

@@ -3,18 +3,14 @@ sealed with a new key the moment the DELETE is answered, so the worker's erasure
 shreds only what came before it. The API in-process over a real PostgreSQL; the broker is a list."""
 from __future__ import annotations
 
-import dataclasses
-
 import httpx
 import psycopg
 import pytest
-from psycopg_pool import AsyncConnectionPool
 
 from agents.pipeline import InteractionPipeline
 from projections import api, db
-from projections.store import Store
 from streams import ingest
-from tests.helpers import FakeEmbedder
+from tests.helpers import FakeEmbedder, api_in_process
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
 from tests.test_shredding_pg import CapturingPublisher
 
@@ -27,13 +23,8 @@ def event(eid: str, message: str, minute: int) -> dict:
 
 
 async def test_events_sent_right_after_a_delete_survive_its_erasure(fresh_db, monkeypatch):  # noqa: F811
-    pool = AsyncConnectionPool(fresh_db, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
-                               kwargs={"autocommit": True})
-    await pool.open(wait=True)
     pub = CapturingPublisher()
-    for name, value in (("pool", pool), ("store", Store(pool)), ("embedder", FakeEmbedder()), ("publisher", pub),
-                        ("broker_ok", True), ("s", dataclasses.replace(api.svc.s, auth=False))):
-        monkeypatch.setattr(api.svc, name, value)
+    pool = await api_in_process(monkeypatch, fresh_db, publisher=pub, broker_ok=True)
     worker = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(),
                                  broker_epoch="e", version="v1")
     try:
