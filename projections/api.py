@@ -533,26 +533,14 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     matched: set[str] = set()
     keyword: dict[str, float] = {}
     if state is not None:
-        past = asks_about_past(query)
-        query_vec = None
-        if query:
-            version = (state.get("firstSeen"), state.get("memoryVersion", 0))
-            bm25, timeline = await svc.contact_index(tenant_id, contact_id, version)
-            keyword = bm25.top(query_terms(query), KEYWORD_K)
-            matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
-            query_vec = await embedding
-        where = dict(as_of=at, persona_id=persona_id, explicit_as_of=explicit_as_of, past=past)
-        candidates = await svc.store.candidates(
-            tenant_id, contact_id, query_vec=query_vec, model=svc.embedder.model_name, extra_ids=list(keyword),
-            entity_refs=sorted(matched), **where)
-        neighbours = []
-        if query_vec is not None and candidates:
-            near = timeline.around(top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), NEIGHBOUR_WITHIN_S)
-            rows = {r["id"]: r for r in await svc.store.retrievable_by_id(
-                tenant_id, contact_id, list({n for n, _ in near}), query_vec=query_vec,
-                model=svc.embedder.model_name, **where)}
-            neighbours = [{**rows[n], "anchor": a} for n, a in near if n in rows]
+        where = dict(as_of=at, persona_id=persona_id, explicit_as_of=explicit_as_of, past=asks_about_past(query))
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
+        if query:
+            candidates, keyword, neighbours, matched = await query_candidates(
+                tenant_id, contact_id, state, entities, query, embedding, where)
+        else:
+            candidates, neighbours = await svc.store.candidates(
+                tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, extra_ids=[], **where), []
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
                       neighbours=neighbours)
         card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
@@ -568,6 +556,31 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
                     persona_id=persona_id)
     body["as_of"] = format_time(at)
     return body
+
+
+async def query_candidates(tenant_id: str, contact_id: str, state: dict, entities: list[dict], query: str,
+                           embedding: asyncio.Future, where: dict[str, Any]
+                           ) -> tuple[list[dict], dict[str, float], list[dict], set[str]]:
+    """(candidates, BM25 scores, neighbour rows, entities the query names) for a question: the vector and
+    entity candidates are searched while the contact's keyword index is read and built (on a cold cache
+    that build is the larger part of the request), then the keyword-only matches and the neighbours of
+    the most relevant are fetched by id."""
+    version = (state.get("firstSeen"), state.get("memoryVersion", 0))
+    index = asyncio.ensure_future(svc.contact_index(tenant_id, contact_id, version))
+    matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
+    query_vec = await embedding
+    model = svc.embedder.model_name
+    candidates = await svc.store.candidates(tenant_id, contact_id, query_vec=query_vec, model=model, extra_ids=[],
+                                            entity_refs=sorted(matched), **where)
+    bm25, timeline = await index
+    keyword = bm25.top(query_terms(query), KEYWORD_K)
+    have = {r["id"] for r in candidates}
+    candidates += await svc.store.retrievable_by_id(tenant_id, contact_id, [i for i in keyword if i not in have],
+                                                    query_vec=query_vec, model=model, **where)
+    near = timeline.around(top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), NEIGHBOUR_WITHIN_S)
+    rows = {r["id"]: r for r in await svc.store.retrievable_by_id(
+        tenant_id, contact_id, list({n for n, _ in near}), query_vec=query_vec, model=model, **where)}
+    return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched
 
 
 async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:

@@ -38,7 +38,8 @@ class BM25Index:
         for doc_id, text in docs:
             toks = tokens(text)
             self.lengths[doc_id] = len(toks)
-            for term, tf in Counter(toks).items():
+            # stop words count towards a document's length but are never queried (query_terms drops them)
+            for term, tf in Counter(t for t in toks if t not in STOP).items():
                 self.postings.setdefault(term, []).append((doc_id, tf))
         n = len(self.lengths)
         self.avgdl = (sum(self.lengths.values()) / n) if n else 0.0
