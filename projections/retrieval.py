@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
+from agents.core.contact import CoreConfig
+
 
 @dataclass(frozen=True)
 class Weights:
@@ -37,7 +39,7 @@ QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 # to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS.
 NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_ANCHORS = 15
-NEIGHBOUR_WITHIN_S = 30 * 60  # one conversation: the session gap
+NEIGHBOUR_WITHIN_S = CoreConfig.session_gap_s  # one conversation: the silence that ends a session
 
 # A question about how things were: superseded facts become candidates again.
 PAST_CUES = re.compile(r"\b(used to|previous(ly)?|former(ly)?|before|earlier|in the past|originally|back then|"
