@@ -540,7 +540,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
                 tenant_id, contact_id, state, entities, query, embedding, where)
         else:
             candidates, neighbours = await svc.store.candidates(
-                tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, extra_ids=[], **where), []
+                tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, **where), []
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
                       neighbours=neighbours)
         card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
@@ -570,7 +570,7 @@ async def query_candidates(tenant_id: str, contact_id: str, state: dict, entitie
     matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
     query_vec = await embedding
     model = svc.embedder.model_name
-    candidates = await svc.store.candidates(tenant_id, contact_id, query_vec=query_vec, model=model, extra_ids=[],
+    candidates = await svc.store.candidates(tenant_id, contact_id, query_vec=query_vec, model=model,
                                             entity_refs=sorted(matched), **where)
     bm25, timeline = await index
     keyword = bm25.top(query_terms(query), KEYWORD_K)

@@ -26,7 +26,7 @@ MEMORY_COLUMNS_M = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(",")
 # The working set at %(as_of)s: memories created by then, not yet retired (superseded, merged,
 # compressed, pruned, expired, archived) then, unexpired, and with importance at %(as_of)s
 # (agents/core/decay.py, the same closed form in SQL; accesses after as_of had not happened yet, as in
-# context.rank) of 0.1 or pinned. agents/core/tiers.in_working_set is its Python twin (a parity test on
+# context.rank) of 0.1 or pinned. agents/core/decay.in_working_set is its Python twin (a parity test on
 # PostgreSQL holds them together). %(created_by)s is as_of for an explicit as_of, else infinity (a
 # producer clock a little ahead is fine).
 def visible(m: str = "m") -> str:
@@ -41,7 +41,7 @@ def visible(m: str = "m") -> str:
 # What a query searches at %(as_of)s: the working set and the archive (everything a tier retired without
 # an erasure: compressed, pruned, expired, archived, decayed). Left out: a near-duplicate merged into
 # another memory (the winner holds its content and provenance), and a superseded fact unless %(past)s
-# (the query asks about the past). agents/core/tiers.retrievable is its twin.
+# (the query asks about the past).
 def retrievable(m: str = "m") -> str:
     return (f"{m}.tenant_id=%(t)s AND {m}.contact_id=%(c)s AND {m}.created_at <= %(created_by)s "
             f"AND ({m}.status NOT IN ('merged', 'superseded') OR {m}.retired_at > %(as_of)s "
@@ -54,6 +54,9 @@ def visibility_params(tenant_id: str, contact_id: str, as_of: datetime, explicit
     return {"t": tenant_id, "c": contact_id, "as_of": as_of, "created_by": as_of if explicit else "infinity",
             "persona": persona_id, "past": past}
 
+
+# a candidate's cosine similarity to the query %(q)s (0 for a vector of another model, or none)
+SIMILARITY = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
 
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
 
@@ -102,30 +105,29 @@ class Store:
             return await cur.fetchall()
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
-                         model: str | None, extra_ids: list[str], as_of: datetime, persona_id: str | None,
+                         model: str | None, as_of: datetime, persona_id: str | None,
                          entity_refs: list[str] | None = None, k: int = 40, explicit_as_of: bool = False,
                          past: bool = False) -> list[dict[str, Any]]:
         """With a query: the `retrievable` memories (working set and archive) that are the top k by
-        cosine, or in `extra_ids` (keyword matches), or, in the working set, linked to `entity_refs`
-        (the entities the query names); each with its cosine similarity to the query (0 without a
-        comparable embedding). Without a query: the working set's k most important, newest. The
-        caller tells the tiers apart (agents/core/tiers.py)."""
+        cosine, or, in the working set, linked to `entity_refs` (the entities the query names); each with
+        its cosine similarity to the query. Without a query: the working set's k most important, newest,
+        or linked to `entity_refs`. Keyword matches are fetched by id (`retrievable_by_id`); the caller
+        tells the tiers apart (projections/context.tier)."""
         s = await self.schema()
         params: dict[str, Any] = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
-                                  "k": k, "model": model, "extra": extra_ids, "refs": entity_refs or [],
+                                  "k": k, "model": model, "refs": entity_refs or [],
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
         if query_vec is not None:
             where = retrievable()
             pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
                     f"ORDER BY m.embedding <=> %(q)s LIMIT %(k)s")
-            sim = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
-            sql = (f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity FROM {s}.memories m WHERE {where} AND "
-                   f"(m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR (m.entity_refs && %(refs)s::text[] AND {visible()}))")
+            sql = (f"SELECT {MEMORY_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m WHERE {where} AND "
+                   f"(m.id IN ({pick}) OR (m.entity_refs && %(refs)s::text[] AND {visible()}))")
         else:
             where = visible()
             pick = f"SELECT m.id FROM {s}.memories m WHERE {where} ORDER BY m.importance DESC, m.created_at DESC LIMIT %(k)s"
             sql = (f"SELECT {MEMORY_COLUMNS_M}, 0.0 AS similarity FROM {s}.memories m "
-                   f"WHERE {where} AND (m.id IN ({pick}) OR m.id = ANY(%(extra)s) OR m.entity_refs && %(refs)s::text[])")
+                   f"WHERE {where} AND (m.id IN ({pick}) OR m.entity_refs && %(refs)s::text[])")
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql, params)
             return await cur.fetchall()
@@ -137,11 +139,10 @@ class Store:
         if not ids:
             return []
         s = await self.schema()
-        sim = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
         params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                   "ids": ids, "model": model, "q": Vector(query_vec.astype(np.float32))}
         async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT {MEMORY_COLUMNS_M}, {sim} AS similarity FROM {s}.memories m "
+            cur = await conn.execute(f"SELECT {MEMORY_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
                                      f"WHERE {retrievable()} AND m.id = ANY(%(ids)s)", params)
             return await cur.fetchall()
 

@@ -9,16 +9,12 @@ from datetime import timedelta
 
 import psycopg
 import pytest
-from psycopg_pool import AsyncConnectionPool
 
 from agents.core.decay import in_working_set
 from agents.pipeline import InteractionPipeline
-from projections import db
-from projections.context import assemble, rank, top_anchors
-from projections.lexical import BM25Index, query_terms
-from projections.retrieval import NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
-from projections.store import MEMORY_COLUMNS, Store, visibility_params, visible
-from tests.helpers import T0, interaction, records
+from projections import api, db
+from projections.store import MEMORY_COLUMNS, visibility_params, visible
+from tests.helpers import T0, api_in_process, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
@@ -29,7 +25,8 @@ CHAT = ["Work was hectic today, three meetings about pricing", "I cooked dal and
 
 
 @contextlib.asynccontextmanager
-async def _stack(pg_url, version, embedder, contact, messages):
+async def _stack(pg_url, version, embedder, contact, messages, monkeypatch):
+    """The contact's messages through the worker's pipeline, and the API's service over the result."""
     with psycopg.connect(pg_url, autocommit=True) as c:
         c.execute("INSERT INTO rapport.active_version (version) VALUES (%s) "
                   "ON CONFLICT (singleton) DO UPDATE SET version = excluded.version", (version,))
@@ -37,42 +34,27 @@ async def _stack(pg_url, version, embedder, contact, messages):
     p = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
     await p.process(records([interaction(f"{contact}{i}", m, contact=contact, minutes=i * 2)
                              for i, m in enumerate(messages)]))
-    pool = AsyncConnectionPool(pg_url, min_size=1, max_size=2, open=False, configure=db.configure_pool_conn,
-                               kwargs={"autocommit": True})
-    await pool.open()
+    pool = await api_in_process(monkeypatch, pg_url, embedder=embedder, redis=None)
     try:
-        yield Store(pool)
+        yield
     finally:  # an open client would hold up the server's shutdown at the end of the run
         await pool.close()
         await conn.close()
 
 
-async def _context(store, embedder, contact, query, at):
-    """What GET /context does with a query (projections/api.build_context), without the HTTP layer."""
-    qv = embedder.embed([query])[0]
-    docs = await store.memory_docs("default", contact)
-    keyword = BM25Index((d["id"], d["text"]) for d in docs).top(query_terms(query), 40)
-    where = dict(as_of=at, persona_id=None, explicit_as_of=True, past=asks_about_past(query))
-    rows = await store.candidates("default", contact, query_vec=qv, model=embedder.model_name,
-                                  extra_ids=list(keyword), **where)
-    near = Timeline(docs).around(top_anchors(rows, keyword, 15), NEIGHBOUR_WITHIN_S)
-    found = {r["id"]: r for r in await store.retrievable_by_id("default", contact, [n for n, _ in near], query_vec=qv,
-                                                                model=embedder.model_name, **where)}
-    near = [{**found[n], "anchor": a} for n, a in near if n in found]
-    ranked = rank(rows, at, keyword=keyword, neighbours=near)
-    state = {"displayName": "Asha", "sessionCount": 20, "activeStreak": 1, "firstSeen": T0.isoformat(),
-             "lastSeen": at.isoformat(), "lastActiveDay": at.date().isoformat()}
-    return assemble(contact_id=contact, state=state, ranked=ranked, as_of=at, budget=2000, history=[])
+async def _context(contact, query, at):
+    """GET /context with a query, as of `at` (the API's own assembly, without the HTTP layer)."""
+    return await api.build_context("default", contact, query=query, persona_id=None, budget=2000, at=at)
 
 
-async def test_a_compressed_episode_is_found_by_a_question_about_it_and_dated(pg_url, version, embedder):
-    async with _stack(pg_url, version, embedder, "asha", CHAT) as store:
+async def test_a_compressed_episode_is_found_by_a_question_about_it_and_dated(pg_url, version, embedder, monkeypatch):
+    async with _stack(pg_url, version, embedder, "asha", CHAT, monkeypatch):
         s = db.schema_of(version)
         at = T0 + timedelta(days=60)
         with psycopg.connect(pg_url, autocommit=True) as c:  # the periodic tier compressed every episode
             c.execute(f"UPDATE {s}.memories SET status='compressed', retired_at=%s WHERE memory_type='episode'",
                       (T0 + timedelta(days=4),))
-        out = await _context(store, embedder, "asha", "What was the documentary about?", at)
+        out = await _context("asha", "What was the documentary about?", at)
         top = out["memories"][0]
         assert top["content"] == "We watched a documentary about octopuses"
         assert top["tier"] == "archive"
@@ -83,27 +65,27 @@ async def test_a_compressed_episode_is_found_by_a_question_about_it_and_dated(pg
             {m["content"] for m in out["memories"][:4]}
 
 
-async def test_an_expired_plan_is_served_only_as_a_dated_past_event(pg_url, version, embedder):
+async def test_an_expired_plan_is_served_only_as_a_dated_past_event(pg_url, version, embedder, monkeypatch):
     async with _stack(pg_url, version, embedder, "lee",
-                    ["I'm going to a concert tonight", "I love jazz piano"]) as store:
-        while_current = await _context(store, embedder, "lee", "any plans tonight?", T0 + timedelta(hours=1))
+                    ["I'm going to a concert tonight", "I love jazz piano"], monkeypatch):
+        while_current = await _context("lee", "any plans tonight?", T0 + timedelta(hours=1))
         plan = next(m for m in while_current["memories"] if m["content"] == "Is going to a concert tonight")
         assert plan["tier"] == "active"
         assert "Is going to a concert tonight" in while_current["context_text"].split("MEMORIES:")[0]  # Knows: line
-        later = await _context(store, embedder, "lee", "any plans tonight?", T0 + timedelta(days=3))
+        later = await _context("lee", "any plans tonight?", T0 + timedelta(days=3))
         plan = next(m for m in later["memories"] if m["content"] == "Is going to a concert tonight")
         assert plan["tier"] == "archive"
         lines = [ln for ln in later["context_text"].splitlines() if "concert" in ln]
         assert lines and all(ln.startswith("- [past, ") for ln in lines)  # never as current, never under Knows:
 
 
-async def test_superseded_facts_come_back_only_when_the_question_is_about_the_past(pg_url, version, embedder):
+async def test_superseded_facts_come_back_only_when_the_question_is_about_the_past(pg_url, version, embedder, monkeypatch):
     async with _stack(pg_url, version, embedder, "ria",
-                    ["I live in Pune", "I moved to Berlin last month"]) as store:
+                    ["I live in Pune", "I moved to Berlin last month"], monkeypatch):
         at = T0 + timedelta(days=1)
 
         async def facts(q):
-            out = await _context(store, embedder, "ria", q, at)
+            out = await _context("ria", q, at)
             return {m["content"] for m in out["memories"] if m["memoryType"] == "fact"}
 
         now, before = await facts("Where do I live?"), await facts("Where did I live before?")
@@ -111,10 +93,10 @@ async def test_superseded_facts_come_back_only_when_the_question_is_about_the_pa
         assert any("Pune" in f for f in before)
 
 
-async def test_the_sql_working_set_and_its_python_twin_agree(pg_url, version, embedder):
+async def test_the_sql_working_set_and_its_python_twin_agree(pg_url, version, embedder, monkeypatch):
     """projections/store.visible and agents/core/decay.in_working_set over every combination of status,
     retirement, expiry, decay, pinning and a later access, evaluated at several times."""
-    async with _stack(pg_url, version, embedder, "par", ["I love jazz piano"]):
+    async with _stack(pg_url, version, embedder, "par", ["I love jazz piano"], monkeypatch):
         s = db.schema_of(version)
         with psycopg.connect(pg_url, autocommit=True, row_factory=psycopg.rows.dict_row) as c:
             base = c.execute(f"SELECT * FROM {s}.memories WHERE contact_id='par' LIMIT 1").fetchone()

@@ -45,13 +45,13 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
     now = T0 + timedelta(hours=3)  # the data's own time: months later its unused episodes have decayed away
     q = "Is Makesh coming on Sunday?"  # other memories match the meaning better than the name
     qv = embedder.embed([q])[0]
-    cosine_only = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name, extra_ids=[],
+    cosine_only = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name,
                                          as_of=now, persona_id=None, k=3)
     assert "Makesh fixed the wobbly table leg for me" not in {r["content"] for r in cosine_only}
     index = BM25Index((d["id"], d["text"]) for d in await store.memory_docs("default", "kim"))
     keyword = index.top(query_terms(q), 30)  # as the API does
-    with_kw = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name,
-                                     extra_ids=list(keyword), as_of=now, persona_id=None, k=3)
+    with_kw = cosine_only + await store.retrievable_by_id("default", "kim", list(keyword), query_vec=qv,
+                                                          model=embedder.model_name, as_of=now, persona_id=None)
     assert "Makesh fixed the wobbly table leg for me" in {r["content"] for r in with_kw}
     # entities the query names (variants included) bring their linked memories, with entity_match
     ents = {e["ref"]: {"ref": e["ref"], "entityType": e["entity_type"], "displayName": e["display_name"],
@@ -60,7 +60,7 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
     refs = set(find_mentions("how is bruno doing?", ents))
     assert refs == {"pet:bruno"}
     qv2 = embedder.embed(["how is bruno doing?"])[0]
-    rows = await store.candidates("default", "kim", query_vec=qv2, model=embedder.model_name, extra_ids=[],
+    rows = await store.candidates("default", "kim", query_vec=qv2, model=embedder.model_name,
                                   as_of=now, persona_id=None, entity_refs=sorted(refs), k=1)
     contents = [r["content"] for _, r in rank(rows, now, matched_refs=refs)]
     assert "He chewed through the moving boxes in the hallway, classic Bruno" in contents
@@ -87,7 +87,7 @@ async def test_persona_scope_and_expiry_in_candidates(pg_url, version, embedder)
     t = datetime(2026, 4, 3, 22, tzinfo=timezone(timedelta(hours=5, minutes=30)))
 
     async def contents(persona, at):
-        rows = await store.candidates("default", "lee", query_vec=qv, model=embedder.model_name, extra_ids=[],
+        rows = await store.candidates("default", "lee", query_vec=qv, model=embedder.model_name,
                                       as_of=at, persona_id=persona)
         return {r["content"] for r in rows}
 
@@ -95,7 +95,7 @@ async def test_persona_scope_and_expiry_in_candidates(pg_url, version, embedder)
     assert "Loves jazz piano" not in await contents("friend", t)       # another persona's memory
     assert "Is going to a concert tonight" in await contents(None, t)
     # expired: no longer in the working set (a query still finds it in the archive, tests/test_archive_pg.py)
-    rows = await store.candidates("default", "lee", query_vec=None, model=embedder.model_name, extra_ids=[],
+    rows = await store.candidates("default", "lee", query_vec=None, model=embedder.model_name,
                                   as_of=t + timedelta(days=2), persona_id=None)
     assert "Is going to a concert tonight" not in {r["content"] for r in rows}
     await pool.close()
