@@ -355,9 +355,9 @@ def themes(s: State, episodes: list[str], known: Known, entity_names: dict[str, 
     with_vec = [m for m in with_vec if known[m].get("embeddingModel") == model]
     threshold = THEME_SIMILARITY.get(model or "", DEFAULT_THEME_SIMILARITY)
     vecs = np.asarray([known[m]["embedding"] for m in with_vec], dtype=np.float32)
-    close = (vecs @ vecs.T) >= threshold
-    free = np.ones(len(with_vec), dtype=bool)
     sims = vecs @ vecs.T
+    close = sims >= threshold
+    free = np.ones(len(with_vec), dtype=bool)
     while True:
         counts = (close & free[None, :] & free[:, None]).sum(axis=1)
         best = int(np.argmax(counts))
