@@ -290,6 +290,21 @@ def bench_year() -> None:
     run()
 
 
+@bench.command("notes")
+@click.option("--url", default=None, help="a running instance (default: an embedded stack in a temp dir)")
+@click.option("--only", type=click.Choice(["year", "daily", "arjun"]), multiple=True,
+              help="one contact (repeatable); default all three")
+def bench_notes(url, only) -> None:  # noqa: ANN001
+    """What the model reads about three contacts at points of their lives, with the hygiene verdict."""
+    from ops.bench import target
+    from ops.notes import SCENARIOS, run
+
+    with target(url, workers=1) as (base, headers):
+        found = run(base, headers, tuple(only) or SCENARIOS)
+    click.echo(f"hygiene problems: {found}")
+    sys.exit(1 if found else 0)
+
+
 @bench.command("inline")
 def bench_inline() -> None:
     """The whole per-event fold (no I/O): the inline tier's latency."""

@@ -77,7 +77,7 @@ def test_push_mood_rejects_a_bad_timestamp():
 # ----------------------------------------------------------------------------------------- baseline
 def test_baseline_is_the_most_common_mood_energy_and_style():
     h = history_of([mood("happy", "medium", "playful")] * 4 + [mood("sad", "low", "supportive")] * 2)
-    assert p.baseline(h) == {"mood": "happy", "energy": "medium", "style": "playful", "samples": 6}
+    assert p.baseline(h) == {"mood": "happy", "energy": "medium", "style": "playful", "samples": 6, "days": 1}
 
 
 def test_baseline_of_nothing_is_none():
@@ -120,15 +120,23 @@ def test_baseline_window_includes_exactly_14_days_back():
 
 
 # --------------------------------------------------------------------------------------- is_unusual
-def test_unusual_needs_at_least_5_messages():
-    four = p.baseline(history_of([mood("happy", "medium", "playful")] * 4))
-    five = p.baseline(history_of([mood("happy", "medium", "playful")] * 5))
+DAILY = timedelta(hours=20)  # one message a day, over several days
+
+
+def test_unusual_needs_at_least_5_messages_over_3_days():
+    four = p.baseline(history_of([mood("happy", "medium", "playful")] * 4, step=DAILY))
+    five = p.baseline(history_of([mood("happy", "medium", "playful")] * 5, step=DAILY))
     assert p.is_unusual(mood("sad", "low"), four) is False
     assert p.is_unusual(mood("sad", "low"), five) is True
+    # a first conversation of eleven messages is no baseline, however many messages it has
+    one_evening = p.baseline(history_of([mood("sad", "medium", "venting")] * 11))
+    assert one_evening["days"] == 1 and p.is_unusual(mood("neutral", "medium"), one_evening) is False
+    two_days = p.baseline(history_of([mood("sad", "medium", "venting")] * 11, step=timedelta(hours=3)))
+    assert two_days["days"] == 2 and p.is_unusual(mood("neutral", "medium"), two_days) is False
 
 
 def test_unusual_when_mood_or_energy_differ():
-    b = p.baseline(history_of([mood("happy", "medium", "playful")] * 8))
+    b = p.baseline(history_of([mood("happy", "medium", "playful")] * 8, step=DAILY))
     assert p.is_unusual(mood("happy", "medium"), b) is False
     assert p.is_unusual(mood("sad", "medium"), b) is True
     assert p.is_unusual(mood("happy", "low"), b) is True
@@ -156,7 +164,7 @@ def test_describe_baseline():
 
 
 def test_the_seed_example_end_to_end():
-    h = history_of([mood("happy", "medium", "playful")] * 10 + [mood("excited", "high", "playful")] * 3)
+    h = history_of([mood("happy", "medium", "playful")] * 10 + [mood("excited", "high", "playful")] * 3, step=DAILY)
     b = p.baseline(h)
     current = mood("sad", "low", "supportive")
     assert p.is_unusual(current, b)
