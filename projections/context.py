@@ -196,10 +196,10 @@ PREFERENCES_CHARS = 220
 
 
 def what_is_known(state: dict[str, Any] | None, memories: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The Knows and Preferences lines' items ({"id", "content"}): the profile's (agents/core/summaries:
-    facts and habits, most telling first, none repeating another), or, for a state without one, the
-    working set's facts and preferences among the memories served."""
-    items = summaries.profile_items((state or {}).get("profileFacts") or {}, (state or {}).get("displayName"))
+    """The Knows and Preferences lines' items ({"id", "type", "content"}): the profile's (the fold keeps
+    them ranked, most telling first, none repeating another: agents/core/summaries.profile_items), or,
+    for a state without one, the working set's facts and preferences among the memories served."""
+    items = list((state or {}).get("profileItems") or [])
     if not items:
         items = [{"id": m["id"], "type": m["memoryType"], "content": m["content"]} for m in memories
                  if m["memoryType"] in ("fact", "preference") and m.get("tier", "active") == "active"]

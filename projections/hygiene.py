@@ -65,13 +65,12 @@ def payload_problems(payload: dict[str, Any]) -> list[str]:
 
 
 def state_problems(state: dict[str, Any] | None) -> list[str]:
-    """The contact's profile and themes: a profile once there are facts or habits, never saying one
+    """The contact's whole state (the fold's, private bookkeeping included): its profile and themes: a profile once there are facts or habits, never saying one
     thing twice; every theme label made of its episodes' words."""
     if not state:
         return []
     problems = []
-    facts = state.get("profileFacts") or {}
-    items = summaries.profile_items(facts, state.get("displayName"))
+    items = summaries.profile_items(state.get("profileFacts") or {}, state.get("displayName"))
     if items and not state.get("profile"):
         problems.append("profile: empty although facts or habits are known")
     if state.get("profileSource") != "llm":

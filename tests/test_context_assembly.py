@@ -80,7 +80,9 @@ def test_the_knows_line_is_the_profile_most_telling_first_without_repeats():
              "c": {"type": "habit", "content": "Often talks about the gym: leg day, deadlifts", "count": 40, "n": 3},
              "d": {"type": "preference", "content": "Loves biryani", "importance": 0.8, "n": 4},
              "e": {"type": "fact", "content": "Name is Arjun", "importance": 0.7, "n": 5}}
-    known = what_is_known({"profileFacts": facts, "displayName": "Arjun"}, [])
+    from agents.core.summaries import profile_items
+
+    known = what_is_known({"profileItems": profile_items(facts, "Arjun"), "displayName": "Arjun"}, [])
     assert [i["content"] for i in known["knows"]] == ["Works at Infosys as a software engineer",
                                                       "Often talks about the gym: leg day, deadlifts"]
     assert [i["id"] for i in known["preferences"]] == ["d"]

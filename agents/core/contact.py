@@ -159,8 +159,9 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
         facts.pop(mid)
     s["profileFacts"] = facts
     s.pop("profileSource", None)  # rebuilt from the items: the extractive profile again
-    s["profile"] = summaries.profile_paragraph(s.get("displayName"),
-                                               summaries.profile_items(facts, s.get("displayName")))
+    # what readers need of it (the Knows and Preferences lines): the items, ranked and without repeats
+    s["profileItems"] = summaries.profile_items(facts, s.get("displayName"))
+    s["profile"] = summaries.profile_paragraph(s.get("displayName"), s["profileItems"])
     return s["profile"]
 
 

@@ -33,7 +33,7 @@ where who whom which why how than into over under out up down off only own same 
 still even now yet ever never always often sometimes already soon later week weekend month year day days night
 morning evening afternoon time times last next new old good great nice fine bad awesome amazing cool fun lovely
 okay ok pretty kind sort thing things stuff something anything everything nothing way lol haha yeah yes wow
-spent met talked hours minutes instead whole feel feeling felt think thought know knew want wanted need needed like liked make made take took say said tell
+spent met talked hours minutes instead whole thanks thank hey hi hello glad congrats sure yay feel feeling felt think thought know knew want wanted need needed like liked make made take took say said tell
 told let keep kept come came see saw look looked try tried use used give gave put find found seem seemed
 """.split())
 # what was done rather than what it was about; such a phrase may be a detail, not the topic
@@ -119,10 +119,12 @@ def _said_of_something(phrase: str, texts: list[str]) -> bool:
 
 
 def label(counts: dict[str, int], size: int, background: dict[str, int], background_size: int,
-          texts: list[str], topic: str | None = None) -> str:
+          texts: list[str], topic: str | None = None, speakers: Iterable[str] = ()) -> str:
     """"topic: detail, detail, detail" for a theme of `size` episodes whose phrase counts are `counts`,
     against the contact's other episodes (`background`, `background_size` of them). `topic` (an
-    entity's name) replaces the chosen topic; `texts` give the phrases their written form."""
+    entity's name) replaces the chosen topic; `texts` give the phrases their written form; the
+    speakers' own names (and their short forms: "Mel" for Melanie) say nothing of what it is about."""
+    names = [w for s in speakers for w in words(s) if len(w) >= 3]
     def weight(p: str) -> float:
         idf = math.log((background_size + 1) / (background.get(p, 0) + 1)) + 1.0
         return counts[p] / max(size, 1) * idf * (1 + 0.25 * (len(p.split()) - 1))
@@ -133,7 +135,8 @@ def label(counts: dict[str, int], size: int, background: dict[str, int], backgro
                                              for q in among)]
         return sorted(whole, key=lambda p: (-weight(p), p))
 
-    usable = [p for p, n in counts.items() if n >= 2 or size < 2]
+    usable = [p for p, n in counts.items() if (n >= 2 or size < 2)
+              and not any(n.startswith(w) for w in p.split() if len(w) >= 3 for n in names)]
     taken: set[str] = set(words(topic)) if topic else set()
     if not topic:
         # the topic is what the theme is about: a name or a thing, not what was done ("fixed my bike")
