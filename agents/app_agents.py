@@ -12,7 +12,7 @@ import psycopg
 from agents.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record
 from agents.scheduler import due_ticks
-from ops import metrics
+from agents import metrics
 from projections import db
 from schemas import events as ev
 from schemas.cachekeys import worker_key

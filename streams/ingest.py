@@ -18,7 +18,7 @@ from typing import Any, Callable, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ops import metrics
+from streams import metrics
 from schemas import events as ev
 from schemas import validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
