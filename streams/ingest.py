@@ -16,13 +16,14 @@ from datetime import datetime
 from typing import Any, Callable, Literal
 
 import orjson
+from opentelemetry.trace import SpanKind
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from streams import metrics
 from schemas import events as ev
 from schemas import validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
-from streams import shredding
+from streams import shredding, tracing
 
 log = logging.getLogger("rapport.ingest")
 
@@ -157,15 +158,18 @@ class Publisher:
             await self._producer.stop()
 
     async def publish(self, envs: list[Envelope]) -> None:
-        assert self._producer is not None
-        futs = [await self._producer.send(self.topic, key=partition_key(e.tenant_id, e.contact_id), value=encode(e))
-                for e in envs]
-        await asyncio.gather(*futs)
+        await self.publish_raw([(partition_key(e.tenant_id, e.contact_id), encode(e)) for e in envs])
 
     async def publish_raw(self, rows: list[tuple[bytes, bytes]]) -> None:
+        """Send and wait for the broker's acks. With tracing on, one producer span per call, whose
+        context every record carries in its headers (streams/tracing.py)."""
         assert self._producer is not None
-        futs = [await self._producer.send(self.topic, key=k, value=v) for k, v in rows]
-        await asyncio.gather(*futs)
+        with tracing.tracer.start_as_current_span(f"publish {self.topic}", kind=SpanKind.PRODUCER, attributes={
+                "messaging.system": "kafka", "messaging.operation.type": "send",
+                "messaging.destination.name": self.topic, "messaging.batch.message_count": len(rows)}):
+            headers = tracing.record_headers()
+            futs = [await self._producer.send(self.topic, key=k, value=v, headers=headers) for k, v in rows]
+            await asyncio.gather(*futs)
 
 
 LEDGER_INSERT_MANY = (
