@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from datetime import datetime
 from typing import Any, Callable, Literal
 
@@ -201,8 +202,10 @@ async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -
         if k in new and k not in seen:
             fresh.append(e)
             seen.add(k)
-    metrics.INGESTED.labels("new").inc(len(fresh))
-    metrics.INGESTED.labels("duplicate").inc(len(envs) - len(fresh))
+    new = Counter(e.event_type for e in fresh)
+    for event_type, n in Counter(e.event_type for e in envs).items():
+        metrics.INGESTED.labels("new", event_type).inc(new[event_type])
+        metrics.INGESTED.labels("duplicate", event_type).inc(n - new[event_type])
     if fresh and publisher is not None:
         try:
             await publisher.publish(await seal(pool, fresh))

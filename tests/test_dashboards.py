@@ -2,8 +2,8 @@
 
 Every PromQL expression is parsed with Prometheus' grammar (promql-parser): it must parse, and every
 metric it selects must be registered by the modules that run in the API and the workers, with the
-labels it matches on; a `route` it names must be a route of the API. The rules' YAML must have the
-shape Prometheus loads."""
+labels it matches on; a `route` it names must be a route of the API, an `event_type` an event type.
+The rules' YAML must have the shape Prometheus loads."""
 from __future__ import annotations
 
 import json
@@ -73,6 +73,7 @@ EXPRESSIONS = dashboard_exprs() + alert_exprs()
 @pytest.mark.parametrize("where, expr", EXPRESSIONS, ids=[where for where, _ in EXPRESSIONS])
 def test_every_expression_parses_and_selects_exported_metrics_by_their_labels(where, expr):
     from projections.api import app
+    from schemas import events as ev
 
     series = {**exported(), **PROMETHEUS_OWN}
     routes = {getattr(r, "path", None) for r in app.routes}
@@ -84,6 +85,8 @@ def test_every_expression_parses_and_selects_exported_metrics_by_their_labels(wh
             assert m.name in series[s.name], f"{where}: {s.name} has no label {m.name!r}"
             if m.name == "route" and m.op == promql_parser.MatchOp.Equal:
                 assert m.value in routes, f"{where}: the API has no route {m.value!r}"
+            if m.name == "event_type" and m.op == promql_parser.MatchOp.Equal:
+                assert m.value in ev.CURRENT_VERSIONS, f"{where}: no event type {m.value!r}"
 
 
 def test_the_dashboard_covers_what_operators_watch():

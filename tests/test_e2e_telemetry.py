@@ -126,7 +126,7 @@ def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tm
             assert "rapport_freshness_seconds_count 1.0" in worker_metrics
             assert 'rapport_events_total{outcome="dead_letter"} 1.0' in worker_metrics
             assert 'rapport_consumer_lag{partition="' in worker_metrics
-            assert 'rapport_ingested_total{result="new"} 1.0' in c.get("/metrics").text
+            assert 'rapport_ingested_total{event_type="InteractionRecorded",result="new"} 1.0' in c.get("/metrics").text
     finally:
         code, _, _ = stack.stop()
     assert code == 0
