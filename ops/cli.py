@@ -3,6 +3,7 @@ agents/, projections/ and streams/."""
 from __future__ import annotations
 
 import logging
+import logging.config
 import os
 import signal
 import sys
@@ -21,6 +22,10 @@ def log_level() -> str:
 @click.group()
 def main() -> None:
     """rapport: per-contact memory and emotional intelligence for AI chat agents."""
+    from ops import telemetry
+
+    if telemetry.json_logs():  # RAPPORT_LOG_FORMAT=json: every command logs JSON lines (api/worker: below)
+        logging.config.dictConfig(telemetry.logging_config("cli", log_level()))
 
 
 @main.command()
