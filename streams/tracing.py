@@ -56,7 +56,8 @@ def consumed(batch: trace.Span, items: list[tuple[Context | None, str, dict[str,
     """After a batch: the batch span links to every producer context its records carried, and each
     record with one gets a span in that producer's trace (`process <event type>`, from the batch's
     start to now, linked back to the batch span). `items`: (producer context, outcome, attributes) per
-    record; outcome is "applied", "skipped" or "dead_letter" (an error status)."""
+    record; outcome is "applied", "skipped" or "dead_letter" (an error status). The SDK keeps a span's
+    first 128 links (OTEL_SPAN_LINK_COUNT_LIMIT); the per-record spans link back whatever the count."""
     batch_ctx = batch.get_span_context()
     linked: set[tuple[int, int]] = set()
     for ctx, outcome, attributes in items:
