@@ -3,6 +3,7 @@ agents/, projections/ and streams/."""
 from __future__ import annotations
 
 import logging
+import logging.config
 import os
 import signal
 import sys
@@ -21,6 +22,10 @@ def log_level() -> str:
 @click.group()
 def main() -> None:
     """rapport: per-contact memory and emotional intelligence for AI chat agents."""
+    from ops import telemetry
+
+    if telemetry.json_logs():  # RAPPORT_LOG_FORMAT=json: every command logs JSON lines (api/worker: below)
+        logging.config.dictConfig(telemetry.logging_config("cli", log_level()))
 
 
 @main.command()
@@ -72,10 +77,15 @@ def worker() -> None:
     from streams.config import settings
 
     import agents.app_agents  # noqa: F401  (registers the agents)
+    from ops import telemetry
     from streams.app import app
 
     s = settings()
+    telemetry.configure_tracing("worker")
     args = ["rapport", "worker", "--loglevel", {"warning": "warn", "critical": "crit"}.get(log_level(), log_level())]
+    if telemetry.json_logs():  # Faust installs this config; --quiet: no banner on stdout, only JSON lines
+        app.conf.logging_config = telemetry.logging_config("worker", log_level())
+        args.insert(1, "--quiet")
     if not s.web_port:
         args.append("--without-web")
     sys.argv = args
@@ -89,15 +99,21 @@ def api(host: str | None, port: int | None) -> None:
     """The context API alone, configured from the environment."""
     import uvicorn
 
+    from ops import telemetry
     from streams.config import settings
 
     if host:  # the API decides from its bind address whether /metrics needs a key
         os.environ["RAPPORT_HTTP_HOST"] = host
         settings.cache_clear()
     s = settings()
-    logging.basicConfig(level=log_level().upper())
+    telemetry.configure_tracing("api")
+    if telemetry.json_logs():
+        log_config = telemetry.logging_config("api", log_level())
+    else:
+        logging.basicConfig(level=log_level().upper())
+        log_config = uvicorn.config.LOGGING_CONFIG
     uvicorn.run("projections.api:app", host=s.http_host, port=port or s.http_port,
-                log_level=log_level(), access_log=False,
+                log_level=log_level(), access_log=False, log_config=log_config,
                 timeout_graceful_shutdown=5)
 
 
