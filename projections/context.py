@@ -191,20 +191,40 @@ def _mood_line(st: dict[str, Any]) -> str:
     return line
 
 
-KNOWS_CHARS = 360          # the Knows line: who they are and what they keep coming back to
+KNOWS_CHARS = 300          # the Knows line: who they are
+HABITS_CHARS = 240         # what they keep coming back to
 PREFERENCES_CHARS = 220
+THEME_GIST = "Often talks about "
 
 
 def what_is_known(state: dict[str, Any] | None, memories: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The Knows and Preferences lines' items ({"id", "type", "content"}): the profile's (the fold keeps
-    them ranked, most telling first, none repeating another: agents/core/summaries.profile_items), or,
-    for a state without one, the working set's facts and preferences among the memories served."""
+    """The items ({"id", "type", "content"}) of the Knows, Often-talks-about and Preferences lines: the
+    profile's (the fold keeps them ranked, most telling first, none repeating another:
+    agents/core/summaries.profile_items), or, for a state without one, the working set's facts and
+    preferences among the memories served. "elsewhere": a habit another block already says (the
+    chat-time pattern is the emotional block's outreach line)."""
     items = list((state or {}).get("profileItems") or [])
     if not items:
         items = [{"id": m["id"], "type": m["memoryType"], "content": m["content"]} for m in memories
                  if m["memoryType"] in ("fact", "preference") and m.get("tier", "active") == "active"]
-    return {"knows": summaries.fit([i for i in items if i["type"] in ("fact", "habit")], KNOWS_CHARS),
-            "preferences": summaries.fit([i for i in items if i["type"] == "preference"], PREFERENCES_CHARS)}
+    said = ((state or {}).get("preferredHours") or {}).get("label")
+    elsewhere = [i for i in items if i["type"] == "habit" and i["content"] == said]
+    themes = [i for i in items if i["type"] == "habit" and i["content"].startswith(THEME_GIST)]
+    return {"knows": summaries.fit([i for i in items if i["type"] == "fact" or i["type"] == "habit" and
+                                    i not in themes and i not in elsewhere], KNOWS_CHARS),
+            "habits": summaries.fit([{**i, "content": theme_gist(i["content"])} for i in themes], HABITS_CHARS),
+            "preferences": summaries.fit([i for i in items if i["type"] == "preference"], PREFERENCES_CHARS),
+            "elsewhere": elsewhere}
+
+
+def theme_gist(habit: str) -> str:
+    """"Often talks about dinner: pizza, pho" -> "dinner (pizza, pho)": one of several on a line."""
+    topic, _, details = habit.removeprefix(THEME_GIST).partition(": ")
+    return f"{topic} ({details})" if details else topic
+
+
+def stated_ids(known: dict[str, list[dict[str, Any]]]) -> set[str]:
+    return {i["id"] for items in known.values() for i in items}
 
 
 def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dict[str, Any]],
@@ -215,7 +235,7 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
     said once: what the Knows and Preferences lines state is not listed again under MEMORIES, and a
     memory on a card is not in the list."""
     known = known if known is not None else what_is_known(state, memories)
-    stated = {i["id"] for i in known["knows"] + known["preferences"]}
+    stated = stated_ids(known)
     # user-originated text: one line each, names capped (projections/fence.py)
     contact, cards = fence.contact(contact), fence.cards(cards)
     memories = fence.memories([m for m in memories if m["id"] not in stated])
@@ -243,7 +263,7 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
                        f"the last topic",
         }[stage]
         lines.append(f"- {headline}")
-        for label, key in (("Knows", "knows"), ("Preferences", "preferences")):
+        for label, key in (("Knows", "knows"), ("Often talks about", "habits"), ("Preferences", "preferences")):
             if known[key]:
                 lines.append(f"- {label}: " + "; ".join(fence.inline(i["content"]).rstrip(".") for i in known[key]))
         lines.append(_mood_line(st))
@@ -388,7 +408,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     refs = refs_in_play(ranked, matched_refs)
     listed = drop_redundant(ranked)
     known = what_is_known(state, [memory_json(r) for _, r in listed if tier(r, as_of) == "active"])
-    stated = {i["id"] for i in known["knows"] + known["preferences"]}
+    stated = stated_ids(known)
     wanted = entity_cards(refs, card_rows or [], shown=stated)
     reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
     packed, used = pack(listed, memory_budget - reserve, lambda x: cost(x[1]["content"]))

@@ -13,7 +13,7 @@ from typing import Any
 from agents.core import insights, summaries
 from agents.core.memory import normalize_text
 
-_ITEM_LINES = ("- Knows: ", "- Preferences: ")
+_ITEM_LINES = ("- Knows: ", "- Often talks about: ", "- Preferences: ")
 _EXAMPLES = ", e.g. "
 
 
@@ -28,6 +28,8 @@ def stated_items(text: str) -> list[str]:
             continue
         if line.startswith(_ITEM_LINES):
             out += line.split(": ", 1)[1].split("; ")
+        elif section == "CONTACT EMOTIONAL CONTEXT" and line.startswith("- "):
+            out.append(line[2:])
         elif section and section.startswith("MEMORIES") and line.startswith("- ["):
             body = re.sub(r"^- \[[^\]]*\] ", "", line)
             out.append(re.sub(r" \(importance: [0-9.]+\)$", "", body))

@@ -83,8 +83,8 @@ def test_the_knows_line_is_the_profile_most_telling_first_without_repeats():
     from agents.core.summaries import profile_items
 
     known = what_is_known({"profileItems": profile_items(facts, "Arjun"), "displayName": "Arjun"}, [])
-    assert [i["content"] for i in known["knows"]] == ["Works at Infosys as a software engineer",
-                                                      "Often talks about the gym: leg day, deadlifts"]
+    assert [i["content"] for i in known["knows"]] == ["Works at Infosys as a software engineer"]
+    assert [(i["id"], i["content"]) for i in known["habits"]] == [("c", "the gym (leg day, deadlifts)")]
     assert [i["id"] for i in known["preferences"]] == ["d"]
 
 

@@ -77,7 +77,8 @@ def test_push_mood_rejects_a_bad_timestamp():
 # ----------------------------------------------------------------------------------------- baseline
 def test_baseline_is_the_most_common_mood_energy_and_style():
     h = history_of([mood("happy", "medium", "playful")] * 4 + [mood("sad", "low", "supportive")] * 2)
-    assert p.baseline(h) == {"mood": "happy", "energy": "medium", "style": "playful", "samples": 6, "days": 1}
+    assert p.baseline(h) == {"mood": "happy", "energy": "medium", "style": "playful", "samples": 6, "days": 1,
+                             "seen": {"mood": {"happy": 4, "sad": 2}, "energy": {"medium": 4, "low": 2}}}
 
 
 def test_baseline_of_nothing_is_none():
@@ -133,6 +134,14 @@ def test_unusual_needs_at_least_5_messages_over_3_days():
     assert one_evening["days"] == 1 and p.is_unusual(mood("neutral", "medium"), one_evening) is False
     two_days = p.baseline(history_of([mood("sad", "medium", "venting")] * 11, step=timedelta(hours=3)))
     assert two_days["days"] == 2 and p.is_unusual(mood("neutral", "medium"), two_days) is False
+
+
+def test_a_mood_they_often_have_is_not_unusual():
+    # mostly neutral evenings, grateful on a quarter of them: grateful is in character, sad is not
+    b = p.baseline(history_of([mood("neutral")] * 6 + [mood("grateful")] * 2, step=DAILY))
+    assert b["mood"] == "neutral"
+    assert p.is_unusual(mood("grateful"), b) is False
+    assert p.is_unusual(mood("sad"), b) is True
 
 
 def test_unusual_when_mood_or_energy_differ():
