@@ -23,7 +23,7 @@ class Answer(BaseModel):
 
 # ------------------------------------------------------------------------------------------ errors
 class FieldProblem(Answer):
-    field: str = Field(description="the bad field: a parameter, `body`, or `<index>.<field>` in an /ingest batch")
+    field: str = Field(description="the bad field: a parameter, a body field, or `body`")
     problem: str
     index: int | None = Field(None, description="the event's position in an /ingest batch")
 

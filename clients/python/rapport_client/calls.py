@@ -7,6 +7,7 @@ ROUTES is the client's view of the API; tests/test_openapi.py checks it against 
 /openapi.json."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,6 +16,7 @@ from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from rapport_client import models as m
 from rapport_client.errors import RapportError, error_for
@@ -99,39 +101,39 @@ def healthz() -> Flow[m.Health]:
 EventLike = Union[m.Event, Mapping[str, Any]]
 
 
-def as_events(events: Union[EventLike, Iterable[EventLike]], tenant_id: Optional[str]) -> Iterator[m.Event]:
-    """Events with their idempotency key (and the client's tenant where they name none)."""
+def as_events(events: Union[EventLike, Iterable[EventLike]], tenant_id: Optional[str]) -> Iterator[Dict[str, Any]]:
+    """Events as the JSON /ingest takes, each with its idempotency key (and the client's tenant where
+    it names none). Dicts are not checked here: the API judges them and names every bad field (a
+    ValidationError), so an older client never refuses what a newer server accepts."""
     one = isinstance(events, (m.Event, Mapping))
     for e in [events] if one else events:  # type: ignore[list-item]
-        event = e if isinstance(e, m.Event) else m.Event.model_validate(e)
-        if tenant_id and not event.tenant_id:
-            event = event.model_copy(update={"tenant_id": tenant_id})
-        yield event.with_id()
-
-
-def event_json(event: m.Event) -> Dict[str, Any]:
-    return event.model_dump(mode="json", exclude_none=True)
+        event = e.model_dump(mode="json", exclude_none=True) if isinstance(e, m.Event) else to_jsonable_python(dict(e))
+        if not event.get("event_id"):
+            event["event_id"] = m.new_event_id()
+        if tenant_id and not event.get("tenant_id"):
+            event["tenant_id"] = tenant_id
+        yield event
 
 
 def ingest(events: Union[EventLike, Iterable[EventLike]], tenant_id: Optional[str] = None) -> Flow[m.Receipt]:
-    batch = [event_json(e) for e in as_events(events, tenant_id)]
+    batch = list(as_events(events, tenant_id))
     if not batch:
         raise ValueError("no events to ingest")
     if len(batch) > MAX_BATCH:
         raise ValueError(f"at most {MAX_BATCH} events per request: use ingest_many() for more")
     receipt = answer("ingest", (yield request("ingest", json=batch)))
-    receipt._last = {e["contact_id"]: e["event_id"] for e in batch}
+    receipt._last = {e.get("contact_id"): e["event_id"] for e in batch}
     return receipt
 
 
-def batches(events: Iterable[m.Event], size: int) -> Iterator[List[m.Event]]:
+def batches(events: Iterable[Dict[str, Any]], size: int) -> Iterator[List[Dict[str, Any]]]:
     """Runs of at most `size` events and MAX_INGEST_BYTES of JSON, in order."""
     if not 1 <= size <= MAX_BATCH:
         raise ValueError(f"batch_size must be 1..{MAX_BATCH}")
-    run: List[m.Event] = []
+    run: List[Dict[str, Any]] = []
     nbytes = 0
     for e in events:
-        cost = len(e.model_dump_json(exclude_none=True).encode()) + 1
+        cost = len(json.dumps(e).encode()) + 1
         if run and (len(run) == size or nbytes + cost > MAX_INGEST_BYTES):
             yield run
             run, nbytes = [], 0

@@ -36,7 +36,7 @@ class NotFound(RapportError):
 
 class ValidationError(RapportError):
     """400/413/422: the request was refused, nothing of it was recorded. `errors` names each bad field
-    (`fields` just their names; in an /ingest batch `<index>.<field>`)."""
+    and its problem (in an /ingest batch also the event's `index`); `fields` just their names."""
 
     @property
     def errors(self) -> List[FieldProblem]:

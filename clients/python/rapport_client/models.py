@@ -24,13 +24,18 @@ class SnakeResult(BaseModel):
 
 
 # ------------------------------------------------------------------------------------------ sending
+def new_event_id() -> str:
+    return str(uuid.uuid4())
+
+
 class Event(BaseModel):
-    """One chat message for POST /ingest. `event_id` is the idempotency key: the client fills in a
-    fresh one when it is left out, so a retried request can never record the message twice."""
+    """One chat message for POST /ingest (a dict with these keys does as well). `event_id` is the
+    idempotency key: the client fills in a fresh one when it is left out, so a retried request can
+    never record the message twice. Values are checked by the API, which names every bad field."""
     model_config = ConfigDict(extra="allow")
 
     contact_id: str
-    role: Literal["user", "assistant"]
+    role: str = Field(description='"user" or "assistant"')
     message: str
     tenant_id: Optional[str] = None
     event_id: Optional[str] = None
@@ -40,12 +45,9 @@ class Event(BaseModel):
     display_name: Optional[str] = None
     persona_id: Optional[str] = None
     occurred_at: Optional[datetime] = Field(None, description="timezone-aware; default: when the API receives it")
-    scope: Optional[Literal["contact", "tenant"]] = None
-    outcome_of: Optional[str] = None
-    outcome: Optional[Literal["positive", "negative", "neutral"]] = None
-
-    def with_id(self) -> "Event":
-        return self if self.event_id else self.model_copy(update={"event_id": str(uuid.uuid4())})
+    scope: Optional[str] = Field(None, description='"contact" (default) or "tenant": business memory')
+    outcome_of: Optional[str] = Field(None, description="the event_id of an earlier decision this reports on")
+    outcome: Optional[str] = Field(None, description='"positive", "negative" or "neutral"')
 
 
 class PayloadRequest(BaseModel):
