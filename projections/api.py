@@ -302,12 +302,10 @@ app = FastAPI(title="rapport", version="0.1.0", default_response_class=JSONBody,
                           "Every route but /healthz needs `Authorization: Bearer <key>`.")
 
 
-def answers(model: type, status: int = 200, **errors: type) -> dict[str, Any]:
+def answers(model: type, status: int = 200, errors: dict[int, type] | None = None) -> dict[str, Any]:
     """A route's documented answers: `model` (the handlers return their JSON themselves, so the model
-    only describes it: projections/responses.py) and, beside the errors every keyed route can give,
-    `errors` as {"e<status>": model}."""
-    documented = {401: out.ErrorBody, 403: out.ErrorBody, 422: out.ErrorBody, 500: out.ErrorBody,
-                  **{int(k[1:]): v for k, v in errors.items()}}
+    only describes it: projections/responses.py), and its `errors` beside those any keyed route gives."""
+    documented = {401: out.ErrorBody, 403: out.ErrorBody, 422: out.ErrorBody, 500: out.ErrorBody, **(errors or {})}
     return {"response_model": model, "status_code": status,
             "responses": {code: {"model": m} for code, m in documented.items()}}
 
@@ -498,8 +496,7 @@ async def healthz() -> JSONBody:
     return JSONBody({"status": status, "degraded": degraded, "reasons": reasons, **h}, status_code=code)
 
 
-@app.post("/ingest", **answers(out.IngestAccepted, 202, e400=out.ErrorBody, e413=out.ErrorBody,
-                               e429=out.Backlogged),
+@app.post("/ingest", **answers(out.IngestAccepted, 202, {400: out.ErrorBody, 413: out.ErrorBody, 429: out.Backlogged}),
           **request_body(ingest_mod.ingest_body_schema()))
 async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     raw = await read_body(request, MAX_INGEST_BODY)
@@ -519,8 +516,7 @@ async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) 
                           status_code=202)
 
 
-@app.get("/context/{contact_id:path}", **answers(out.Context, e400=out.ErrorBody,
-                                                         e504=out.NotReflected))
+@app.get("/context/{contact_id:path}", **answers(out.Context, errors={400: out.ErrorBody, 504: out.NotReflected}))
 async def get_context(contact_id: str, query: str | None = None, tenant_id: str | None = None,
                       persona_id: str | None = None, budget: int | None = Query(None, ge=0, le=1_000_000),
                       as_of: str | None = None, after: str | None = None,
@@ -651,7 +647,7 @@ async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
     return []
 
 
-@app.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, e400=out.ErrorBody))
+@app.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, errors={400: out.ErrorBody}))
 async def get_memories(contact_id: str, tenant_id: str | None = None, status: str | None = None,
                        p: auth.Principal = Depends(principal)) -> Response:
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
@@ -669,7 +665,7 @@ async def get_memories(contact_id: str, tenant_id: str | None = None, status: st
 MEMORY_STATUSES = ("active", "expired", "superseded", "merged", "compressed", "pruned", "archived")
 
 
-@app.delete("/contacts/{contact_id:path}", **answers(out.Erasure, 202, e400=out.ErrorBody))
+@app.delete("/contacts/{contact_id:path}", **answers(out.Erasure, 202, {400: out.ErrorBody}))
 async def delete_contact(contact_id: str, tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Right to erasure: a ContactErased event, ordered after the contact's earlier events; its
@@ -711,8 +707,7 @@ class PayloadRequest(BaseModel):
         return v if v is None else validate.require(v, validate.check_text(v))
 
 
-@app.post("/payload", **answers(out.Payload, e400=out.ErrorBody, e413=out.ErrorBody,
-                               e504=out.NotReflected),
+@app.post("/payload", **answers(out.Payload, errors={400: out.ErrorBody, 413: out.ErrorBody, 504: out.NotReflected}),
           **request_body(PayloadRequest.model_json_schema()))
 async def post_payload(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """An LLM chat payload built with the AI Brain's section budgets and overflow rules (seed 002 §6)."""
@@ -751,7 +746,7 @@ def trigger_json(t: dict) -> dict:
             "createdAt": iso(t["created_at"]), **(t["details"] or {})}
 
 
-@app.get("/contacts/{contact_id:path}/triggers", **answers(out.TriggerList, e400=out.ErrorBody))
+@app.get("/contacts/{contact_id:path}/triggers", **answers(out.TriggerList, errors={400: out.ErrorBody}))
 async def get_triggers(contact_id: str, tenant_id: str | None = None,
                        p: auth.Principal = Depends(principal)) -> Response:
     """Check-ins, crisis flags and owner insights, with due time, reason and source events."""
@@ -760,7 +755,7 @@ async def get_triggers(contact_id: str, tenant_id: str | None = None,
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "triggers": [trigger_json(t) for t in rows]})
 
 
-@app.get("/contacts/{contact_id:path}/export", **answers(out.Export, e400=out.ErrorBody))
+@app.get("/contacts/{contact_id:path}/export", **answers(out.Export, errors={400: out.ErrorBody}))
 async def export_contact(contact_id: str, tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> Response:
     """Everything held about the contact (GDPR export): state, memories with their event history,

@@ -58,7 +58,9 @@ def problems(schema: dict, doc: dict, data: Any, at: str = "$") -> list[str]:
 
 def _problems(schema: dict, doc: dict, data: Any, at: str) -> list[str]:
     kind = schema.get("type")
-    if kind in JSON_TYPES and (not isinstance(data, JSON_TYPES[kind]) or (kind != "boolean" and isinstance(data, bool))):
+    wrong_type = kind in JSON_TYPES and (not isinstance(data, JSON_TYPES[kind])
+                                         or (kind != "boolean" and isinstance(data, bool)))
+    if wrong_type:
         return [f"{at}: {type(data).__name__}, not {kind}"]
     out = []
     if "properties" in schema and isinstance(data, dict):

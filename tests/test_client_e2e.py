@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rapport_client import AsyncRapport, AuthError, Event, Rapport, ValidationError
+from rapport_client import AsyncRapport, AuthError, Event, NotReflected, Rapport, ValidationError
 from tests import spec as S
 from tests.llm_stub import Stub
 from tests.stack import RunningStack
@@ -85,6 +85,10 @@ def test_every_route_through_the_client_and_the_answers_are_what_the_spec_says(s
         system = payload.chat_messages()[0]
         assert system["role"] == "system" and "Be kind." in system["content"] and "Bruno" in system["content"]
         assert payload.messages[-1].content == "what did Bruno do?" and payload.budget["total"].limit == 8000
+
+        with pytest.raises(NotReflected) as late:  # the API waits 5 s for an event it never got
+            rapport.payload(contact, "hello?", after=f"{run}-never-sent", after_timeout=0)
+        assert late.value.status == 504 and late.value.event_id == f"{run}-never-sent"
 
         exported = rapport.export(contact)
         assert [x.event_id for x in exported.messages if x.event_type == "InteractionRecorded"] == receipt.event_ids

@@ -103,6 +103,12 @@ def test_ingest_rejects_what_processing_cannot_handle(client):
     assert envs[0].tenant_id == "acme" and envs[0].payload["message"] == "a\tb\r\nc"
 
 
+def test_payload_after_is_an_event_id(client):
+    for after in ("a/b", "", "x" * 129):
+        r = client.post("/payload", headers=H, json={"contact_id": "c", "message": "hi", "after": after})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["after"], (after, r.text)
+
+
 def test_body_limits(client):
     r = client.post("/payload", headers=H, content=b"{" + b" " * (256 * 1024) + b"}")
     assert r.status_code == 413 and "262144" in r.json()["error"]
