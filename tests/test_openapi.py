@@ -130,3 +130,21 @@ def test_the_answers_are_described_not_filtered():
     for path, ops in SPEC["paths"].items():
         for method, op in ops.items():
             assert path == "/healthz" or op.get("security") == [{"HTTPBearer": []}], (method, path)
+
+
+def test_holding_an_answer_to_the_spec_sees_an_undeclared_field_a_missing_one_and_a_wrong_type():
+    """What tests/test_client_e2e.py asks of every real answer must be able to fail."""
+    schema = {"$ref": "#/components/schemas/TriggerList"}
+    trigger = {"id": "t1", "kind": "crisis", "dueAt": "2026-04-03T21:10:00+05:30", "reason": "r", "status": "pending",
+               "severity": "high", "humanReview": True, "sourceEventIds": ["e1"], "createdAt": None,
+               "category": "self_harm"}
+    good = {"contactId": "c", "tenantId": "t", "triggers": [trigger]}
+    assert S.problems(schema, SPEC, good) == []
+    assert S.problems(schema, SPEC, {**good, "triggers": [{**trigger, "surprise": 1}]}) == [
+        "$.triggers[0].surprise: not in the spec"]
+    assert S.problems(schema, SPEC, {"contactId": "c", "triggers": []}) == ["$.tenantId: required, missing"]
+    assert S.problems(schema, SPEC, {**good, "triggers": [{**trigger, "humanReview": "yes"}]}) == [
+        "$.triggers[0].humanReview: str, not boolean"]
+    # a ledger row carries its payload's fields: open by design
+    row = {"eventId": "e1", "eventType": "InteractionRecorded", "occurredAt": None, "recordedAt": None, "role": "user"}
+    assert S.problems({"$ref": "#/components/schemas/ExportedMessage"}, SPEC, row) == []
