@@ -109,6 +109,11 @@ class Memory(Answer):
     tier: Literal["active", "archive"] | None = Field(None, description="working set or archive")
 
 
+class ContextMemory(Memory):
+    section: Literal["profile", "memories", "cards"] = Field(
+        description="where context_text states it: the Knows/Preferences lines, the MEMORIES list, an entity card")
+
+
 class Entity(Answer):
     ref: str = Field(description='"<type>:<slug>", e.g. "pet:bruno"')
     entityType: str
@@ -125,7 +130,7 @@ class Turn(Answer):
 class Context(Answer):
     contact: ContactInfo
     state: ContactState
-    memories: list[Memory] = Field(description="ranked, best first, packed into memory_budget tokens")
+    memories: list[ContextMemory] = Field(description="ranked, best first, packed into memory_budget tokens")
     entities: list[Entity]
     history: list[Turn] = Field(description="the recent session window")
     context_text: str

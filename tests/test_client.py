@@ -190,6 +190,6 @@ CONTEXT = {
               "relationshipStage": "building", "activeStreak": 2, "sessionCount": 3, "churnRisk": 0.0},
     "memories": [{"id": "m1", "memoryType": "fact", "content": "Lives in Berlin", "importance": 0.8, "score": 0.9,
                   "entityRefs": ["place:berlin"], "sourceEventIds": ["e1"], "createdAt": "2026-04-03T21:10:00+05:30",
-                  "tier": "active"}],
+                  "tier": "active", "section": "memories"}],
     "entities": [], "history": [], "context_text": "Knows: lives in Berlin", "memory_budget": 500,
     "as_of": "2026-04-03T21:11:00+05:30"}

@@ -151,6 +151,10 @@ class Memory(Result):
     tier: Optional[Literal["active", "archive"]] = None
 
 
+class ContextMemory(Memory):
+    section: str = Field(description="where context_text states it: profile (Knows/Preferences), memories, cards")
+
+
 class Entity(Result):
     ref: str
     entity_type: str
@@ -167,7 +171,7 @@ class Turn(Result):
 class Context(Result):
     contact: ContactInfo
     state: ContactState
-    memories: List[Memory]
+    memories: List[ContextMemory]
     entities: List[Entity]
     history: List[Turn]
     context_text: str = Field(alias="context_text")
