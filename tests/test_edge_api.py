@@ -41,8 +41,8 @@ GETS = ["/context/c", "/contacts/c/memories", "/contacts/c/triggers", "/contacts
 def test_every_route_but_healthz_needs_a_valid_key(client):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {REVOKED}"},
                     {"Authorization": f"Basic {ACME}"}):
-        for method, path in [("GET", p) for p in GETS] + [("DELETE", "/contacts/c"), ("POST", "/ingest"),
-                                                          ("POST", "/payload")]:
+        for method, path in [("GET", p) for p in GETS + ["/openapi.json"]] + [
+                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")]:
             r = client.request(method, path, headers=headers, content=b"{}")
             assert r.status_code == 401, (method, path, headers)
             assert r.headers["www-authenticate"] == "Bearer"
@@ -50,7 +50,8 @@ def test_every_route_but_healthz_needs_a_valid_key(client):
     assert {r.path for r in api.app.routes} == {"/healthz", "/ingest", "/context/{contact_id:path}", "/payload",
                                                "/contacts/{contact_id:path}/memories", "/contacts/{contact_id:path}",
                                                "/contacts/{contact_id:path}/triggers", "/metrics",
-                                               "/contacts/{contact_id:path}/export"}  # no /docs, /openapi.json
+                                               "/contacts/{contact_id:path}/export",
+                                               "/openapi.json"}  # no /docs; the OpenAPI document needs a key
 
 
 def test_naming_another_tenant_is_forbidden(client):
@@ -100,6 +101,12 @@ def test_ingest_rejects_what_processing_cannot_handle(client):
     envs = parse_ingest_body(orjson.dumps(event(message="a\tb\r\nc", occurred_at="1970-01-01T00:00:00Z")),
                              lambda named, i: named or "acme")
     assert envs[0].tenant_id == "acme" and envs[0].payload["message"] == "a\tb\r\nc"
+
+
+def test_payload_after_is_an_event_id(client):
+    for after in ("a/b", "", "x" * 129):
+        r = client.post("/payload", headers=H, json={"contact_id": "c", "message": "hi", "after": after})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["after"], (after, r.text)
 
 
 def test_body_limits(client):
