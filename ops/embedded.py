@@ -334,6 +334,7 @@ class Stack:
         for i in range(self.workers):
             self._add(self._spawn_app(f"worker-{i}"))
         self._add(self._spawn_app("api"))
+        self._add(self._spawn_app("webhooks"))
         self.write_run_file()
 
     def _spawn_app(self, name: str) -> Child:
@@ -342,6 +343,8 @@ class Stack:
         if name == "api":
             aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
             return spawn("api", exe + ["api"], logs, env=aenv)
+        if name == "webhooks":  # the webhook delivery process (streams/webhooks/delivery.py)
+            return spawn("webhooks", exe + ["webhooks-worker"], logs, env=self.env)
         wenv = {**self.env, "RAPPORT_WORKER_ID": name, "RAPPORT_WORKER_WEB_PORT": str(free_port())}
         return spawn(name, exe + ["worker"], logs, env=wenv)
 
@@ -389,11 +392,11 @@ class Stack:
         c.proc, c.log = new.proc, new.log
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
-            for dep in [d for d in self.children if d.name == "api" or d.name.startswith("worker")]:
+            for dep in [d for d in self.children if d.name in ("api", "webhooks") or d.name.startswith("worker")]:
                 dep.stop(timeout=15)
                 fresh = self._spawn_app(dep.name)
                 dep.proc, dep.log, dep.restart_at = fresh.proc, fresh.log, None
-            self.say(f"API and workers restarted on the new broker (epoch {self.env['RAPPORT_BROKER_EPOCH']})")
+            self.say(f"API, workers and webhook delivery restarted on the new broker (epoch {self.env['RAPPORT_BROKER_EPOCH']})")
         self.write_run_file()
 
     def wait_ready(self, timeout: float) -> bool:
@@ -416,7 +419,7 @@ class Stack:
 
     def stop(self) -> None:
         """API first (no new input), then workers (commit), then the servers they use."""
-        tiers = [["api"], [c.name for c in self.children if c.name.startswith("worker")],
+        tiers = [["api"], [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
                  ["broker", "redis", "postgres"]]
         for tier in tiers:
             group = [c for c in self.children if c.name in tier]

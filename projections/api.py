@@ -42,6 +42,7 @@ from streams import shredding
 from streams import outbox
 from streams.config import settings
 from streams.resilience import bounded
+from streams.webhooks import store as webhook_store
 
 log = logging.getLogger("rapport.api")
 
@@ -624,6 +625,7 @@ async def delete_contact(contact_id: str, tenant_id: str | None = None,
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     async with svc.pool.connection() as conn:  # what the contact sends from now on gets a new key
         await shredding.forget_keys_before(conn, tenant_id, contact_id, env.event_id)
+        await webhook_store.forget_contact(conn, tenant_id, contact_id)  # its webhook deliveries, unsent
     return JSONBody({"accepted": True, "erasureEventId": env.event_id}, status_code=202)
 
 
@@ -737,3 +739,7 @@ async def get_metrics(cred: HTTPAuthorizationCredentials | None = Depends(_beare
     if not loopback(svc.s.http_host) and not (await principal(cred)).admin:
         raise BadParam(403, "Authorization", "an admin key: the API listens beyond loopback", "forbidden")
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+# the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above
+import projections.webhook_routes  # noqa: E402,F401
