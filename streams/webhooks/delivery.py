@@ -232,8 +232,8 @@ async def run(s: Settings | None = None, cfg: rules.Config | None = None) -> Non
     tasks = [asyncio.create_task(consume(s, pool, stopping), name="consume"),
              asyncio.create_task(sender.run(stopping), name="send"),
              asyncio.create_task(prune_forever(pool, cfg, stopping), name="prune")]
-    log.warning("webhook delivery started (%d attempts, first retry after %.0f s)", cfg.schedule.attempts,
-                cfg.schedule.base_s)
+    log.info("webhook delivery started (%d attempts, first retry after %g s)", cfg.schedule.attempts,
+             cfg.schedule.base_s)
     try:
         done, _ = await asyncio.wait([*tasks, asyncio.create_task(stopping.wait())],
                                      return_when=asyncio.FIRST_COMPLETED)
