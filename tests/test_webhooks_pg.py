@@ -21,7 +21,7 @@ from streams.webhooks import delivery, rules, signing, store
 from tests.helpers import Receiver, api_in_process, interaction
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
 
-pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
+pytestmark = [pytest.mark.pg]  # async tests run under asyncio_mode=auto
 
 
 async def connect(url: str) -> psycopg.AsyncConnection:
@@ -300,3 +300,28 @@ async def test_webhook_routes(fresh_db, monkeypatch):  # noqa: F811
                 assert await rows(conn, "SELECT * FROM rapport.webhook_deliveries") == []
     finally:
         await pool.close()
+
+
+def test_cli_creates_lists_and_deletes(fresh_db, monkeypatch):  # noqa: F811
+    from click.testing import CliRunner
+
+    from ops.cli import main
+
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    run = CliRunner().invoke
+    made = run(main, ["webhooks", "create", "--tenant", "acme", "--url", "https://93.184.216.34/hook",
+                      "--event", "TriggerCreated:crisis", "--event", "ContactErased"])
+    assert made.exit_code == 0, made.output
+    secret = made.output.strip().splitlines()[-1]
+    wid = made.output.split()[2]
+    assert secret.startswith("whsec_") and wid.startswith("wh_")
+    listed = run(main, ["webhooks", "list", "--tenant", "acme"])
+    assert wid in listed.output and "TriggerCreated:crisis,ContactErased -> https://93.184.216.34/hook" in listed.output
+    assert "whsec_" not in listed.output
+    refused = run(main, ["webhooks", "create", "--tenant", "acme", "--url", "http://127.0.0.1:8080/", "--event", "*"])
+    assert refused.exit_code == 2 and "loopback" in refused.output
+    assert run(main, ["webhooks", "create", "--tenant", "acme", "--url", "https://93.184.216.34/",
+                      "--event", "Nope"]).exit_code == 2
+    assert run(main, ["webhooks", "delete", wid, "--tenant", "beta"]).exit_code == 1
+    assert run(main, ["webhooks", "delete", wid, "--tenant", "acme"]).exit_code == 0
+    assert wid not in run(main, ["webhooks", "list"]).output

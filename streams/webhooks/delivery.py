@@ -4,7 +4,7 @@ Two loops in one process, apart from the workers (a slow or dead receiver never 
 
 - **enqueue**: a consumer group of its own (`<app id>-webhooks`) reads the topics the workers already
   publish: `memory-events` (memory events and triggers) and `interactions` (only `ContactErased`, whose
-  payload is clear). A batch's events that a subscription of their tenant wants are opened with their
+  payload is clear), once some tenant has a subscription. A batch's events that a subscription of their tenant wants are opened with their
   contacts' keys, share-locked in the same transaction, and written to the outbox
   (`rapport.webhook_deliveries`, one row per subscription and event); the offsets are committed
   after that transaction. So a crash re-reads the batch and the unique (subscription, event) pair
@@ -42,6 +42,10 @@ log = logging.getLogger("rapport.webhooks")
 
 MAX_ERROR_CHARS = 300
 PRUNE_EVERY_S = 600.0
+SUBSCRIPTION_CHECK_S = 2.0
+# the embedded broker holds a fetch for the whole wait even when data arrives: webhooks can wait half a
+# second, and polling less often keeps this consumer's load on the broker small
+FETCH_MAX_WAIT_MS = 500
 
 
 # ------------------------------------------------------------------ enqueue
@@ -79,12 +83,14 @@ async def consume(s: Settings, pool: AsyncConnectionPool, stopping: asyncio.Even
 
     from streams.topics import ensure_topics
 
+    if not await _wait_for_subscriptions(pool, stopping):
+        return
     delay = 0.5
     while True:  # the broker may still be starting (or restarting)
         consumer = AIOKafkaConsumer(
             s.memory_events_topic, s.interactions_topic, bootstrap_servers=s.kafka_bootstrap,
             group_id=f"{s.app_id}-webhooks", enable_auto_commit=False, auto_offset_reset="earliest",
-            fetch_max_wait_ms=s.fetch_max_wait_ms, session_timeout_ms=int(s.rebalance_timeout_s * 1000),
+            fetch_max_wait_ms=FETCH_MAX_WAIT_MS, session_timeout_ms=int(s.rebalance_timeout_s * 1000),
             rebalance_timeout_ms=int(s.rebalance_timeout_s * 1000),
             heartbeat_interval_ms=int(min(3.0, s.rebalance_timeout_s / 3) * 1000))
         try:
@@ -110,8 +116,29 @@ async def consume(s: Settings, pool: AsyncConnectionPool, stopping: asyncio.Even
         await consumer.stop()
 
 
+async def _wait_for_subscriptions(pool: AsyncConnectionPool, stopping: asyncio.Event) -> bool:
+    """Until some tenant subscribes, nothing is read (no load on the broker): what was recorded before
+    a subscription is not delivered to it anyway. False when stopping first."""
+
+    @survive("webhook subscriptions check")
+    async def any_subscription() -> bool:
+        async with pool.connection() as conn:
+            return await store.any_subscription(conn)
+
+    while not stopping.is_set():
+        if await any_subscription():
+            return True
+        try:
+            await asyncio.wait_for(stopping.wait(), SUBSCRIPTION_CHECK_S)
+        except asyncio.TimeoutError:
+            pass
+    return False
+
+
 async def _store_retrying(values: list[bytes], pool: AsyncConnectionPool, stopping: asyncio.Event) -> None:
-    """enqueue_batch, waiting out a database that is away (the offsets are not committed meanwhile)."""
+    """enqueue_batch, waiting out a database that is away (the offsets are not committed meanwhile). A
+    batch that fails otherwise is stored record by record, and a record that fails alone is skipped
+    with a log line: one bad record must not stop every webhook."""
     delay = 0.2
     while True:
         try:
@@ -124,6 +151,18 @@ async def _store_retrying(values: list[bytes], pool: AsyncConnectionPool, stoppi
             log.warning("database unavailable (%s); storing the batch again in %.1f s", type(err).__name__, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 10.0)
+        except Exception as err:
+            log.error("storing a batch of %d records failed (%s); storing them one by one", len(values),
+                      type(err).__name__)
+            for v in values:
+                try:
+                    async with pool.connection() as conn:
+                        await enqueue_batch(conn, [v])
+                except (psycopg.OperationalError, psycopg.InterfaceError):
+                    raise
+                except Exception as one:
+                    log.error("a record was not enqueued for webhooks: %s", type(one).__name__)
+            return
 
 
 # ------------------------------------------------------------------ send

@@ -69,6 +69,11 @@ async def delete(conn: Any, tenant_id: str | None, webhook_id: str) -> bool:
     return bool(rows)
 
 
+async def any_subscription(conn: Any) -> bool:
+    """Whether any tenant has a subscription."""
+    return bool(await _rows(conn, "SELECT 1 FROM rapport.webhooks LIMIT 1"))
+
+
 async def subscriptions(conn: Any, tenants: Iterable[str]) -> list[rules.Subscription]:
     ts = sorted(set(tenants))
     if not ts:
