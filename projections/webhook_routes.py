@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from projections import auth
@@ -139,7 +139,7 @@ async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status:
 
 
 @app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")
-async def retry_delivery(webhook_id: str, delivery_id: int, tenant_id: str | None = None,
+async def retry_delivery(webhook_id: str, delivery_id: int = Path(ge=1, le=2 ** 63 - 1), tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Send a dead-lettered delivery again, with a fresh retry schedule."""
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)

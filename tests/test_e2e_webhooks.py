@@ -59,7 +59,8 @@ def test_signed_deliveries_retries_dead_letters_and_a_restarted_delivery_process
             assert "secret" not in c.get(f"/webhooks/{good_id}").json()
 
             r = c.post("/ingest", json=[
-                {"contact_id": "meera", "role": "user", "event_id": "wh-1", "message": "I have a golden retriever named Bruno"},
+                {"contact_id": "meera", "role": "user", "event_id": "wh-1",
+                 "message": "I have a golden retriever named Bruno"},
                 {"contact_id": "meera", "role": "user", "event_id": "wh-2", "message": CRISIS}])
             assert r.status_code == 202, r.text
 
@@ -70,11 +71,13 @@ def test_signed_deliveries_retries_dead_letters_and_a_restarted_delivery_process
                 return {d["data"]["memory"]["content"] for d in docs if d["type"] == "MemoryExtracted"}
 
             wait_until("the crisis flag and the fact at the good receiver", lambda: "crisis" in kinds(
-                received(good, good_secret)) and "Has a golden retriever named Bruno" in memories(received(good, good_secret)))
+                received(good, good_secret)) and "Has a golden retriever named Bruno" in memories(
+                received(good, good_secret)))
             docs = received(good, good_secret)
             crisis = [d for d in docs if d["type"] == "TriggerCreated"][0]
             assert crisis["contactId"] == "meera" and crisis["tenantId"] == "default"
-            assert crisis["data"]["trigger"]["humanReview"] is True and crisis["data"]["trigger"]["sourceEventIds"] == ["wh-2"]
+            assert crisis["data"]["trigger"]["humanReview"] is True
+            assert crisis["data"]["trigger"]["sourceEventIds"] == ["wh-2"]
             assert {d["type"] for d in docs} == {"TriggerCreated", "MemoryExtracted"}  # only what it subscribed to
             assert all("embedding" not in d["data"]["memory"] for d in docs if d["type"] == "MemoryExtracted")
 

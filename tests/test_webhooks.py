@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -51,6 +52,7 @@ def test_verify_refuses_tampering_other_secrets_replays_and_malformed_headers():
         (SECRET, {**h, "webhook-timestamp": str(now + 1)}, body, now),          # timestamp changed
         (SECRET, {k: v for k, v in h.items() if k != "webhook-signature"}, body, now),
         (SECRET, {**h, "webhook-timestamp": "1e9"}, body, now),
+        (SECRET, {**h, "webhook-timestamp": "١٨٠٠٠٠٠٠٠٠"}, body, now),               # not ASCII digits
         (SECRET, {**h, "webhook-signature": "v1,AAAA"}, body, now),
         (SECRET, {**h, "webhook-signature": "v2," + h["webhook-signature"][3:]}, body, now),
     ]
@@ -58,7 +60,8 @@ def test_verify_refuses_tampering_other_secrets_replays_and_malformed_headers():
         with pytest.raises(signing.InvalidSignature):
             signing.verify(secret, headers, b, now=at)
     # several signatures (a receiver rotating its secret): any match is enough
-    assert signing.verify(SECRET, {**h, "webhook-signature": "v1,AAAA " + h["webhook-signature"]}, body, now=now) == "e1"
+    rotated = {**h, "webhook-signature": "v1,AAAA " + h["webhook-signature"]}
+    assert signing.verify(SECRET, rotated, body, now=now) == "e1"
 
 
 @given(st.binary(max_size=2000), st.text(min_size=1, max_size=64).filter(lambda s: "." not in s),
@@ -135,8 +138,10 @@ def test_plan_matches_tenant_kind_and_only_events_recorded_after_the_subscriptio
     crisis = rules.Subscription("wh_a", "acme", ("TriggerCreated:crisis",), created)
     everything = rules.Subscription("wh_b", "acme", ("*",), created)
     other = rules.Subscription("wh_c", "other", ("*",), created - timedelta(days=1))
-    old, new, checkin = trigger("crisis", "m0", minutes=0), trigger("crisis", "m1", minutes=10), trigger("check_in", "m2", minutes=10)
-    got = {(s.webhook_id, e.event_id) for s, e in rules.plan([old, new, checkin], [crisis, everything, other])}
+    old, new = trigger("crisis", "m0", minutes=0), trigger("crisis", "m1", minutes=10)
+    checkin = trigger("check_in", "m2", minutes=10)
+    undated = dataclasses.replace(trigger("crisis", "m3", minutes=10), recorded_at="yesterday")
+    got = {(s.webhook_id, e.event_id) for s, e in rules.plan([old, new, checkin, undated], [crisis, everything, other])}
     assert got == {("wh_a", new.event_id), ("wh_b", new.event_id), ("wh_b", checkin.event_id)}
 
 
@@ -157,7 +162,8 @@ def test_body_leaves_out_vectors_and_is_bounded():
 def test_url_text_rules():
     assert rules.url_problem("https://hooks.example.com/rapport?x=1") is None
     for bad in ("ftp://example.com/x", "file:///etc/passwd", "https://", "example.com/x", "https://u:p@example.com/",
-                "https://example.com/#frag", "https://exa mple.com/", "https://example.com/\n", "https://example.com:99999/",
+                "https://example.com/#frag", "https://exa mple.com/", "https://example.com/\n",
+                "https://example.com:99999/",
                 "https://" + "a" * 2050 + ".com/", 42):
         assert rules.url_problem(bad) is not None, bad
 

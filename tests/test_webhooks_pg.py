@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from datetime import timedelta
 
 import httpx
 import orjson
@@ -29,9 +30,9 @@ async def connect(url: str) -> psycopg.AsyncConnection:
 
 
 def now_event(event_id: str, tenant: str, contact: str, kind: str | None = None, seconds_ago: float = 0):
-    """A derived event (a crisis trigger when kind, else a memory) recorded now (or seconds_ago)."""
+    """A derived event (a trigger of that kind, else a memory) recorded now (or seconds_ago)."""
     src = interaction(event_id, "I can't go on", tenant=tenant, contact=contact)
-    at = format_time(now_utc() - __import__("datetime").timedelta(seconds=seconds_ago))
+    at = format_time(now_utc() - timedelta(seconds=seconds_ago))
     src = dataclasses.replace(src, occurred_at=at, recorded_at=at)
     if kind:
         return ev.derived(src, ev.TRIGGER_CREATED, f"trigger:{kind}", {"trigger": {"id": "t-" + event_id, "kind": kind,
@@ -54,7 +55,8 @@ async def test_subscriptions_are_per_tenant_and_capped(fresh_db):  # noqa: F811
     a1, secret = await store.create(conn, "acme", "https://a.example/1", ["TriggerCreated:crisis"], "ops pager")
     await store.create(conn, "acme", "https://a.example/2", ["*", "*"])
     b1, _ = await store.create(conn, "beta", "https://b.example/1", ["MemoryExtracted"])
-    assert secret.startswith("whsec_") and a1["webhook_id"].startswith("wh_") and a1["events"] == ["TriggerCreated:crisis"]
+    assert secret.startswith("whsec_") and a1["webhook_id"].startswith("wh_")
+    assert a1["events"] == ["TriggerCreated:crisis"]
     listed = await store.list_for(conn, "acme")
     assert [r["url"] for r in listed] == ["https://a.example/1", "https://a.example/2"]
     assert listed[1]["events"] == ["*"] and all("secret" not in r for r in listed)
@@ -78,7 +80,8 @@ async def test_enqueue_opens_sealed_events_once_and_never_an_erased_contacts(fre
     checkin = now_event("m3", "acme", "c2", kind="check_in")
     old = now_event("m0", "acme", "c1", seconds_ago=3600)  # recorded before the subscriptions
     erased = ev.contact_erased(event_id="del-1", tenant_id="acme", contact_id="c3", at=format_time(now_utc()))
-    msg = dataclasses.replace(interaction("m4", "hello", tenant="acme", contact="c1"), recorded_at=format_time(now_utc()))
+    msg = dataclasses.replace(interaction("m4", "hello", tenant="acme", contact="c1"),
+                              recorded_at=format_time(now_utc()))
     values = await sealed(conn, [mem, trig, checkin, old, msg]) + [encode(erased), b"\x00not json", b"[1]"]
     assert orjson.loads(values[0])["payload"].keys() == {"enc", "nonce", "ct"}  # as the workers publish them
 
@@ -89,7 +92,7 @@ async def test_enqueue_opens_sealed_events_once_and_never_an_erased_contacts(fre
         (crisis["webhook_id"], "c2", trig.event_id), (everything["webhook_id"], "c1", mem.event_id),
         (everything["webhook_id"], "c2", trig.event_id), (everything["webhook_id"], "c2", checkin.event_id),
         (everything["webhook_id"], erased_tracking_id("acme", "c3"), "del-1")}
-    body = orjson.loads([b for *_, e, t, b in [(r[0], r[1], r[2], r[3], r[4]) for r in got] if e == mem.event_id][0])
+    body = orjson.loads(next(b for _, _, e, _, b in got if e == mem.event_id))
     assert body["data"] == {"memory": {"id": "mem-m1", "content": "Has a dog"}} and body["contactId"] == "c1"
 
     await delivery.enqueue_batch(conn, values)  # the batch read again (a crash before the commit)
@@ -283,18 +286,22 @@ async def test_webhook_routes(fresh_db, monkeypatch):  # noqa: F811
             dead = (await c.get(f"/webhooks/{wid}/deliveries", params={"tenant_id": "acme", "status": "dead"})).json()
             assert [(d["deliveryId"], d["status"], d["lastError"], d["contactId"]) for d in dead["deliveries"]] == [
                 (d1.delivery_id, "dead", "HTTP 500", "c1")]
-            assert (await c.get(f"/webhooks/{wid}/deliveries", params={"tenant_id": "acme", "status": "x"})).status_code == 400
+            r = await c.get(f"/webhooks/{wid}/deliveries", params={"tenant_id": "acme", "status": "x"})
+            assert r.status_code == 400 and r.json()["errors"][0]["field"] == "status"
             retry = f"/webhooks/{wid}/deliveries/{d1.delivery_id}/retry"
             assert (await c.post(retry, params={"tenant_id": "acme"})).status_code == 202
             assert (await c.post(retry, params={"tenant_id": "acme"})).status_code == 409  # pending now
             assert (await c.post(retry)).status_code == 404
+            r = await c.post(f"/webhooks/{wid}/deliveries/{2 ** 63}/retry", params={"tenant_id": "acme"})
+            assert r.status_code == 422 and r.json()["errors"][0]["field"] == "delivery_id"
 
             # erasing c1 drops its deliveries at once (before any worker applies the erasure)
             assert (await c.delete("/contacts/c1", params={"tenant_id": "acme"})).status_code == 202
             left = (await c.get(f"/webhooks/{wid}/deliveries", params={"tenant_id": "acme"})).json()["deliveries"]
             assert [d["contactId"] for d in left] == ["c2"]
 
-            assert (await c.delete(f"/webhooks/{wid}", params={"tenant_id": "acme"})).json() == {"id": wid, "deleted": True}
+            r = await c.delete(f"/webhooks/{wid}", params={"tenant_id": "acme"})
+            assert r.json() == {"id": wid, "deleted": True}
             assert (await c.delete(f"/webhooks/{wid}", params={"tenant_id": "acme"})).status_code == 404
             async with pool.connection() as conn:
                 assert await rows(conn, "SELECT * FROM rapport.webhook_deliveries") == []

@@ -4,8 +4,8 @@ Two loops in one process, apart from the workers (a slow or dead receiver never 
 
 - **enqueue**: a consumer group of its own (`<app id>-webhooks`) reads the topics the workers already
   publish: `memory-events` (memory events and triggers) and `interactions` (only `ContactErased`, whose
-  payload is clear), once some tenant has a subscription. A batch's events that a subscription of their tenant wants are opened with their
-  contacts' keys, share-locked in the same transaction, and written to the outbox
+  payload is clear), once some tenant has a subscription. A batch's events that a subscription of their
+  tenant wants are opened with their contacts' keys, share-locked in the same transaction, and written to the outbox
   (`rapport.webhook_deliveries`, one row per subscription and event); the offsets are committed
   after that transaction. So a crash re-reads the batch and the unique (subscription, event) pair
   makes the re-read enqueue nothing twice, and an event whose contact was erased is never enqueued

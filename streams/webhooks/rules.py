@@ -76,7 +76,10 @@ def plan(envs: Iterable[Envelope], subs: Iterable[Subscription]) -> list[tuple[S
         by_tenant.setdefault(s.tenant_id, []).append(s)
     out = []
     for e in envs:
-        recorded = parse_time(e.recorded_at or e.occurred_at)
+        try:
+            recorded = parse_time(e.recorded_at or e.occurred_at)
+        except (ValueError, TypeError):  # a producer's unreadable recorded_at: no subscription can date it
+            continue
         for s in by_tenant.get(e.tenant_id, ()):
             if recorded >= s.created_at and matches(s.events, e.event_type, trigger_kind(e)):
                 out.append((s, e))

@@ -64,7 +64,7 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, *, now: float |
     msg_id, stamp, sigs = h.get("webhook-id"), h.get("webhook-timestamp"), h.get("webhook-signature")
     if not (msg_id and stamp and sigs):
         raise InvalidSignature("missing webhook-id, webhook-timestamp or webhook-signature")
-    if not stamp.isdigit() or len(stamp) > 12:
+    if not (stamp.isascii() and stamp.isdigit()) or len(stamp) > 12:
         raise InvalidSignature("webhook-timestamp is not unix seconds")
     t = int(stamp)
     if abs((time.time() if now is None else now) - t) > tolerance_s:
