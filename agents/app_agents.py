@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import psycopg
+from opentelemetry.trace import SpanKind
 
 from agents.embedder import default_embedder
-from agents.pipeline import InteractionPipeline, Record, derived_record
+from agents.pipeline import InteractionPipeline, Record, derived_record, record_outcomes
 from agents.scheduler import due_ticks
-from ops import metrics
+from agents import metrics
 from projections import db
 from schemas import events as ev
 from schemas.cachekeys import worker_key
 from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
-from streams import shredding
+from streams import shredding, tracing
 from streams.config import settings
 from streams.resilience import bounded, survive
 
@@ -126,6 +128,7 @@ async def process_reconnecting(p: InteractionPipeline, records: list[Record]):  
 async def _on_revoked(app_, revoked, **kwargs) -> None:  # noqa: ANN001
     if _pipeline is not None:
         _pipeline.forget_cache()
+    metrics.forget_partitions(revoked)  # another worker reports their lag now
 
 
 @app.agent(interactions_topic)
@@ -133,26 +136,64 @@ async def process_interactions(stream):  # noqa: ANN001
     s = settings()
     p = await pipeline()
     async for events in stream.take_events(s.batch_size, within=s.batch_window_s):
-        records = [Record(e.message.value, e.message.topic, e.message.partition, e.message.offset, e.message.key)
-                   for e in events]
-        with metrics.BATCH_SECONDS.time():
-            outcome = await process_reconnecting(p, records)
-        metrics.EVENTS.labels("applied").inc(outcome.applied)
-        metrics.EVENTS.labels("skipped").inc(outcome.skipped)
-        if _extractor is not None and outcome.sources:  # deferred LLM extraction, off the stream's path
-            _extractor.submit(outcome.sources, outcome.profiles, publish_source)
-        if _summarizer is not None:
-            _summarizer.submit(outcome.derived, publish_source)
-        for dl in outcome.dead_letters:
-            metrics.EVENTS.labels("dead_letter").inc()
-            log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
-                        dl.reason)
-            await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
-        for e in await seal_derived(p, outcome.derived):
-            key, value = derived_record(e)
-            await memory_events_topic.send(key=key, value=value)
-            if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers
-                await triggers_topic.send(key=key, value=value)
+        records = [Record(e.message.value, e.message.topic, e.message.partition, e.message.offset, e.message.key,
+                          e.message.headers) for e in events]
+        # one span per batch; each record's producer trace continues in a span of its own (streams/tracing.py)
+        with tracing.tracer.start_as_current_span(f"process {interactions_topic.get_topic_name()}",
+                                                  kind=SpanKind.CONSUMER) as span:
+            started = time.time_ns()
+            with metrics.BATCH_SECONDS.time():
+                outcome = await process_reconnecting(p, records)
+            metrics.observe_batch(outcome, p.erased, now_utc())
+            metrics.observe_lag(records, partition_end)
+            if span.is_recording():
+                tracing.consumed(span, traced_records(records, outcome), started)
+            await publish_outcome(p, outcome)
+
+
+async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN001
+    """A committed batch's dead letters and derived events to their topics (the derived ones with the
+    batch's trace context), and its sources to the optional LLM steps."""
+    if _extractor is not None and outcome.sources:  # deferred LLM extraction, off the stream's path
+        _extractor.submit(outcome.sources, outcome.profiles, publish_source)
+    if _summarizer is not None:
+        _summarizer.submit(outcome.derived, publish_source)
+    for dl in outcome.dead_letters:
+        log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
+                    dl.reason)
+        await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
+    headers = tracing.record_headers()
+    kinds = metrics.trigger_kinds(outcome.derived)  # read before sealing hides the payload
+    for e in await seal_derived(p, outcome.derived):
+        key, value = derived_record(e)
+        await memory_events_topic.send(key=key, value=value, headers=headers)
+        if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers
+            await triggers_topic.send(key=key, value=value, headers=headers)
+            metrics.TRIGGERS_PUBLISHED.labels(kinds[e.event_id]).inc()
+
+
+def partition_end(topic: str, partition: int) -> int | None:
+    """The broker's high water mark of a partition this worker consumes, as last fetched (None: unknown)."""
+    from faust.types import TP
+
+    try:
+        return app.consumer.highwater(TP(topic, partition))
+    except Exception:  # no started consumer (Faust's test context) or a partition moved away: unknown
+        return None
+
+
+def traced_records(records: list[Record], outcome) -> list:  # noqa: ANN001
+    """(producer context, outcome, span attributes) per record of a batch, for tracing.consumed."""
+    out = []
+    for r, (what, ids) in zip(records, record_outcomes(records, outcome)):
+        ctx = tracing.context_from_headers(r.headers)
+        if ctx is None:
+            continue
+        out.append((ctx, what, {"messaging.system": "kafka", "messaging.destination.name": r.topic,
+                                "messaging.destination.partition.id": str(r.partition),
+                                "messaging.kafka.offset": r.offset if r.offset is not None else -1,
+                                **{f"rapport.{k}": ids[k] for k in ("tenant_id", "event_id", "event_type") if k in ids}}))
+    return out
 
 
 if settings().web_port:

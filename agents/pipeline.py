@@ -42,7 +42,7 @@ from schemas import events as ev
 from schemas import logsafe
 from schemas.cachekeys import window_key
 from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
-from streams import shredding
+from streams import shredding, tracing
 
 log = logging.getLogger("rapport.pipeline")
 
@@ -54,6 +54,7 @@ class Record:
     partition: int | None = None
     offset: int | None = None
     key: bytes | None = None
+    headers: Any = None  # the record's Kafka headers (a producer's trace context: streams/tracing.py)
 
 
 @dataclass
@@ -74,6 +75,8 @@ class Outcome:
     applied: int = 0
     skipped: int = 0
     sources: list[Envelope] = field(default_factory=list)      # the source events this batch applied
+    # (partition, offset) of the records it applied, erasures included (the others were skipped or dead-lettered)
+    applied_at: set[tuple[int | None, int | None]] = field(default_factory=set)
     profiles: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
@@ -93,13 +96,28 @@ def time_problem(e: Envelope) -> str | None:
     return None
 
 
-def record_contact(r: Record) -> tuple[str, str] | None:
-    """(tenant, contact) of a record, from its envelope's clear fields (payloads may be sealed)."""
+def record_ids(r: Record) -> dict[str, str]:
+    """The envelope's clear fields of a record (tenant_id, contact_id, event_id, event_type: payloads may
+    be sealed, these never are); those it lacks are left out, all of them when it does not decode."""
     try:
         d = orjson.loads(r.value)
-        return (str(d["tenant_id"]), str(d["contact_id"]))
-    except (orjson.JSONDecodeError, KeyError, TypeError):
-        return None
+        return {k: str(d[k]) for k in ("tenant_id", "contact_id", "event_id", "event_type") if k in d}
+    except (orjson.JSONDecodeError, TypeError):
+        return {}
+
+
+def record_contact(r: Record) -> tuple[str, str] | None:
+    """(tenant, contact) of a record, from its envelope's clear fields."""
+    ids = record_ids(r)
+    return (ids["tenant_id"], ids["contact_id"]) if "tenant_id" in ids and "contact_id" in ids else None
+
+
+def record_outcomes(records: list[Record], outcome: Outcome) -> list[tuple[str, dict[str, str]]]:
+    """What became of each record of a processed batch ("applied", "dead_letter" or "skipped": a
+    redelivery, a duplicate, shredded), with its clear fields."""
+    dead = {id(dl.record) for dl in outcome.dead_letters}
+    return [("dead_letter" if id(r) in dead else "applied" if (r.partition, r.offset) in outcome.applied_at
+             else "skipped", record_ids(r)) for r in records]
 
 
 class InteractionPipeline:
@@ -149,12 +167,15 @@ class InteractionPipeline:
         """It holds the version-switch lock shared, so `rapport replay` (which takes it exclusively to
         switch readers) never interleaves with a batch."""
         self._after_commit = ([], set())
-        async with self.conn.transaction():
-            if self.switch_lock:
-                await self.conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (db.SWITCH_LOCK,))
-            if self.follow_active:
-                await self._follow_active_version()
-            outcome = await self._process(records, track_offsets)
+        with tracing.tracer.start_as_current_span("rapport.projection.transaction", attributes={
+                "rapport.records": len(records)}) as span:  # ends after the COMMIT
+            async with self.conn.transaction():
+                if self.switch_lock:
+                    await self.conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (db.SWITCH_LOCK,))
+                if self.follow_active:
+                    await self._follow_active_version()
+                outcome = await self._process(records, track_offsets)
+            span.set_attributes({"rapport.projection.version": self.version or "", "rapport.applied": outcome.applied})
         # the erasures deleted these contacts' keys: a cached one must not seal or open anything again
         self.erased = self._after_commit[1]
         self.keys.forget(self.erased)
@@ -184,6 +205,7 @@ class InteractionPipeline:
             out.applied += o.applied
             out.skipped += o.skipped
             out.sources += o.sources
+            out.applied_at |= o.applied_at
             out.profiles.update(o.profiles)
         marks = self._marks(records)
         if marks:
@@ -357,6 +379,7 @@ class InteractionPipeline:
         out.derived = [d for b in segments for d in b.derived]
         out.sources = [a.env for b in segments for a in b.applied]
         out.profiles = {k: s.get("profile") for b in segments for k, s in b.states.items()}
+        out.applied_at = {(a.partition, a.offset) for b in segments for a in b.applied + b.erasures}
         out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
 

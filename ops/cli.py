@@ -3,6 +3,7 @@ agents/, projections/ and streams/."""
 from __future__ import annotations
 
 import logging
+import logging.config
 import os
 import signal
 import sys
@@ -21,6 +22,10 @@ def log_level() -> str:
 @click.group()
 def main() -> None:
     """rapport: per-contact memory and emotional intelligence for AI chat agents."""
+    from ops import telemetry
+
+    if telemetry.json_logs():  # RAPPORT_LOG_FORMAT=json: every command logs JSON lines (api/worker: below)
+        logging.config.dictConfig(telemetry.logging_config("cli", log_level()))
 
 
 @main.command()
@@ -72,10 +77,15 @@ def worker() -> None:
     from streams.config import settings
 
     import agents.app_agents  # noqa: F401  (registers the agents)
+    from ops import telemetry
     from streams.app import app
 
     s = settings()
+    telemetry.configure_tracing("worker")
     args = ["rapport", "worker", "--loglevel", {"warning": "warn", "critical": "crit"}.get(log_level(), log_level())]
+    if telemetry.json_logs():  # Faust installs this config; --quiet: no banner on stdout, only JSON lines
+        app.conf.logging_config = telemetry.logging_config("worker", log_level())
+        args.insert(1, "--quiet")
     if not s.web_port:
         args.append("--without-web")
     sys.argv = args
@@ -89,15 +99,21 @@ def api(host: str | None, port: int | None) -> None:
     """The context API alone, configured from the environment."""
     import uvicorn
 
+    from ops import telemetry
     from streams.config import settings
 
     if host:  # the API decides from its bind address whether /metrics needs a key
         os.environ["RAPPORT_HTTP_HOST"] = host
         settings.cache_clear()
     s = settings()
-    logging.basicConfig(level=log_level().upper())
+    telemetry.configure_tracing("api")
+    if telemetry.json_logs():
+        log_config = telemetry.logging_config("api", log_level())
+    else:
+        logging.basicConfig(level=log_level().upper())
+        log_config = uvicorn.config.LOGGING_CONFIG
     uvicorn.run("projections.api:app", host=s.http_host, port=port or s.http_port,
-                log_level=log_level(), access_log=False,
+                log_level=log_level(), access_log=False, log_config=log_config,
                 timeout_graceful_shutdown=5)
 
 
@@ -382,6 +398,21 @@ def bench_year() -> None:
     from ops.simulate_year import main as run
 
     run()
+
+
+@bench.command("notes")
+@click.option("--url", default=None, help="a running instance (default: an embedded stack in a temp dir)")
+@click.option("--only", type=click.Choice(["year", "daily", "arjun"]), multiple=True,
+              help="one contact (repeatable); default all three")
+def bench_notes(url, only) -> None:  # noqa: ANN001
+    """What the model reads about three contacts at points of their lives, with the hygiene verdict."""
+    from ops.bench import target
+    from ops.notes import SCENARIOS, run
+
+    with target(url, workers=1) as (base, headers):
+        found = run(base, headers, tuple(only) or SCENARIOS)
+    click.echo(f"hygiene problems: {found}")
+    sys.exit(1 if found else 0)
 
 
 @bench.command("inline")

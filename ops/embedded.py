@@ -71,6 +71,7 @@ class Child:
     log: Path | None = None
     restarts: Restarts = field(default_factory=Restarts)
     restart_at: float | None = None  # set while a restart is pending (the backoff)
+    metrics_url: str | None = None  # the API's /metrics, a worker's Faust web /metrics
 
     def tail(self, lines: int = 20) -> str:
         try:
@@ -323,12 +324,17 @@ class Stack:
 
         info = {k: self.env.get(v) for k, v in (("kafka_url", "RAPPORT_KAFKA_URL"), ("database_url",
                 "RAPPORT_DATABASE_URL"), ("redis_url", "RAPPORT_REDIS_URL"), ("broker_epoch", "RAPPORT_BROKER_EPOCH"))}
-        info.update(http_url=self.url, pid=os.getpid(), children={c.name: c.proc.pid for c in self.children})
+        info.update(http_url=self.url, pid=os.getpid(), children={c.name: c.proc.pid for c in self.children},
+                    metrics={c.name: c.metrics_url for c in self.children if c.metrics_url})
         run = self.data_dir / "run.json"  # it holds the database password: owner only
         fd = os.open(run, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "w") as out:
             out.write(json.dumps(info, indent=2))
+        # Prometheus file_sd: every process's /metrics (a restarted worker gets a new port; Prometheus
+        # re-reads the file), for ops/prometheus/alerts.yml and ops/grafana (README: Observability)
+        targets = self.data_dir / "prometheus-targets.json"
+        targets.write_text(json.dumps(scrape_targets(self.children), indent=2))
 
     def start_app(self) -> None:
         for i in range(self.workers):
@@ -342,11 +348,16 @@ class Stack:
         exe = [sys.executable, "-m", "ops.cli"]
         if name == "api":
             aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
-            return spawn("api", exe + ["api"], logs, env=aenv)
+            child = spawn("api", exe + ["api"], logs, env=aenv)
+            child.metrics_url = f"{self.url}/metrics"
+            return child
         if name == "webhooks":  # the webhook delivery process (streams/webhooks/delivery.py)
             return spawn("webhooks", exe + ["webhooks-worker"], logs, env=self.env)
-        wenv = {**self.env, "RAPPORT_WORKER_ID": name, "RAPPORT_WORKER_WEB_PORT": str(free_port())}
-        return spawn(name, exe + ["worker"], logs, env=wenv)
+        port = free_port()
+        wenv = {**self.env, "RAPPORT_WORKER_ID": name, "RAPPORT_WORKER_WEB_PORT": str(port)}
+        child = spawn(name, exe + ["worker"], logs, env=wenv)
+        child.metrics_url = f"http://{self.env.get('RAPPORT_WORKER_WEB_HOST') or '127.0.0.1'}:{port}/metrics"
+        return child
 
     def _add(self, child: Child) -> None:
         child.restarts = Restarts(self.policy)
@@ -389,14 +400,15 @@ class Stack:
             self.env["RAPPORT_KAFKA_URL"], self.env["RAPPORT_BROKER_EPOCH"] = url, epoch
         else:
             new = self._spawn_app(c.name)
-        c.proc, c.log = new.proc, new.log
+        c.proc, c.log, c.metrics_url = new.proc, new.log, new.metrics_url
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
             for dep in [d for d in self.children if d.name in ("api", "webhooks") or d.name.startswith("worker")]:
                 dep.stop(timeout=15)
                 fresh = self._spawn_app(dep.name)
-                dep.proc, dep.log, dep.restart_at = fresh.proc, fresh.log, None
-            self.say(f"API, workers and webhook delivery restarted on the new broker (epoch {self.env['RAPPORT_BROKER_EPOCH']})")
+                dep.proc, dep.log, dep.metrics_url, dep.restart_at = fresh.proc, fresh.log, fresh.metrics_url, None
+            self.say(f"API, workers and webhook delivery restarted on the new broker "
+                     f"(epoch {self.env['RAPPORT_BROKER_EPOCH']})")
         self.write_run_file()
 
     def wait_ready(self, timeout: float) -> bool:
@@ -444,6 +456,15 @@ class CrashLoop(RuntimeError):
         super().__init__(f"{child.name} is crash-looping ({len(child.restarts.exits)} exits within "
                          f"{policy.window_s:g} s, last exit code {child.proc.returncode}); stopping everything. "
                          f"Last lines of {child.log}:\n{child.tail()}")
+
+
+def scrape_targets(children: list[Child]) -> list[dict]:
+    """Prometheus file_sd groups: one per process with a /metrics, job rapport-api or rapport-worker."""
+    from urllib.parse import urlsplit
+
+    return [{"targets": [urlsplit(c.metrics_url).netloc],
+             "labels": {"job": "rapport-api" if c.name == "api" else "rapport-worker", "process": c.name}}
+            for c in children if c.metrics_url]
 
 
 def _port_of(url: str) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import datetime, timedelta, timezone
+from typing import Iterator
 
 from agents.core import contact as core
 from schemas import events as ev
@@ -54,22 +55,49 @@ def _fill(t: str, rng: random.Random) -> str:
     return t.format(**{k: rng.choice(v) for k, v in FILL.items() if "{" + k + "}" in t})
 
 
-def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = True) -> list[dict]:  # noqa: ANN001
+START = datetime(2026, 1, 1, 22, tzinfo=TZ)
+
+
+def nights(days: int = 365, seed: int = 3, start: datetime = START) -> Iterator[tuple[int, datetime, list[str]]]:
+    """The contact's year as a script: (day, when the night's chat starts, its messages; [] on a quiet
+    night). The same seed gives the same year, whoever consumes it (the fold here, or the real pipeline)."""
+    rng = random.Random(seed)
+    told: set[int] = set()
+    for day in range(days):
+        month = day // 30
+        t = start + timedelta(days=day, minutes=rng.randint(0, 60))
+        if rng.random() < 0.15:
+            yield day, t, []
+            continue
+        msgs = [] if month in told else list(FACTS.get(month, []))
+        told.add(month)
+        if rng.random() < 0.2:
+            msgs.append(rng.choice(PREFS))
+        msgs += [_fill(rng.choice(TOPICS), rng) for _ in range(rng.randint(3, 8))]
+        msgs += [rng.choice(SMALL) for _ in range(rng.randint(2, 5))]
+        yield day, t, msgs
+
+
+def message_time(night: datetime, i: int) -> datetime:
+    return night + timedelta(minutes=2 * i)
+
+
+def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = True,  # noqa: ANN001
+             final: dict | None = None) -> list[dict]:
     """`accesses`: each night the first message asks /context for the top ACCESSED memories (ranked
-    with the service's multi-signal score), as the chat engine does before answering."""
+    with the service's multi-signal score), as the chat engine does before answering. `final`, when
+    given, receives the contact's state and the tiers' `known` at the end."""
     from agents.core.memory import embedding_text
     from agents.embedder import default_embedder
     from agents.core.consolidation import known_entry
 
     emb = embedder or default_embedder()
-    rng = random.Random(seed)
     s = core.new_state("sim", "arjun")
     known: dict[str, dict] = {}  # what the shell supplies to the consolidation tiers
     rows_held: dict[str, int] = {}  # every memory row the projection holds -> its bytes (content + vector)
     left_out: set[str] = set()
     hot: dict[str, list[float]] = {}
     rows, n = [], 0
-    start = datetime(2026, 1, 1, 22, tzinfo=TZ)
 
     def apply(e, candidates):
         nonlocal s
@@ -99,20 +127,11 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
         while s.get("dueAt") and datetime.fromisoformat(s["dueAt"]) <= until:
             apply(ev.contact_tick(tenant_id="sim", contact_id="arjun", due_at=s["dueAt"], recorded_at=s["dueAt"]), [])
 
-    told: set[int] = set()
-    for day in range(days):
-        month = day // 30
-        t = start + timedelta(days=day, minutes=rng.randint(0, 60))
+    for day, t, msgs in nights(days, seed):
         catch_up(t)
-        if rng.random() < 0.15:  # a quiet night
+        if not msgs:  # a quiet night
             _month_row(rows, day, days, n, s, rows_held, left_out)
             continue
-        msgs = [] if month in told else list(FACTS.get(month, []))
-        told.add(month)
-        if rng.random() < 0.2:
-            msgs.append(rng.choice(PREFS))
-        msgs += [_fill(rng.choice(TOPICS), rng) for _ in range(rng.randint(3, 8))]
-        msgs += [rng.choice(SMALL) for _ in range(rng.randint(2, 5))]
         if accesses:
             served = _context_top(s, known, msgs[0], emb.embed([msgs[0]])[0], t)
             if served:
@@ -122,10 +141,12 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
         for i, text in enumerate(msgs):
             n += 1
             e = ev.interaction(event_id=f"y{n}", tenant_id="sim", contact_id="arjun",
-                               occurred_at=(t + timedelta(minutes=2 * i)).isoformat(), recorded_at=t.isoformat(),
+                               occurred_at=message_time(t, i).isoformat(), recorded_at=t.isoformat(),
                                role="user", message=text)
             apply(e, core.plan_memories(e))
         _month_row(rows, day, days, n, s, rows_held, left_out)
+    if final is not None:
+        final.update(state=s, known=known)
     return rows
 
 

@@ -3,6 +3,7 @@ projections/context.py. Routes and JSON fields are fixed by CONTRACT.md."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import ipaddress
 import logging
 import os
@@ -20,11 +21,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from fastapi.responses import Response
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
 from agents.embedder import default_embedder
-from ops import metrics
+from projections import metrics
 from projections import auth, db, fence
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
@@ -39,7 +41,7 @@ from schemas.cachekeys import WORKER_PREFIX, window_key
 from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
 from streams import shredding
-from streams import outbox
+from streams import outbox, tracing
 from streams.config import settings
 from streams.resilience import bounded
 from streams.webhooks import store as webhook_store
@@ -118,6 +120,7 @@ class Service:
         self.relay_cursor = 0  # every ledger row at or below it is applied (streams/outbox.py)
         self.ready_once = False
         self.backlogs = outbox.Cached(self._backlog, ttl_s=1.0)
+        self.traces = tracing.RecentTraces()  # event id -> the ingest request's span (tracing on only)
 
     async def _backlog(self, tenant_id: str | None) -> tuple[int, float | None]:
         return await outbox.backlog(self.pool, await self.store.schema(), self.relay_cursor, tenant_id,
@@ -196,8 +199,9 @@ class Service:
                     covered = upto
                 if sent:
                     log.info("relayed %d ledger events to the broker", sent)
-                n_backlog, _ = await outbox.backlog(self.pool, schema, self.relay_cursor)
+                n_backlog, age = await outbox.backlog(self.pool, schema, self.relay_cursor)
                 metrics.LEDGER_BACKLOG.set(n_backlog)
+                metrics.LEDGER_BACKLOG_AGE.set(age or 0.0)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -285,9 +289,14 @@ async def lifespan(app: FastAPI):
     await svc.stop()
 
 
+# FastAPI's own telemetry (recent versions trace every request once a TracerProvider is set) records the
+# path (contact ids) and the query (`query` is the user's message): off; timing() makes the server span
+# without them, named by the route's template.
+NATIVE_TELEMETRY_OFF = ({"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+                        if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
 # no unauthenticated surface beyond /healthz (and /metrics on loopback): no /docs, /redoc, /openapi.json
 app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan, docs_url=None, redoc_url=None,
-              openapi_url=None)
+              openapi_url=None, **NATIVE_TELEMETRY_OFF)
 
 
 @app.exception_handler(psycopg.DataError)
@@ -415,15 +424,25 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONBody:
 
 @app.middleware("http")
 async def timing(request: Request, call_next):
+    """Latency per route, and with tracing on a server span per request (continuing a caller's
+    `traceparent`), named by the route's template: never the path, which holds contact ids."""
     t0 = time.perf_counter()
-    try:
-        response = await call_next(request)
-    except Exception as e:  # logged by route and type only: no body, no locals, no message
+    with tracing.tracer.start_as_current_span(request.method, context=tracing.context_from_headers(request.headers),
+                                              kind=SpanKind.SERVER) as span:
+        try:
+            response = await call_next(request)
+        except Exception as e:  # logged by route and type only: no body, no locals, no message
+            route = getattr(request.scope.get("route"), "path", "unmatched")
+            log.error("%s %s failed: %s", request.method, route, logsafe.where(e))
+            response = error(500, "internal error")
         route = getattr(request.scope.get("route"), "path", "unmatched")
-        log.error("%s %s failed: %s", request.method, route, logsafe.where(e))
-        response = error(500, "internal error")
-    route = request.scope.get("route")
-    metrics.REQUEST_SECONDS.labels(getattr(route, "path", "unmatched")).observe(time.perf_counter() - t0)
+        metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - t0)
+        if span.is_recording():
+            span.update_name(f"{request.method} {route}")
+            span.set_attributes({"http.request.method": request.method, "http.route": route,
+                                 "http.response.status_code": response.status_code})
+            if response.status_code >= 500:
+                span.set_status(Status(StatusCode.ERROR))
     return response
 
 
@@ -474,6 +493,7 @@ async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) 
                              "tenantId": tenant, "backlog": n, "limit": BACKLOG_LIMIT},
                             status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
     fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs)
+    svc.traces.remember((e.tenant_id, e.event_id) for e in envs)  # what /context?after= links to
     return JSONBody({"accepted": len(envs), "eventIds": [e.event_id for e in envs], "duplicates": dups},
                           status_code=202)
 
@@ -491,12 +511,14 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
     check_param("after", after, after and validate.check_id(after))
     at = parse_as_of(as_of)
     if after:
-        deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
-        while not await svc.store.is_processed(tenant_id, after):
-            if time.monotonic() >= deadline:
-                return error(504, "event not reflected in the projections yet", event_id=after)
-            await asyncio.sleep(delay)
-            delay = min(delay * 1.5, 0.1)
+        with tracing.tracer.start_as_current_span("rapport.context.after", links=svc.traces.links(tenant_id, after),
+                                                  attributes={"rapport.event_id": after}):
+            deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
+            while not await svc.store.is_processed(tenant_id, after):
+                if time.monotonic() >= deadline:
+                    return error(504, "event not reflected in the projections yet", event_id=after)
+                await asyncio.sleep(delay)
+                delay = min(delay * 1.5, 0.1)
     body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
     # an access happens in the contact's now, whatever earlier `as_of` the caller evaluates at
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],

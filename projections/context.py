@@ -13,6 +13,8 @@ from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_sta
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
                                    spread_to_neighbours)
 from schemas.envelope import parse_time
+from agents.core import summaries
+from agents.core.memory import normalize_text
 from projections import fence  # user text in prompts (kept apart from the ranking imports)
 
 
@@ -163,11 +165,13 @@ CARD_BUDGET_SHARE = 0.15    # cards may use at most this share of the memory bud
 
 def entity_cards(refs: list[str], rows: list[dict[str, Any]], shown: set[str]) -> list[dict[str, Any]]:
     """Seed 004 entity cards: per entity (in `refs` order), its top memories (rows come pinned first,
-    then by importance, newest), skipping memories already listed; `[pet:bruno]: a; b; c`."""
-    cards = []
+    then by importance, newest), skipping memories already listed or on an earlier card (a memory
+    about Bruno and mom is on Bruno's card, not on both); `[pet:bruno]: a; b; c`."""
+    cards, shown = [], set(shown)
     for ref in dict.fromkeys(refs):
         facts = [r for r in rows if ref in (r["entity_refs"] or ()) and r["id"] not in shown][:CARD_FACTS]
         if facts:
+            shown |= {r["id"] for r in facts}
             cards.append({"ref": ref, "memoryIds": [r["id"] for r in facts],
                           "text": f"[{ref}]: " + "; ".join(r["content"] for r in facts)})
     return cards
@@ -187,19 +191,58 @@ def _mood_line(st: dict[str, Any]) -> str:
     return line
 
 
+KNOWS_CHARS = 300          # the Knows line: who they are
+HABITS_CHARS = 240         # what they keep coming back to
+PREFERENCES_CHARS = 220
+THEME_GIST = "Often talks about "
+
+
+def what_is_known(state: dict[str, Any] | None, memories: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The items ({"id", "type", "content"}) of the Knows, Often-talks-about and Preferences lines: the
+    profile's (the fold keeps them ranked, most telling first, none repeating another:
+    agents/core/summaries.profile_items), or, for a state without one, the working set's facts and
+    preferences among the memories served. "elsewhere": a habit another block already says (the
+    chat-time pattern is the emotional block's outreach line)."""
+    items = list((state or {}).get("profileItems") or [])
+    if not items:
+        items = [{"id": m["id"], "type": m["memoryType"], "content": m["content"]} for m in memories
+                 if m["memoryType"] in ("fact", "preference") and m.get("tier", "active") == "active"]
+    said = ((state or {}).get("preferredHours") or {}).get("label")
+    elsewhere = [i for i in items if i["type"] == "habit" and i["content"] == said]
+    themes = [i for i in items if i["type"] == "habit" and i["content"].startswith(THEME_GIST)]
+    return {"knows": summaries.fit([i for i in items if i["type"] == "fact" or i["type"] == "habit" and
+                                    i not in themes and i not in elsewhere], KNOWS_CHARS),
+            "habits": summaries.fit([{**i, "content": theme_gist(i["content"])} for i in themes], HABITS_CHARS),
+            "preferences": summaries.fit([i for i in items if i["type"] == "preference"], PREFERENCES_CHARS),
+            "elsewhere": elsewhere}
+
+
+def theme_gist(habit: str) -> str:
+    """"Often talks about dinner: pizza, pho" -> "dinner (pizza, pho)": one of several on a line."""
+    topic, _, details = habit.removeprefix(THEME_GIST).partition(": ")
+    return f"{topic} ({details})" if details else topic
+
+
+def stated_ids(known: dict[str, list[dict[str, Any]]]) -> set[str]:
+    return {i["id"] for items in known.values() for i in items}
+
+
 def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dict[str, Any]],
                  cards: list[dict[str, Any]] | None = None, state: dict[str, Any] | None = None,
-                 extra_blocks: list[str] | None = None) -> str:
-    """The system-prompt block, by relationship stage (seed 000 §5.1-5.4, seed 001 §3.4)."""
+                 extra_blocks: list[str] | None = None,
+                 known: dict[str, list[dict[str, Any]]] | None = None) -> str:
+    """The system-prompt block, by relationship stage (seed 000 §5.1-5.4, seed 001 §3.4). Each thing is
+    said once: what the Knows and Preferences lines state is not listed again under MEMORIES, and a
+    memory on a card is not in the list."""
+    known = known if known is not None else what_is_known(state, memories)
+    stated = stated_ids(known)
     # user-originated text: one line each, names capped (projections/fence.py)
-    contact, memories, cards = fence.contact(contact), fence.memories(memories), fence.cards(cards)
+    contact, cards = fence.contact(contact), fence.cards(cards)
+    memories = fence.memories([m for m in memories if m["id"] not in stated])
     name = contact.get("displayName") or "this contact"
     stage, n, days = st["relationshipStage"], st["sessionCount"], _span_days(state)
     lines = ["CONTACT CONTEXT:"]
-    # what they are now comes from the working set; the archive only ever reads as dated past events
-    facts = [m for m in memories if m["memoryType"] == "fact" and m.get("tier", "active") == "active"]
-    prefs = [m for m in memories if m["memoryType"] == "preference" and m.get("tier", "active") == "active"]
-    if stage == "new" and not memories:
+    if stage == "new" and not memories and not stated:
         lines += [f"- New contact ({'first session' if n <= 1 else f'{n} sessions'})", "- No memories yet",
                   _mood_line(st), "", "BEHAVIOR:",
                   "- Ask discovery questions naturally (name, interests, pets, work)",
@@ -220,10 +263,9 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
                        f"the last topic",
         }[stage]
         lines.append(f"- {headline}")
-        if facts:
-            lines.append("- Knows: " + "; ".join(m["content"] for m in facts[:4]))
-        if prefs:
-            lines.append("- Preferences: " + "; ".join(m["content"] for m in prefs[:4]))
+        for label, key in (("Knows", "knows"), ("Often talks about", "habits"), ("Preferences", "preferences")):
+            if known[key]:
+                lines.append(f"- {label}: " + "; ".join(fence.inline(i["content"]).rstrip(".") for i in known[key]))
         lines.append(_mood_line(st))
         if stage == "new":
             lines += ["- Still getting to know them: ask 1-2 natural discovery questions"]
@@ -284,7 +326,8 @@ def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list
     if not state:
         return []
     blocks = []
-    if state.get("profile"):
+    if state.get("profile") and state.get("profileSource") == "llm":
+        # a model's own paragraph; the extractive profile is what the Knows and Preferences lines say
         blocks.append("PROFILE: " + fence.inline(state["profile"]))
     last = (state.get("lastSessionSummary") or {}).get(persona_id or "")
     if last:
@@ -317,8 +360,13 @@ def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]
     episode "I love biryani!" are one piece of information; "Has a dog named Bruno" and "My dog Bruno
     ate my shoes again" come from one message but are not."""
     covered: dict[str, set[str]] = {}
+    said: set[str] = set()
     out = []
     for sc, r in ranked:
+        text = normalize_text(r["content"])
+        if text in said:  # the same words twice (a fact said again after the first was let go of)
+            continue
+        said.add(text)
         sources = set(r["source_event_ids"] or ())
         if sources and sources <= covered.keys():
             known = set().union(*(covered[s] for s in sources))
@@ -358,11 +406,13 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     # cards may take up to CARD_BUDGET_SHARE of the budget; the ranked memories get the rest, and the
     # cards then show the entities' other memories (those not already listed)
     refs = refs_in_play(ranked, matched_refs)
-    wanted = entity_cards(refs, card_rows or [], shown=set())
-    reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
     listed = drop_redundant(ranked)
+    known = what_is_known(state, [memory_json(r) for _, r in listed if tier(r, as_of) == "active"])
+    stated = stated_ids(known)
+    wanted = entity_cards(refs, card_rows or [], shown=stated)
+    reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
     packed, used = pack(listed, memory_budget - reserve, lambda x: cost(x[1]["content"]))
-    shown = {r["id"] for _, r in packed}
+    shown = {r["id"] for _, r in packed} | stated
     cards, card_used = pack(entity_cards(refs, card_rows or [], shown), memory_budget - used, lambda c: cost(c["text"]))
     # what the cards left of their reserve goes back to the ranked memories, in rank order
     on_cards = shown | {mid for c in cards for mid in c["memoryIds"]}
@@ -370,8 +420,11 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
                    lambda x: cost(x[1]["content"]))
     packed += more
     by_id = {r["id"]: r for r in card_rows or []}
-    memories = [memory_json(r, sc) for sc, r in packed]
-    memories += [memory_json(by_id[mid]) for c in cards for mid in c["memoryIds"]]  # score: null (card)
+    # where each memory is in context_text: a Knows/Preferences line, the MEMORIES list or a card
+    memories = [{**memory_json(r, sc), "section": "profile" if r["id"] in stated else "memories"}
+                for sc, r in packed]
+    memories += [{**memory_json(by_id[mid]), "section": "cards"}  # score: null (card)
+                 for c in cards for mid in c["memoryIds"]]
     contact = {"contactId": contact_id, "displayName": (state or {}).get("displayName"),
                "channel": (state or {}).get("channel")}
     involved = set(refs) | {ref for m in memories for ref in m["entityRefs"]}
@@ -379,5 +432,5 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     return {"contact": contact, "state": st, "memories": memories, "entities": ents, "history": history,
             "context_text": context_text(contact, st, memories[:len(packed)], cards, state,
                                          emotional_blocks(state, st, as_of) + (extra_blocks or [])
-                                         + summary_blocks(state, persona_id)),
+                                         + summary_blocks(state, persona_id), known=known),
             "memory_budget": memory_budget}

@@ -49,9 +49,11 @@ def _cut(text: str, limit: int, count: Count) -> str:
 
 def memories_section(memories: list[dict[str, Any]], count: Count, header: str = ""
                      ) -> tuple[str, list[dict[str, Any]]]:
-    """Rule 1: the contact block (stage, mood) then memories best-scored first; the lowest-scored are
-    dropped until the section fits."""
-    kept = sorted(memories, key=lambda m: -(m.get("score") or 0.0))
+    """Rule 1: the contact block (stage, what is known, mood, cards) then memories best-scored first;
+    the lowest-scored are dropped until the section fits. A memory the block already states (on the
+    Knows line or a card: its `section`) is not listed again."""
+    kept = sorted((m for m in memories if m.get("section", "memories") == "memories"),
+                  key=lambda m: -(m.get("score") or 0.0))
     while True:
         lines = [f"- [{m['memoryType']}] {fence.inline(m['content'])}" for m in kept]  # one line each
         text = "\n\n".join(p for p in (header, "MEMORIES (what you know about this contact):\n" + "\n".join(lines)
@@ -139,7 +141,7 @@ def build_payload(*, message: str, system_prompt: str | None, tenant_profile: st
         "system_prompt": {"used": c(system), "limit": LIMITS["system_prompt"]},
         "tenant_profile": {"used": c(profile), "limit": LIMITS["tenant_profile"]},
         "memories": {"used": c(mem_text), "limit": LIMITS["memories"], "items": len(kept),
-                     "dropped": len(memories) - len(kept)},
+                     "dropped": sum(m.get("section", "memories") == "memories" for m in memories) - len(kept)},
         "service_data": {"used": c(service), "limit": LIMITS["service_data"], "filtered": filtered},
         "conversation": {"used": conv_used, "limit": LIMITS["conversation"], "summarized": summary is not None},
         "tools": {"used": tool_tokens, "limit": LIMITS["tools"], "dropped": len(tools or []) - len(kept_tools)},

@@ -20,7 +20,7 @@ from pgvector import Vector
 
 from schemas import events as ev
 from schemas.envelope import Envelope, parse_time
-from streams import shredding
+from streams import shredding, tracing
 from streams.webhooks import store as webhook_store
 
 State = dict[str, Any]
@@ -242,9 +242,12 @@ CONTACT_UPSERT = (
 
 async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch]) -> None:
     """Apply the segments in order, atomically, on `conn` (whose search_path is the version's schema)."""
-    async with conn.transaction():
-        for b in segments:
-            await _apply(conn, b)
+    with tracing.tracer.start_as_current_span("rapport.projection.write", attributes={
+            "rapport.applied": sum(len(b.applied) + len(b.erasures) for b in segments),
+            "rapport.derived": sum(len(b.derived) for b in segments)}):
+        async with conn.transaction():
+            for b in segments:
+                await _apply(conn, b)
 
 
 async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str,

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from datetime import datetime
 from typing import Any, Callable, Literal
 
 import orjson
+from opentelemetry.trace import SpanKind
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ops import metrics
+from streams import metrics
 from schemas import events as ev
 from schemas import validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
-from streams import shredding
+from streams import shredding, tracing
 
 log = logging.getLogger("rapport.ingest")
 
@@ -157,15 +159,18 @@ class Publisher:
             await self._producer.stop()
 
     async def publish(self, envs: list[Envelope]) -> None:
-        assert self._producer is not None
-        futs = [await self._producer.send(self.topic, key=partition_key(e.tenant_id, e.contact_id), value=encode(e))
-                for e in envs]
-        await asyncio.gather(*futs)
+        await self.publish_raw([(partition_key(e.tenant_id, e.contact_id), encode(e)) for e in envs])
 
     async def publish_raw(self, rows: list[tuple[bytes, bytes]]) -> None:
+        """Send and wait for the broker's acks. With tracing on, one producer span per call, whose
+        context every record carries in its headers (streams/tracing.py)."""
         assert self._producer is not None
-        futs = [await self._producer.send(self.topic, key=k, value=v) for k, v in rows]
-        await asyncio.gather(*futs)
+        with tracing.tracer.start_as_current_span(f"publish {self.topic}", kind=SpanKind.PRODUCER, attributes={
+                "messaging.system": "kafka", "messaging.operation.type": "send",
+                "messaging.destination.name": self.topic, "messaging.batch.message_count": len(rows)}):
+            headers = tracing.record_headers()
+            futs = [await self._producer.send(self.topic, key=k, value=v, headers=headers) for k, v in rows]
+            await asyncio.gather(*futs)
 
 
 LEDGER_INSERT_MANY = (
@@ -197,8 +202,10 @@ async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -
         if k in new and k not in seen:
             fresh.append(e)
             seen.add(k)
-    metrics.INGESTED.labels("new").inc(len(fresh))
-    metrics.INGESTED.labels("duplicate").inc(len(envs) - len(fresh))
+    new = Counter(e.event_type for e in fresh)
+    for event_type, n in Counter(e.event_type for e in envs).items():
+        metrics.INGESTED.labels("new", event_type).inc(new[event_type])
+        metrics.INGESTED.labels("duplicate", event_type).inc(n - new[event_type])
     if fresh and publisher is not None:
         try:
             await publisher.publish(await seal(pool, fresh))

@@ -39,7 +39,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from psycopg.rows import tuple_row
 
-from ops import metrics
+from streams import metrics
 from schemas.envelope import Envelope, InvalidEvent, decode
 
 log = logging.getLogger("rapport.shredding")

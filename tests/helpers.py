@@ -1,6 +1,7 @@
 """Builders shared by tests."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 from agents.pipeline import Record
@@ -60,6 +61,47 @@ async def api_in_process(monkeypatch, database_url: str, **service):  # noqa: AN
     for name, value in wiring.items():
         monkeypatch.setattr(api.svc, name, value)
     return pool
+
+
+class _Switch:
+    """A sampler the tests turn on and off: the process can install a TracerProvider only once."""
+    on = False
+
+    def should_sample(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON
+
+        return (ALWAYS_ON if self.on else ALWAYS_OFF).should_sample(*args, **kwargs)
+
+    def get_description(self) -> str:
+        return "tests.helpers switch"
+
+
+_SWITCH = _Switch()
+_EXPORTER = None
+
+
+@contextmanager
+def recording_spans():  # noqa: ANN201
+    """Tracing on, into an in-memory exporter (yielded), for the block; off again afterwards (spans are
+    then dropped at the sampler, as with no provider: `is_recording()` is False)."""
+    global _EXPORTER
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    if _EXPORTER is None:
+        _EXPORTER = InMemorySpanExporter()
+        provider = TracerProvider(sampler=_SWITCH)
+        provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+        trace.set_tracer_provider(provider)
+    _EXPORTER.clear()
+    _SWITCH.on = True
+    try:
+        yield _EXPORTER
+    finally:
+        _SWITCH.on = False
+        _EXPORTER.clear()
 
 
 class Receiver:

@@ -21,7 +21,7 @@ async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeyp
     monkeypatch.setattr(app_agents, "_keys_conn", keys_conn)  # what settings().database_url gives a worker
     sent = []
 
-    async def fake_send(*, key, value):  # the derived-events topic, observed
+    async def fake_send(*, key, value, headers=None):  # the derived-events topic, observed
         sent.append((key, value))
 
     monkeypatch.setattr(app_agents.memory_events_topic, "send", fake_send)

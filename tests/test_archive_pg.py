@@ -71,7 +71,8 @@ async def test_an_expired_plan_is_served_only_as_a_dated_past_event(pg_url, vers
         while_current = await _context("lee", "any plans tonight?", T0 + timedelta(hours=1))
         plan = next(m for m in while_current["memories"] if m["content"] == "Is going to a concert tonight")
         assert plan["tier"] == "active"
-        assert "Is going to a concert tonight" in while_current["context_text"].split("MEMORIES:")[0]  # Knows: line
+        # a plan is not part of who they are (the profile): served as a current fact while it holds
+        assert "- [fact] Is going to a concert tonight" in while_current["context_text"].splitlines()
         later = await _context("lee", "any plans tonight?", T0 + timedelta(days=3))
         plan = next(m for m in later["memories"] if m["content"] == "Is going to a concert tonight")
         assert plan["tier"] == "archive"

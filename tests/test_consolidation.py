@@ -188,7 +188,8 @@ def test_five_settled_episodes_about_one_entity_become_a_pattern():
     assert p["episodeIds"] == [f"b{i}" for i in range(5)] and p["created"]
     assert pattern["memoryType"] == "pattern" and pattern["importance"] == 0.8 and pattern["entityRefs"][0] == "pet:bruno"
     assert pattern["sourceEventIds"] == [f"src-b{i}" for i in range(5)]
-    assert pattern["content"].startswith("Arjun often talks about Bruno (5 times, Apr 3 – Apr 7, 2026): Bruno did thing number 4")
+    assert pattern["content"].startswith("Arjun often talks about Bruno")
+    assert "(5 times, Apr 3 – Apr 7, 2026), e.g. Bruno did thing number" in pattern["content"]
     assert set(s["memoryIndex"]["items"]) == {pattern["id"]}
     assert abs(np.linalg.norm(pattern["embedding"]) - 1) < 1e-5
 
@@ -236,7 +237,8 @@ def test_episodes_without_a_shared_entity_group_by_theme_similarity():
     s, known = state_with(close + far, periodic_due=at(10))
     comp = [e for e in cons.run_due(s, tick(at(10)), known) if e.event_type == ev.EPISODES_COMPRESSED]
     assert len(comp) == 1 and sorted(comp[0].payload["episodeIds"]) == [f"w{i}" for i in range(6)]
-    assert "work, stressful, deadline" in comp[0].payload["pattern"]["content"]
+    label = s["memoryIndex"]["items"][comp[0].payload["pattern"]["id"]]["theme"]["label"]
+    assert set(label.lower().replace(":", "").replace(",", "").split()) == {"work", "stressful", "deadline"}
 
 
 def test_a_star_of_loosely_related_episodes_is_no_theme():

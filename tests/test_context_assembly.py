@@ -54,24 +54,44 @@ def test_new_contact_gets_discovery_text_and_zero_budget():
     assert "discovery questions" in body["context_text"] and body["state"]["relationshipStage"] == "new"
 
 
-def test_stage_templates():
+def test_stage_templates_say_each_thing_once():
     contact = {"displayName": "Arjun", "channel": "whatsapp"}
-    mems = [{"memoryType": "fact", "content": "Software engineer at Infosys", "importance": 0.85},
-            {"memoryType": "preference", "content": "Likes playful banter", "importance": 0.8}]
+    mems = [{"id": "f", "memoryType": "fact", "content": "Software engineer at Infosys", "importance": 0.85},
+            {"id": "p", "memoryType": "preference", "content": "Likes playful banter", "importance": 0.8},
+            {"id": "e", "memoryType": "episode", "content": "Passed over for promotion", "importance": 0.7,
+             "createdAt": "2026-03-02T10:00:00+00:00"}]
     st = {"relationshipStage": "established", "sessionCount": 22, "activeStreak": 20, "mood": "frustrated",
           "energy": "high"}
     text = context_text(contact, st, mems, state=state(22, 20, first=NOW - timedelta(days=19)))
     assert "Established relationship with Arjun (whatsapp) (22 sessions over 20 days, active streak: 20)" in text
     assert "- Knows: Software engineer at Infosys" in text and "- Preferences: Likes playful banter" in text
-    assert "- [fact] Software engineer at Infosys (importance: 0.85)" in text
+    # stated on the Knows/Preferences lines, so not listed again under MEMORIES
+    assert text.count("Software engineer at Infosys") == 1 and text.count("Likes playful banter") == 1
+    assert "- [episode, 2026-03-02] Passed over for promotion (importance: 0.70)" in text
     st["relationshipStage"] = "building"
     assert "(importance:" not in context_text(contact, st, mems, state=state(8))
+
+
+def test_the_knows_line_is_the_profile_most_telling_first_without_repeats():
+    from projections.context import what_is_known
+
+    facts = {"a": {"type": "fact", "content": "Is a software engineer", "importance": 0.7, "n": 1},
+             "b": {"type": "fact", "content": "Works at Infosys as a software engineer", "importance": 0.7, "n": 2},
+             "c": {"type": "habit", "content": "Often talks about the gym: leg day, deadlifts", "count": 40, "n": 3},
+             "d": {"type": "preference", "content": "Loves biryani", "importance": 0.8, "n": 4},
+             "e": {"type": "fact", "content": "Name is Arjun", "importance": 0.7, "n": 5}}
+    from agents.core.summaries import profile_items
+
+    known = what_is_known({"profileItems": profile_items(facts, "Arjun"), "displayName": "Arjun"}, [])
+    assert [i["content"] for i in known["knows"]] == ["Works at Infosys as a software engineer"]
+    assert [(i["id"], i["content"]) for i in known["habits"]] == [("c", "the gym (leg day, deadlifts)")]
+    assert [i["id"] for i in known["preferences"]] == ["d"]
 
 
 def test_summary_blocks_profile_last_session_for_the_persona_and_rolling():
     from projections.context import summary_blocks
 
-    st = {"profile": "Arjun. Software engineer at Infosys. Loves biryani.",
+    st = {"profile": "Arjun. Software engineer at Infosys. Loves biryani.", "profileSource": "llm",
           "lastSessionSummary": {"coach": {"one_liner": "Planned a 5k run", "what_mattered": ["the 5k"],
                                            "open_loops": [], "commitments": ["I'll run on Sunday"], "people": [],
                                            "tone": "excited"}},
@@ -81,6 +101,8 @@ def test_summary_blocks_profile_last_session_for_the_persona_and_rolling():
     assert blocks[1].startswith("LAST SESSION: Planned a 5k run") and "- Commitments: I'll run on Sunday" in blocks[1]
     assert blocks[2] == "THIS SESSION SO FAR: User: I bought running shoes."
     assert summary_blocks(st, None) == ["PROFILE: Arjun. Software engineer at Infosys. Loves biryani."]
+    # the extractive profile is what the Knows and Preferences lines say: not a second time as a block
+    assert summary_blocks({**st, "profileSource": None}, None) == []
 
 
 def test_memories_from_already_covered_messages_are_not_repeated():

@@ -9,6 +9,7 @@ import uuid
 import orjson
 import pytest
 
+from projections import hygiene
 from schemas.envelope import encode, format_time, now_utc, partition_key
 from tests.helpers import interaction
 from tests.stack import RunningStack
@@ -311,10 +312,18 @@ def test_seed_conversation_and_emotional_layer_over_http(tmp_path):
             assert "Usually chats between 10pm-12am" in [p["content"] for p in patterns]
             # the periodic tier ran in the contact's event time as the nights went by: the nightly
             # episodes 3+ days old became one pattern that keeps their provenance
-            themed = [p for p in patterns if p["content"].startswith("They often talk about")]
+            themed = [p for p in patterns if p["content"].startswith("Often talks about")]
             assert len(themed) == 1 and len(themed[0]["sourceEventIds"]) >= 5
             compressed = c.get("/contacts/nina/memories", params={"status": "compressed"}).json()["memories"]
             assert {m["sourceEventIds"][0] for m in compressed} <= set(themed[0]["sourceEventIds"])
+
+            # what the model reads about each of these contacts says each thing once (projections/hygiene.py)
+            for contact in ("arjun", "meera", "ravi", "nina"):
+                for params in ({}, {"query": "How are you doing?", "budget": 2000}):
+                    body = c.get(f"/context/{contact}", params=params).json()
+                    assert hygiene.context_problems(body) == [], (contact, params)
+                r = c.post("/payload", json={"contact_id": contact, "message": "How is Bruno doing?"})
+                assert r.status_code == 200 and hygiene.payload_problems(r.json()) == [], contact
         code, _, alive = stack.stop()
         assert code == 0 and alive == []
     finally:

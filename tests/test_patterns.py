@@ -77,7 +77,8 @@ def test_push_mood_rejects_a_bad_timestamp():
 # ----------------------------------------------------------------------------------------- baseline
 def test_baseline_is_the_most_common_mood_energy_and_style():
     h = history_of([mood("happy", "medium", "playful")] * 4 + [mood("sad", "low", "supportive")] * 2)
-    assert p.baseline(h) == {"mood": "happy", "energy": "medium", "style": "playful", "samples": 6}
+    assert p.baseline(h) == {"mood": "happy", "energy": "medium", "style": "playful", "samples": 6, "days": 1,
+                             "seen": {"mood": {"happy": 4, "sad": 2}, "energy": {"medium": 4, "low": 2}}}
 
 
 def test_baseline_of_nothing_is_none():
@@ -120,15 +121,31 @@ def test_baseline_window_includes_exactly_14_days_back():
 
 
 # --------------------------------------------------------------------------------------- is_unusual
-def test_unusual_needs_at_least_5_messages():
-    four = p.baseline(history_of([mood("happy", "medium", "playful")] * 4))
-    five = p.baseline(history_of([mood("happy", "medium", "playful")] * 5))
+DAILY = timedelta(hours=20)  # one message a day, over several days
+
+
+def test_unusual_needs_at_least_5_messages_over_3_days():
+    four = p.baseline(history_of([mood("happy", "medium", "playful")] * 4, step=DAILY))
+    five = p.baseline(history_of([mood("happy", "medium", "playful")] * 5, step=DAILY))
     assert p.is_unusual(mood("sad", "low"), four) is False
     assert p.is_unusual(mood("sad", "low"), five) is True
+    # a first conversation of eleven messages is no baseline, however many messages it has
+    one_evening = p.baseline(history_of([mood("sad", "medium", "venting")] * 11))
+    assert one_evening["days"] == 1 and p.is_unusual(mood("neutral", "medium"), one_evening) is False
+    two_days = p.baseline(history_of([mood("sad", "medium", "venting")] * 11, step=timedelta(hours=3)))
+    assert two_days["days"] == 2 and p.is_unusual(mood("neutral", "medium"), two_days) is False
+
+
+def test_a_mood_they_often_have_is_not_unusual():
+    # mostly neutral evenings, grateful on a quarter of them: grateful is in character, sad is not
+    b = p.baseline(history_of([mood("neutral")] * 6 + [mood("grateful")] * 2, step=DAILY))
+    assert b["mood"] == "neutral"
+    assert p.is_unusual(mood("grateful"), b) is False
+    assert p.is_unusual(mood("sad"), b) is True
 
 
 def test_unusual_when_mood_or_energy_differ():
-    b = p.baseline(history_of([mood("happy", "medium", "playful")] * 8))
+    b = p.baseline(history_of([mood("happy", "medium", "playful")] * 8, step=DAILY))
     assert p.is_unusual(mood("happy", "medium"), b) is False
     assert p.is_unusual(mood("sad", "medium"), b) is True
     assert p.is_unusual(mood("happy", "low"), b) is True
@@ -156,7 +173,7 @@ def test_describe_baseline():
 
 
 def test_the_seed_example_end_to_end():
-    h = history_of([mood("happy", "medium", "playful")] * 10 + [mood("excited", "high", "playful")] * 3)
+    h = history_of([mood("happy", "medium", "playful")] * 10 + [mood("excited", "high", "playful")] * 3, step=DAILY)
     b = p.baseline(h)
     current = mood("sad", "low", "supportive")
     assert p.is_unusual(current, b)

@@ -146,7 +146,7 @@ def test_unknown_contact_is_new_with_no_budget_and_a_discovery_context():
 
 
 def test_an_explicit_budget_overrides_the_stage_budget_and_is_respected():
-    rows = [{"id": f"m{i}", "memory_type": "episode", "content": "x" * 40, "importance": 0.5, "similarity": 0.5,
+    rows = [{"id": f"m{i}", "memory_type": "episode", "content": f"{i:02d}" + "x" * 38, "importance": 0.5, "similarity": 0.5,
              "accessed_at": NOW, "created_at": NOW, "access_count": 0, "entity_refs": [],
              "source_event_ids": [f"e{i}"], "decay_rate": 0.008, "pinned": False, "status": "active"} for i in range(10)]  # 10 tokens each
     state = contact(20, 1, "2026-04-03", NOW - timedelta(hours=1))

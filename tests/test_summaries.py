@@ -37,10 +37,31 @@ def test_rolling_summary_is_bounded_and_deterministic(turns):
     assert len(a) <= sm.ROLLING_MAX_CHARS and a == sm.rolling_summary(t)
 
 
-def test_profile_paragraph():
-    assert sm.profile_paragraph("Arjun", ["Works at Infosys", "Has a dog named Bruno"], ["Loves biryani"]) == \
-        "Arjun. Works at Infosys. Has a dog named Bruno. Loves biryani."
-    assert len(sm.profile_paragraph(None, ["x" * 300] * 5, [])) <= sm.PROFILE_MAX_CHARS
+def test_profile_paragraph_reads_facts_then_habits_then_preferences_within_its_size():
+    items = [{"id": "p", "type": "preference", "content": "Loves biryani"},
+             {"id": "h", "type": "habit", "content": "Often talks about the gym: leg day"},
+             {"id": "f", "type": "fact", "content": "Works at Infosys"}]
+    assert sm.profile_paragraph("Arjun", items) == \
+        "Arjun. Works at Infosys. Often talks about the gym: leg day. Loves biryani."
+    many = [{"id": str(i), "type": "fact", "content": "x" * 300} for i in range(5)]
+    assert len(sm.profile_paragraph(None, many)) <= sm.PROFILE_MAX_CHARS
+
+
+@given(st.lists(st.tuples(st.sampled_from(["fact", "habit", "preference"]),
+                          st.lists(st.sampled_from("works at infosys software engineer gym dog bruno lives pune "
+                                                   "loves biryani tea".split()), min_size=1, max_size=5),
+                          st.floats(0, 1), st.integers(1, 200)), max_size=12))
+def test_no_profile_item_says_only_what_another_says(rows):
+    facts = {f"m{i}": {"type": t, "content": " ".join(ws), "importance": imp, "count": n, "n": i}
+             for i, (t, ws, imp, n) in enumerate(rows)}
+    items = sm.profile_items(facts, "Arjun")
+    said = [sm._said(i["content"]) for i in items]
+    assert all(not (a <= b) for i, a in enumerate(said) for j, b in enumerate(said) if i != j)
+    # and nothing is lost that is not said elsewhere: every item left out is covered by one kept
+    kept = {i["id"] for i in items}
+    for mid, f in facts.items():
+        if mid not in kept and sm._said(f["content"]):
+            assert any(sm._said(f["content"]) <= s for s in said)
 
 
 def run(events):

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.core import dedup, remember
+from agents.core import dedup, insights, remember
 from agents.core.decay import days_between, importance_at, latest, prunable
 from agents.core.memory import new_memory, normalize_text
 from schemas import events as ev
@@ -65,11 +65,6 @@ THEME_SIMILARITY = {"all-MiniLM-L6-v2": 0.55, "text-embedding-3-small": 0.6}
 DEFAULT_THEME_SIMILARITY = 0.6
 # churn risk from silence (event time): a week, fading (14 days), dormant (45 days)
 SILENCE_RISK = ((45, 0.6), (14, 0.4), (7, 0.2))
-
-_STOP = frozenset("""a an the and or but if then so to of in on at for with from by about as is are was were be been
-being i im i'm me my mine we our you your he she they them his her their it its this that these those there here
-have has had do does did not no just really very too also again today tonight yesterday tomorrow got get went go
-going will would can could should some any all one two more most much many lot""".split())
 
 
 def known_entry(m: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +157,7 @@ def deferred(s: State, env: Envelope, known: Known, fresh: Known) -> list[Envelo
 
 def _specificity(content: str) -> tuple[int, int, int]:
     words = normalize_text(content).split()
-    return (len({w for w in words if w not in _STOP}), len(re.findall(r"\d+", content)), len(content))
+    return (len({w for w in words if w not in insights.GLUE}), len(re.findall(r"\d+", content)), len(content))
 
 
 def merge_compatible(a: dict[str, Any], b: dict[str, Any], b_item: dict[str, Any]) -> bool:
@@ -369,7 +364,7 @@ def themes(s: State, episodes: list[str], known: Known, entity_names: dict[str, 
             continue
         members = [with_vec[i] for i in members_i]
         free[members_i] = False
-        groups.append((f"theme|{members[0]}", _label(known, members), members))
+        groups.append((f"theme|{members[0]}", "", members))
     return groups
 
 
@@ -381,14 +376,6 @@ def _clique(sims: np.ndarray, hub: int, near: np.ndarray, threshold: float) -> n
         if all(sims[i, j] >= threshold for j in members):
             members.append(i)
     return np.asarray(members)
-
-
-def _label(known: Known, members: list[str]) -> str:
-    """The words the theme's episodes share most (a readable name for an embedding cluster)."""
-    counts = Counter(w for m in members for w in dict.fromkeys(normalize_text(known[m]["content"]).split())
-                     if w not in _STOP and len(w) > 2 and not w.isdigit())
-    words = [w for w, n in counts.most_common(3) if n >= 2]
-    return ", ".join(words) if words else "everyday life"
 
 
 def _find_theme_pattern(s: State, key: str, centroid: np.ndarray | None, model: str | None,
@@ -404,25 +391,47 @@ def _find_theme_pattern(s: State, key: str, centroid: np.ndarray | None, model: 
     return _nearest_theme_pattern(s, centroid, model, known) or (key, None)
 
 
-def _digest(label: str, speakers: list[str], count: int, first_at: str, last_at: str, snippets: list[str]) -> str:
+def _digest(label: str, speakers: list[str], count: int, first_at: str, last_at: str, shown: list[str]) -> str:
     first, last = parse_time(first_at), parse_time(last_at)
     start = first.strftime("%b %-d" if first.year == last.year else "%b %-d, %Y")
     span = last.strftime("%b %-d, %Y") if first.date() == last.date() else f"{start} – {last.strftime('%b %-d, %Y')}"
-    who = " and ".join(speakers) if speakers else "They"
-    verb = "talks" if len(speakers) == 1 else "talk"
-    head = f"{who} often {verb} about {label} ({count} times, {span}): "
-    body, used = [], len(head)
-    for snip in snippets:
+    who = " and ".join(speakers) + " often " + ("talks" if len(speakers) == 1 else "talk") if speakers \
+        else "Often talks"
+    head = f"{who} about {label} ({count} times, {span})"
+    body, used = [], len(head) + 7
+    for snip in shown:
         if used + len(snip) + 2 > PATTERN_CHARS:
             break
         body.append(snip)
         used += len(snip) + 2
-    return head + "; ".join(body)
+    return head + (", e.g. " + "; ".join(body) if body else "")
 
 
 def _snippet(content: str, limit: int = 90) -> str:
     t = " ".join(content.split())
     return t if len(t) <= limit else t[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def gist(theme: dict[str, Any]) -> str:
+    """What a theme says about the person, for the profile: "Often talks about dinner: pizza, tacos"."""
+    return f"Often talks about {theme['label']}"
+
+
+def _background(s: State, known: Known, members: list[str], key: str) -> tuple[dict[str, int], int]:
+    """Phrase counts of what else the contact talks about (the other themes and the episodes still
+    active), against which a theme's own phrases are told apart."""
+    idx, themes_ = s["memoryIndex"]["items"], s["consolidation"].get("themes", {})
+    counts: Counter = Counter()
+    size = 0
+    for k, pid in themes_.items():
+        theme = (idx.get(pid) or {}).get("theme") or {}
+        if k != key and theme.get("phrases"):
+            counts.update(theme["phrases"])
+            size += theme.get("count", 0)
+    others = [known[m]["content"] for m, it in sorted(idx.items())
+              if it["memoryType"] == "episode" and m not in members and "content" in known.get(m, {})]
+    counts.update(insights.count_phrases(others))
+    return dict(counts), size + len(others)
 
 
 def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
@@ -446,11 +455,19 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
         first_at = theme.get("first") or idx["items"][episodes[0]]["createdAt"]
         last_at = idx["items"][episodes[-1]]["createdAt"]
         count = theme["count"] + len(episodes)
-        snippets = ([_snippet(known[m]["content"]) for m in reversed(episodes)] + theme["snippets"])[:SNIPPETS_KEPT]
+        texts = [_snippet(known[m]["content"]) for m in reversed(episodes)]
+        snippets = list({normalize_text(t): t for t in reversed(texts + theme["snippets"])}.values())[::-1]
+        snippets = snippets[:SNIPPETS_KEPT]  # the newest distinct ones
+        phrases = insights.count_phrases([known[m]["content"] for m in episodes], theme.get("phrases"))
+        background, background_size = _background(s, known, members, key)
+        topic = names.get(key.split("|", 1)[1], key.split(":", 1)[-1]) if key.startswith("entity|") else None
         speakers = sorted(set(theme["speakers"]) | {known[m]["speaker"] for m in episodes if known[m].get("speaker")})
         if not speakers and s.get("displayName"):
             speakers = [s["displayName"]]
-        content = _digest(theme["label"], speakers, count, first_at, last_at, snippets)
+        theme_label = insights.label(phrases, count, background, background_size, snippets, topic=topic,
+                                     speakers=speakers + [s.get("displayName") or ""]) \
+            if "phrases" in theme or not pid else theme["label"]
+        content = _digest(theme_label, speakers, count, first_at, last_at, insights.examples(snippets, phrases))
         sources = list(dict.fromkeys((known.get(pid, {}).get("sourceEventIds", []) if pid else [])
                                      + [x for m in episodes for x in known[m].get("sourceEventIds", [])]))
         refs = sorted({r for m in episodes for r in idx["items"][m]["refs"]}
@@ -486,8 +503,8 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
         if join_at is None and vecs and centroid is not None:  # founding: how close its episodes are to it
             join_at = round(min(float(v @ centroid) for v in vecs), 4)
         idx["items"][pid] = {**remember.index_item(pattern),
-                             "theme": {"label": theme["label"], "count": count, "first": first_at,
-                                       "snippets": snippets, "speakers": speakers,
+                             "theme": {"label": theme_label, "count": count, "first": first_at,
+                                       "snippets": snippets, "speakers": speakers, "phrases": phrases,
                                        **({"joinAt": join_at} if join_at is not None else {})}}
         s["consolidation"]["themes"][key] = pid
         known[pid] = known_entry(pattern)

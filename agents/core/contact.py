@@ -97,39 +97,71 @@ def link_entities(s: State, env: Envelope, candidates: list[dict[str, Any]]
 
 
 PROFILE_FACTS = 40
-RETIRING = frozenset({ev.MEMORY_SUPERSEDED, ev.MEMORY_MERGED, ev.MEMORY_PRUNED, ev.MEMORY_EXPIRED, ev.MEMORY_ARCHIVED})
+# what takes an item out of the profile: a fact replaced, merged into another or past its time. One the
+# working set merely let go of (decayed, pruned, over the cap) is still true of the person; a habit is
+# a habit while its pattern is in use
+NO_LONGER_TRUE = frozenset({ev.MEMORY_SUPERSEDED, ev.MEMORY_MERGED, ev.MEMORY_EXPIRED})
+RETIRING = NO_LONGER_TRUE | {ev.MEMORY_PRUNED, ev.MEMORY_ARCHIVED}
 
 
 def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
-    """Track the durable facts and preferences; when they change, the profile paragraph is rebuilt
-    whole (seed 003). Returns the new paragraph, or None when nothing durable changed."""
+    """Track what the profile is made of: durable facts and preferences, and the habits and themes the
+    patterns found; when they change, the profile paragraph is rebuilt whole (seed 003). Returns the new
+    paragraph, or None when nothing changed."""
     facts = dict(s.get("profileFacts") or {})
     last_n = max((f.get("n", 0) for f in facts.values()), default=0)
     changed = False
+
+    def put(mid: str, entry: dict[str, Any]) -> None:
+        nonlocal last_n, changed
+        # "n": the order items arrived in, kept in the item (dict order does not survive jsonb); an item
+        # seen again keeps its place
+        same = [o for o, f in facts.items() if o != mid and mem.normalize_text(f["content"]) == mem.normalize_text(entry["content"])]
+        for o in same:  # said again after its first memory was let go of: one item
+            facts.pop(o)
+        if mid in facts and "n" in facts[mid]:
+            n = facts[mid]["n"]
+        else:
+            last_n = n = last_n + 1
+        facts[mid] = {**entry, "n": n}
+        changed = True
+
+    items = (s.get("memoryIndex") or {}).get("items", {})
     for e in memory_events:
         if e.event_type in RETIRING:
-            changed |= facts.pop(e.payload["memoryId"], None) is not None
+            mid = e.payload["memoryId"]
+            if e.event_type in NO_LONGER_TRUE or (facts.get(mid) or {}).get("type") == "habit":
+                changed |= facts.pop(mid, None) is not None
         elif e.event_type == ev.MEMORY_EXTRACTED:
             m = e.payload["memory"]
             if m["memoryType"] in ("fact", "preference") and not m.get("expiresAt"):
-                # "n": the order facts arrived in, kept in the fact (dict order does not survive jsonb);
-                # a fact extracted again keeps its place, as a dict assignment did
-                if m["id"] in facts and "n" in facts[m["id"]]:
-                    n = facts[m["id"]]["n"]
-                else:
-                    last_n = n = last_n + 1
-                facts[m["id"]] = {"type": m["memoryType"], "content": m["content"], "n": n}
-                changed = True
+                # a new value of a one-value slot ("lives_in"), or one that says it replaces the slot's
+                # values ("a new job at ..."), retires what the profile held there, even a value the
+                # working set has let go of (which supersession no longer sees)
+                for o in [o for o, f in facts.items() if o != m["id"] and f.get("key") and (
+                        f["key"] == m.get("memoryKey") or e.payload.get("replaces") and
+                        (f["key"] == e.payload["replaces"] or f["key"].startswith(e.payload["replaces"] + "|")))]:
+                    facts.pop(o)
+                put(m["id"], {"type": m["memoryType"], "content": m["content"], "key": m.get("memoryKey"),
+                              "importance": round(float(m.get("importance", 0.5)), 4)})
+            elif m["memoryType"] == "pattern":  # a habit the detectors found ("Usually chats between ...")
+                put(m["id"], {"type": "habit", "content": m["content"], "count": 1})
+        elif e.event_type == ev.EPISODES_COMPRESSED:
+            pid = e.payload["pattern"]["id"]
+            theme = (items.get(pid) or {}).get("theme")
+            if theme:
+                put(pid, {"type": "habit", "content": consolidation.gist(theme), "count": theme["count"]})
     if not changed:
         return None
-    ordered = sorted(facts, key=lambda mid: (facts[mid].get("n", 0), mid))
-    for mid in ordered[:max(0, len(ordered) - PROFILE_FACTS)]:  # the oldest go first
+    # over the bound, what says least about the person goes first (then the oldest)
+    ordered = sorted(facts, key=lambda mid: (summaries.item_weight(facts[mid]), facts[mid].get("n", 0), mid))
+    for mid in ordered[:max(0, len(ordered) - PROFILE_FACTS)]:
         facts.pop(mid)
-    ordered = ordered[-PROFILE_FACTS:]
     s["profileFacts"] = facts
-    s["profile"] = summaries.profile_paragraph(
-        s.get("displayName"), [facts[mid]["content"] for mid in ordered if facts[mid]["type"] == "fact"],
-        [facts[mid]["content"] for mid in ordered if facts[mid]["type"] == "preference"])
+    s.pop("profileSource", None)  # rebuilt from the items: the extractive profile again
+    # what readers need of it (the Knows and Preferences lines): the items, ranked and without repeats
+    s["profileItems"] = summaries.profile_items(facts, s.get("displayName"))
+    s["profile"] = summaries.profile_paragraph(s.get("displayName"), s["profileItems"])
     return s["profile"]
 
 
@@ -198,7 +230,7 @@ def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]
         s["memoryVersion"] = s.get("memoryVersion", 0) + 1
     consolidation.note_created(s, memory_events)
     if env.payload.get("profileUpdate"):
-        s["profile"] = env.payload["profileUpdate"]
+        s["profile"], s["profileSource"] = env.payload["profileUpdate"], "llm"
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
     s["seq"] += 1
     return s, out

@@ -17,8 +17,11 @@ Mood history & baseline
     BASELINE_MESSAGES (20) entries that fall within BASELINE_DAYS (14) days before the newest entry
     (both limits apply, so a contact returning after a month is compared with what they said since,
     not with stale history). Ties go to the value seen most recently. It also reports "samples", the
-    window size; is_unusual() needs samples >= MIN_BASELINE_SAMPLES (5) (a baseline dict without
-    "samples" is trusted as is). Compute the baseline *before* pushing the current message, then ask
+    window size, "days", the calendar days it covers (in each message's own offset), and "seen", how often
+    each mood and energy occurs in it; is_unusual() asks for a mood or energy rare in the window and
+    needs samples >= MIN_BASELINE_SAMPLES (5) over days >= MIN_BASELINE_DAYS (3): eleven messages of
+    one first conversation are no "normally" to depart from (a baseline dict without "samples" or
+    "days" is trusted as is). Compute the baseline *before* pushing the current message, then ask
     is_unusual(current, baseline).
 
 Sustained negative mood
@@ -69,6 +72,8 @@ HISTORY_SIZE = 50
 BASELINE_MESSAGES = 20
 BASELINE_DAYS = 14
 MIN_BASELINE_SAMPLES = 5
+MIN_BASELINE_DAYS = 3
+RARE_SHARE = 0.15   # a mood or energy seen in under this share of the baseline window is out of character
 NEGATIVE_MOODS = frozenset({"sad", "anxious", "angry"})
 SUSTAINED_RUN = 3
 EARLY_MORNING_HOUR = 5
@@ -143,20 +148,29 @@ def baseline(history: State | None) -> dict[str, Any] | None:
     return {"mood": _most_common([e.get("mood") for e in window]),
             "energy": _most_common([e.get("energy") for e in window]),
             "style": _most_common([e.get("style") for e in window]),
-            "samples": len(window)}
+            "samples": len(window), "days": len({e["at"][:10] for e in window}),
+            "seen": {k: dict(Counter(e.get(k) for e in window if e.get(k))) for k in ("mood", "energy")}}
 
 
 def is_unusual(current: dict[str, Any] | None, base: dict[str, Any] | None) -> bool:
-    """The current mood or energy differs from the baseline, given enough history (>= 5 samples)."""
-    if not current or not base or base.get("samples", MIN_BASELINE_SAMPLES) < MIN_BASELINE_SAMPLES:
+    """The current mood or energy differs from the baseline and is rare in it (under RARE_SHARE of its
+    window: a contact whose evenings are mostly neutral and often grateful is not out of character when
+    grateful), given enough history (>= 5 samples over >= 3 days)."""
+    if not current or not base or base.get("samples", MIN_BASELINE_SAMPLES) < MIN_BASELINE_SAMPLES \
+            or base.get("days", MIN_BASELINE_DAYS) < MIN_BASELINE_DAYS:
         return False
     mood = _mood_of(current)
     if mood is None or base.get("mood") is None:
         return False
+    seen = base.get("seen")
+
+    def rare(kind: str, value: str) -> bool:  # without counts (an older baseline): any difference
+        return seen is None or (seen.get(kind) or {}).get(value, 0) < RARE_SHARE * base.get("samples", 1)
+
     if mood != base["mood"]:
-        return True
+        return rare("mood", mood)
     energy, base_energy = current.get("energy"), base.get("energy")
-    return bool(energy and base_energy and energy != base_energy)
+    return bool(energy and base_energy and energy != base_energy) and rare("energy", energy)
 
 
 _STYLE_WORDS = {"playful": "playful", "deep": "reflective", "casual": "casual", "supportive": "looking for support",

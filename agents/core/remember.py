@@ -113,6 +113,7 @@ def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, An
     for m in candidates:
         # a replacement retires the slot's other values, never what this same message just said
         retired = [mid for mid in dedup.replaced(m, idx) if mid not in {c["id"] for c in created}]
+        replaces = m.get("replaces")
         m = {k: v for k, v in m.items() if k != "replaces"}
         d = dedup.decide(m, idx, m.get("embedding"), hot_vectors, m.get("embeddingModel"))
         by = d.target if d.kind == "reinforce" else m["id"]
@@ -138,7 +139,10 @@ def remember(index: dict[str, Any], env: Envelope, candidates: list[dict[str, An
             out.append(ev.derived(env, ev.MEMORY_SUPERSEDED, f"supersede:{d.target}:{m['id']}", {
                 "memoryId": d.target, "supersededBy": m["id"], "validTo": env.occurred_at}))
             drop(idx, d.target)
-        out.append(ev.derived(env, ev.MEMORY_EXTRACTED, f"memory:{m['id']}", {"memory": m}))
+        # the event says what the memory replaces, for what holds values beyond the working set (the
+        # profile); the memory itself does not keep it
+        out.append(ev.derived(env, ev.MEMORY_EXTRACTED, f"memory:{m['id']}",
+                              {"memory": m, **({"replaces": replaces} if replaces else {})}))
         created.append(m)
         _add(idx, m)
     for mid in _over_cap(idx, env.occurred_at):

@@ -100,9 +100,65 @@ def session_summary(turns: list[dict[str, Any]], people: list[str], moods: list[
     }
 
 
-def profile_paragraph(name: str | None, facts: list[str], preferences: list[str],
-                      max_chars: int = PROFILE_MAX_CHARS) -> str:
-    """The permanent profile: a compact paragraph of durable facts, rebuilt whole when they change."""
-    parts = ([name] if name else []) + facts + preferences
-    text = ". ".join(p.rstrip(".") for p in parts if p)
+HABIT_FULL_AT = 60      # mentions at which a habit says as much about someone as their firmest facts
+_NAMING = frozenset({"name", "named", "called"})
+
+
+def _stem(w: str) -> str:
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _said(text: str) -> set[str]:
+    """What a profile line says, as a set of content words ("Is a software engineer" -> software, engineer)."""
+    return {_stem(w) for w in _content_words(text) if w not in _NAMING}
+
+
+def item_weight(f: dict[str, Any]) -> float:
+    """How much a profile item says about the person: who they are (facts) first, then what they keep
+    coming back to (habits, by how often: a theme of 5 episodes ~0.7, of HABIT_FULL_AT or more 0.9),
+    then what they like; within a kind, by importance."""
+    if f.get("type") == "habit":
+        return 0.5 + 0.4 * min(1.0, math.log1p(f.get("count", 1)) / math.log1p(HABIT_FULL_AT))
+    importance = float(f.get("importance", 0.5))
+    return 0.6 + 0.4 * importance if f.get("type") == "fact" else 0.4 + 0.4 * importance
+
+
+def profile_items(facts: dict[str, dict[str, Any]], name: str | None = None) -> list[dict[str, Any]]:
+    """The profile's items ({"id", "type", "content"}), most telling first, none saying what another
+    one already says: "Is a software engineer" goes when "Works at Infosys as a software engineer" is
+    there, "Name is Arjun" when the name is."""
+    said = {mid: _said(f["content"]) for mid, f in facts.items()}
+    order = sorted(facts, key=lambda mid: (-item_weight(facts[mid]), facts[mid].get("n", 0), mid))
+    rank = {mid: i for i, mid in enumerate(order)}
+    named = _said(name) if name else set()
+    out = []
+    for mid in order:
+        mine = said[mid]
+        if not mine or mine <= named or any(
+                o != mid and mine <= said[o] and (mine < said[o] or rank[o] < rank[mid]) for o in facts):
+            continue
+        out.append({"id": mid, "type": facts[mid].get("type", "fact"), "content": facts[mid]["content"]})
+    return out
+
+
+def fit(items: list[dict[str, Any]], max_chars: int, sep: str = "; ") -> list[dict[str, Any]]:
+    """The leading items whose contents, joined by `sep`, fit in max_chars (one too long is skipped)."""
+    out, used = [], 0
+    for it in items:
+        n = len(it["content"].rstrip(".")) + (len(sep) if out else 0)
+        if used + n <= max_chars:
+            out.append(it)
+            used += n
+    return out
+
+
+def profile_paragraph(name: str | None, items: list[dict[str, Any]], max_chars: int = PROFILE_MAX_CHARS) -> str:
+    """The permanent profile: a compact paragraph of what is known about the person, rebuilt whole when
+    it changes: who they are and what they do, then their habits and themes, then their preferences."""
+    kinds = ("fact", "habit", "preference")
+    head = [name] if name else []
+    # the most telling that fit, then read in order: facts, habits, preferences
+    body = sorted(fit(items, max_chars - sum(len(h) + 2 for h in head) - 1, ". "),
+                  key=lambda it: kinds.index(it["type"]) if it["type"] in kinds else len(kinds))
+    text = ". ".join(p.rstrip(".") for p in head + [it["content"] for it in body] if p)
     return _clip(text + "." if text else "", max_chars)

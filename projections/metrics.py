@@ -1,0 +1,10 @@
+"""Prometheus metrics of the API process, exposed on its /metrics (the ingest path's are in
+streams/metrics.py, the workers' in agents/metrics.py)."""
+from prometheus_client import Gauge, Histogram
+
+REQUEST_SECONDS = Histogram("rapport_request_seconds", "HTTP request latency", ["route"],
+                            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+LEDGER_BACKLOG = Gauge("rapport_unprocessed_ledger_events", "Ledger events not yet in the live projection")
+LEDGER_BACKLOG_AGE = Gauge("rapport_unprocessed_ledger_oldest_seconds",
+                           "Seconds since the oldest ledger event not yet in the live projection was recorded "
+                           "(0 when there is none)")
