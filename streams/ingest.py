@@ -87,6 +87,12 @@ class IngestEvent(BaseModel):
         return validate.require(v, validate.check_time(at, now_utc()))
 
 
+def ingest_body_schema() -> dict[str, Any]:
+    """POST /ingest's body for the OpenAPI document: one event, or an array of 1..MAX_BATCH."""
+    one = IngestEvent.model_json_schema()
+    return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1, "maxItems": MAX_BATCH}]}
+
+
 def field_errors(e: ValidationError, index: int | None = None) -> list[dict[str, Any]]:
     """pydantic's errors as the API reports them: one {field, problem} per bad field."""
     at = {} if index is None else {"index": index}

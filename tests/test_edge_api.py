@@ -43,8 +43,8 @@ WEBHOOK_ROUTES = [("POST", "/webhooks"), ("GET", "/webhooks"), ("GET", "/webhook
 def test_every_route_but_healthz_needs_a_valid_key(client):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {REVOKED}"},
                     {"Authorization": f"Basic {ACME}"}):
-        for method, path in [("GET", p) for p in GETS] + [("DELETE", "/contacts/c"), ("POST", "/ingest"),
-                                                          ("POST", "/payload")] + WEBHOOK_ROUTES:
+        for method, path in [("GET", p) for p in GETS + ["/openapi.json"]] + [
+                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")] + WEBHOOK_ROUTES:
             r = client.request(method, path, headers=headers, content=b"{}")
             assert r.status_code == 401, (method, path, headers)
             assert r.headers["www-authenticate"] == "Bearer"
@@ -52,10 +52,11 @@ def test_every_route_but_healthz_needs_a_valid_key(client):
     assert {r.path for r in api.app.routes} == {"/healthz", "/ingest", "/context/{contact_id:path}", "/payload",
                                                "/contacts/{contact_id:path}/memories", "/contacts/{contact_id:path}",
                                                "/contacts/{contact_id:path}/triggers", "/metrics",
-                                               "/contacts/{contact_id:path}/export", "/webhooks",
-                                               "/webhooks/{webhook_id}", "/webhooks/{webhook_id}/deliveries",
+                                               "/contacts/{contact_id:path}/export",
+                                               "/openapi.json", "/webhooks", "/webhooks/{webhook_id}",
+                                               "/webhooks/{webhook_id}/deliveries",
                                                "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"
-                                               }  # no /docs, /openapi.json
+                                               }  # no /docs; the OpenAPI document needs a key
 
 
 def test_naming_another_tenant_is_forbidden(client):
@@ -107,6 +108,12 @@ def test_ingest_rejects_what_processing_cannot_handle(client):
     envs = parse_ingest_body(orjson.dumps(event(message="a\tb\r\nc", occurred_at="1970-01-01T00:00:00Z")),
                              lambda named, i: named or "acme")
     assert envs[0].tenant_id == "acme" and envs[0].payload["message"] == "a\tb\r\nc"
+
+
+def test_payload_after_is_an_event_id(client):
+    for after in ("a/b", "", "x" * 129):
+        r = client.post("/payload", headers=H, json={"contact_id": "c", "message": "hi", "after": after})
+        assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["after"], (after, r.text)
 
 
 def test_body_limits(client):

@@ -46,7 +46,7 @@ _WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
 MAX_WORDS = 3
 PHRASES_KEPT = 60      # per theme: the most frequent candidate phrases, for labelling as it grows
 DETAILS = 3
-EXAMPLES = 3
+EXAMPLES = 5            # up to: a pattern also stays within consolidation.PATTERN_CHARS
 SAME_EXAMPLE = 0.6     # word overlap (Jaccard) at which two examples say the same thing
 
 

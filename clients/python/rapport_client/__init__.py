@@ -1,0 +1,21 @@
+"""rapport_client: the Python client of rapport's HTTP API (CONTRACT.md), sync and async.
+
+    from rapport_client import Rapport, Event
+
+    with Rapport() as rapport:               # $RAPPORT_URL / $RAPPORT_API_KEY, else ./.rapport/api-key
+        receipt = rapport.ingest(Event(contact_id="arjun", role="user", message="I moved to Berlin"))
+        ctx = rapport.context("arjun", query="Where do I live?", after=receipt)
+        print(ctx.context_text)
+
+It installs nothing of the server: httpx, httpx-retries and pydantic only."""
+from rapport_client.client import AsyncRapport, Rapport, __version__
+from rapport_client.errors import (AuthError, ConnectionFailed, NotFound, NotReflected, PayloadTooLarge,
+                                   PermissionDenied, RapportError, RateLimited, ServerError, Unavailable,
+                                   ValidationError)
+from rapport_client.models import (Context, Entity, Erasure, Event, Export, Health, Memory, MemoryDetail, MemoryList,
+                                   Payload, Receipt, Trigger, TriggerList)
+
+__all__ = ["Rapport", "AsyncRapport", "__version__", "Event", "Receipt", "Context", "Memory", "MemoryDetail",
+           "MemoryList", "Entity", "Health", "Payload", "Trigger", "TriggerList", "Export", "Erasure",
+           "RapportError", "ConnectionFailed", "AuthError", "PermissionDenied", "NotFound", "ValidationError",
+           "PayloadTooLarge", "RateLimited", "NotReflected", "Unavailable", "ServerError"]

@@ -1,0 +1,229 @@
+"""Rapport (blocking) and AsyncRapport (asyncio): one method per route, typed results, typed errors,
+retries. The calls themselves are in calls.py, shared by both."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+import httpx
+from httpx_retries import Retry, RetryTransport
+
+from rapport_client import calls, settings
+from rapport_client import models as m
+from rapport_client.calls import AFTER_TIMEOUT_S, EventLike
+from rapport_client.errors import ConnectionFailed
+
+__version__ = "0.1.0"
+RETRY_STATUSES = (429, 502, 503)  # backlog full, a proxy's hiccup, the API restarting
+NO_RETRY = Retry(total=0)
+
+
+def retry_policy(retries: int, backoff_s: float, max_wait_s: float) -> Retry:
+    """Up to `retries` more attempts on 429/502/503 and on connection errors and timeouts, waiting the
+    server's Retry-After when it sends one, else backoff_s x 2^n with full jitter, at most max_wait_s
+    a wait. POST is retried too: /ingest is idempotent because every event carries its event_id (the
+    client sets one), /payload only reads."""
+    return Retry(total=retries, backoff_factor=backoff_s, max_backoff_wait=max_wait_s, respect_retry_after_header=True,
+                 status_forcelist=RETRY_STATUSES, allowed_methods=("GET", "POST", "DELETE"))
+
+
+class _Base:
+    def __init__(self, base_url: Optional[str] = None, *, api_key: Optional[str] = None,
+                 key_file: Union[str, Path, None] = None, tenant_id: Optional[str] = None, timeout: float = 30.0,
+                 retries: int = 4, backoff_s: float = 0.5, max_wait_s: float = 30.0,
+                 transport: Optional[Union[httpx.BaseTransport, httpx.AsyncBaseTransport]] = None):
+        """`base_url`: else $RAPPORT_URL, else http://127.0.0.1:8080. The key: `api_key`, else the file
+        `key_file`, else $RAPPORT_API_KEY, else the file $RAPPORT_API_KEY_FILE, else ./.rapport/api-key.
+        `tenant_id`: the tenant every call names (only an admin key may name another than its own; by
+        default the key's). `retries`: extra attempts on 429/502/503 and connection errors (0: none).
+        `transport`: an httpx transport to send through (tests, proxies); the retries wrap it."""
+        self.base_url = settings.base_url(base_url)
+        self.tenant_id = tenant_id
+        key = settings.api_key(api_key, key_file)
+        self._headers = {"User-Agent": f"rapport-client/{__version__}",
+                         **({"Authorization": f"Bearer {key}"} if key else {})}
+        self._timeout = timeout
+        self._transport = RetryTransport(transport=transport, retry=retry_policy(retries, backoff_s, max_wait_s))
+
+    def _tenant(self, tenant_id: Optional[str]) -> Optional[str]:
+        return tenant_id or self.tenant_id
+
+    @staticmethod
+    def _extensions(req: calls.Request) -> Dict[str, Any]:
+        return {} if req.retry else {"retry": NO_RETRY}
+
+
+class Rapport(_Base):
+    """A blocking client. Use it as a context manager, or call close().
+
+    >>> with Rapport() as rapport:
+    ...     receipt = rapport.ingest({"contact_id": "arjun", "role": "user", "message": "I moved to Berlin"})
+    ...     ctx = rapport.context("arjun", query="Where do I live?", after=receipt)
+    """
+
+    def __init__(self, base_url: Optional[str] = None, **options: Any):
+        super().__init__(base_url, **options)
+        self._http = httpx.Client(base_url=self.base_url, headers=self._headers, timeout=self._timeout,
+                                  transport=self._transport)
+
+    def _send(self, req: calls.Request) -> httpx.Response:
+        try:
+            return self._http.request(req.method, req.path, params=req.params, json=req.json,
+                                      extensions=self._extensions(req))
+        except httpx.TransportError as e:
+            raise ConnectionFailed(f"{req.method} {self.base_url}{req.path}: {type(e).__name__}: {e}") from e
+
+    def _run(self, flow: calls.Flow[Any]) -> Any:
+        return calls.drive(flow, self._send)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "Rapport":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------------ routes
+    def healthz(self) -> m.Health:
+        """GET /healthz, asked once: status ok/degraded (200) or starting/unavailable (503)."""
+        return self._run(calls.healthz())
+
+    def ingest(self, events: Union[EventLike, Iterable[EventLike]]) -> m.Receipt:
+        """POST /ingest: one event (an Event or a dict) or up to 1000. Events without an event_id get
+        one first, so a retry never records a message twice. Pass the receipt as `after=`."""
+        return self._run(calls.ingest(events, self.tenant_id))
+
+    def ingest_many(self, events: Iterable[EventLike], *, batch_size: int = 500) -> m.Receipt:
+        """Any number of events, in order, in batches of `batch_size`; one merged receipt."""
+        return self._run(calls.ingest_many(events, self.tenant_id, batch_size))
+
+    def context(self, contact_id: str, *, query: Optional[str] = None, tenant_id: Optional[str] = None,
+                persona_id: Optional[str] = None, budget: Optional[int] = None, as_of: Any = None,
+                after: Union[str, m.Receipt, None] = None, after_timeout: float = AFTER_TIMEOUT_S) -> m.Context:
+        """GET /context/{contact_id}: what the AI should know now; `context_text` goes in the system
+        prompt. `after`: an event id or a Receipt; waits (up to `after_timeout` s) until it is reflected."""
+        return self._run(calls.context(contact_id, query=query, tenant_id=self._tenant(tenant_id),
+                                       persona_id=persona_id, budget=budget, as_of=as_of, after=after,
+                                       after_timeout=after_timeout))
+
+    def payload(self, contact_id: str, message: str, *, system_prompt: Optional[str] = None,
+                service_data: Any = None, tools: Optional[List[Dict[str, Any]]] = None,
+                persona_id: Optional[str] = None, tenant_id: Optional[str] = None,
+                after: Union[str, m.Receipt, None] = None, after_timeout: float = AFTER_TIMEOUT_S) -> m.Payload:
+        """POST /payload: a ready chat-completion payload (`.chat_messages()`) within the token budgets."""
+        return self._run(calls.payload(contact_id, message, tenant_id=self._tenant(tenant_id), persona_id=persona_id,
+                                       system_prompt=system_prompt, service_data=service_data, tools=tools,
+                                       after=after, after_timeout=after_timeout))
+
+    def wait_for(self, receipt: m.Receipt, timeout: float = AFTER_TIMEOUT_S) -> None:
+        """Block until everything in `receipt` is reflected (NotReflected after `timeout` s)."""
+        return self._run(calls.wait_for(receipt, timeout, self.tenant_id))
+
+    def memories(self, contact_id: str, *, status: Optional[str] = None,
+                 tenant_id: Optional[str] = None) -> m.MemoryList:
+        """GET /contacts/{id}/memories: every memory (or those of one `status`) with its details."""
+        return self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status))
+
+    def triggers(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.TriggerList:
+        """GET /contacts/{id}/triggers: check-ins, crisis flags, owner insights."""
+        return self._run(calls.simple("triggers", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    def export(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.Export:
+        """GET /contacts/{id}/export: everything held about the contact."""
+        return self._run(calls.simple("export", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    def delete_contact(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.Erasure:
+        """DELETE /contacts/{id}: erase everything of the contact (accepted: 202, done shortly after)."""
+        return self._run(calls.simple("delete_contact", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    def metrics(self) -> str:
+        """GET /metrics: Prometheus text."""
+        return self._run(calls.metrics())
+
+    def openapi(self) -> Dict[str, Any]:
+        """GET /openapi.json: the API's OpenAPI document."""
+        return self._run(calls.openapi())
+
+
+class AsyncRapport(_Base):
+    """The asyncio client: the same methods as Rapport, awaited.
+
+    >>> async with AsyncRapport() as rapport:
+    ...     ctx = await rapport.context("arjun", query="how is bruno?")
+    """
+
+    def __init__(self, base_url: Optional[str] = None, **options: Any):
+        super().__init__(base_url, **options)
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=self._headers, timeout=self._timeout,
+                                       transport=self._transport)
+
+    async def _send(self, req: calls.Request) -> httpx.Response:
+        try:
+            return await self._http.request(req.method, req.path, params=req.params, json=req.json,
+                                            extensions=self._extensions(req))
+        except httpx.TransportError as e:
+            raise ConnectionFailed(f"{req.method} {self.base_url}{req.path}: {type(e).__name__}: {e}") from e
+
+    async def _run(self, flow: calls.Flow[Any]) -> Any:
+        return await calls.adrive(flow, self._send)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "AsyncRapport":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------------------------------ routes
+    async def healthz(self) -> m.Health:
+        return await self._run(calls.healthz())
+
+    async def ingest(self, events: Union[EventLike, Iterable[EventLike]]) -> m.Receipt:
+        return await self._run(calls.ingest(events, self.tenant_id))
+
+    async def ingest_many(self, events: Iterable[EventLike], *, batch_size: int = 500) -> m.Receipt:
+        return await self._run(calls.ingest_many(events, self.tenant_id, batch_size))
+
+    async def context(self, contact_id: str, *, query: Optional[str] = None, tenant_id: Optional[str] = None,
+                      persona_id: Optional[str] = None, budget: Optional[int] = None, as_of: Any = None,
+                      after: Union[str, m.Receipt, None] = None,
+                      after_timeout: float = AFTER_TIMEOUT_S) -> m.Context:
+        return await self._run(calls.context(contact_id, query=query, tenant_id=self._tenant(tenant_id),
+                                             persona_id=persona_id, budget=budget, as_of=as_of, after=after,
+                                             after_timeout=after_timeout))
+
+    async def payload(self, contact_id: str, message: str, *, system_prompt: Optional[str] = None,
+                      service_data: Any = None, tools: Optional[List[Dict[str, Any]]] = None,
+                      persona_id: Optional[str] = None, tenant_id: Optional[str] = None,
+                      after: Union[str, m.Receipt, None] = None,
+                      after_timeout: float = AFTER_TIMEOUT_S) -> m.Payload:
+        return await self._run(calls.payload(contact_id, message, tenant_id=self._tenant(tenant_id),
+                                             persona_id=persona_id, system_prompt=system_prompt,
+                                             service_data=service_data, tools=tools, after=after,
+                                             after_timeout=after_timeout))
+
+    async def wait_for(self, receipt: m.Receipt, timeout: float = AFTER_TIMEOUT_S) -> None:
+        return await self._run(calls.wait_for(receipt, timeout, self.tenant_id))
+
+    async def memories(self, contact_id: str, *, status: Optional[str] = None,
+                       tenant_id: Optional[str] = None) -> m.MemoryList:
+        return await self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status))
+
+    async def triggers(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.TriggerList:
+        return await self._run(calls.simple("triggers", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    async def export(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.Export:
+        return await self._run(calls.simple("export", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    async def delete_contact(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.Erasure:
+        return await self._run(calls.simple("delete_contact", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    async def metrics(self) -> str:
+        return await self._run(calls.metrics())
+
+    async def openapi(self) -> Dict[str, Any]:
+        return await self._run(calls.openapi())

@@ -1,0 +1,305 @@
+"""What the rapport API answers, as typed results, and the event you send.
+
+Attributes are snake_case (`memory.memory_type`); the JSON names are the API's (`memoryType`), kept as
+aliases, so `model_dump(by_alias=True)` gives the API's JSON back. Every result keeps fields it does not
+know (a newer server may add some): they are attributes under their JSON name, and in `model_dump()`.
+The server's twins are projections/responses.py; tests/test_openapi.py holds the two together."""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Dict, List, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic.alias_generators import to_camel
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+
+class SnakeResult(BaseModel):
+    """For the few answers whose JSON names are snake_case already."""
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+
+
+# ------------------------------------------------------------------------------------------ sending
+def new_event_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Event(BaseModel):
+    """One chat message for POST /ingest (a dict with these keys does as well). `event_id` is the
+    idempotency key: the client fills in a fresh one when it is left out, so a retried request can
+    never record the message twice. Values are checked by the API, which names every bad field."""
+    model_config = ConfigDict(extra="allow")
+
+    contact_id: str
+    role: str = Field(description='"user" or "assistant"')
+    message: str
+    tenant_id: Optional[str] = None
+    event_id: Optional[str] = None
+    conversation_id: Optional[str] = None
+    session_id: Optional[str] = None
+    channel: Optional[str] = None
+    display_name: Optional[str] = None
+    persona_id: Optional[str] = None
+    occurred_at: Optional[datetime] = Field(None, description="timezone-aware; default: when the API receives it")
+    scope: Optional[str] = Field(None, description='"contact" (default) or "tenant": business memory')
+    outcome_of: Optional[str] = Field(None, description="the event_id of an earlier decision this reports on")
+    outcome: Optional[str] = Field(None, description='"positive", "negative" or "neutral"')
+
+
+class PayloadRequest(BaseModel):
+    """The body of POST /payload."""
+    contact_id: str
+    message: str
+    tenant_id: Optional[str] = None
+    persona_id: Optional[str] = None
+    system_prompt: Optional[str] = None
+    service_data: Any = None
+    tools: Optional[List[Dict[str, Any]]] = None
+    after: Optional[str] = None
+
+
+# ------------------------------------------------------------------------------------------ errors
+class FieldProblem(Result):
+    field: str
+    problem: str
+    index: Optional[int] = None
+
+
+# ------------------------------------------------------------------------------------------ health
+class Lag(Result):
+    events: int
+    oldest_age_s: Optional[float] = Field(alias="oldestAgeS")
+
+
+class Health(Result):
+    status: Literal["ok", "degraded", "starting", "unavailable"]
+    degraded: bool
+    reasons: List[str]
+    broker: bool
+    database: bool
+    cache: bool
+    workers: int
+    ok: bool
+    lag: Optional[Lag] = None
+
+
+# ------------------------------------------------------------------------------------------ ingest
+class Receipt(Result):
+    """POST /ingest's answer. Pass it as `after=` to read your own writes: the client waits for the
+    last event it recorded for that contact."""
+    accepted: int
+    event_ids: List[str]
+    duplicates: int
+    _last: Dict[str, str] = PrivateAttr(default_factory=dict)  # contact -> its last event id sent
+
+    def last_event_id(self, contact_id: str) -> str:
+        try:
+            return self._last[contact_id]
+        except KeyError:
+            raise ValueError(f"this receipt holds no event of contact {contact_id!r}") from None
+
+    @property
+    def contacts(self) -> List[str]:
+        return list(self._last)
+
+    def merged(self, other: "Receipt") -> "Receipt":
+        out = Receipt(accepted=self.accepted + other.accepted, event_ids=self.event_ids + other.event_ids,
+                      duplicates=self.duplicates + other.duplicates)
+        out._last = {**self._last, **other._last}
+        return out
+
+
+# ----------------------------------------------------------------------------------------- context
+class ContactInfo(Result):
+    contact_id: str
+    display_name: Optional[str]
+    channel: Optional[str]
+
+
+class OutreachHours(Result):
+    start_hour: int
+    end_hour: int
+    label: str
+
+
+class ContactState(Result):
+    mood: str
+    mood_confidence: float
+    energy: str
+    style: str
+    relationship_stage: Literal["new", "building", "established", "deep", "fading", "dormant"]
+    active_streak: int
+    session_count: int
+    churn_risk: float
+    mood_usual: Optional[str] = None
+    preferred_outreach_hours: Optional[OutreachHours] = None
+
+
+class Memory(Result):
+    id: str
+    memory_type: str
+    content: str
+    importance: float
+    score: Optional[float]
+    entity_refs: List[str]
+    source_event_ids: List[str]
+    created_at: Optional[datetime]
+    tier: Optional[Literal["active", "archive"]] = None
+
+
+class ContextMemory(Memory):
+    section: str = Field(description="where context_text states it: profile (Knows/Preferences), memories, cards")
+
+
+class Entity(Result):
+    ref: str
+    entity_type: str
+    display_name: Optional[str]
+    metadata: Dict[str, Any]
+
+
+class Turn(Result):
+    role: str
+    content: str
+    occurred_at: Optional[datetime]
+
+
+class Context(Result):
+    contact: ContactInfo
+    state: ContactState
+    memories: List[ContextMemory]
+    entities: List[Entity]
+    history: List[Turn]
+    context_text: str = Field(alias="context_text")
+    memory_budget: int = Field(alias="memory_budget")
+    as_of: datetime = Field(alias="as_of")
+
+
+# --------------------------------------------------------------------------------------- memories
+class MemoryDetail(Memory):
+    scope: str
+    status: str
+    confidence: Optional[float]
+    source: Optional[str]
+    pinned: bool
+    memory_key: Optional[str]
+    topics: List[str]
+    valid_from: Optional[datetime]
+    valid_to: Optional[datetime]
+    retired_at: Optional[datetime]
+    expires_at: Optional[datetime]
+    superseded_by: Optional[str]
+    access_count: int
+    accessed_at: Optional[datetime]
+    updated_at: Optional[datetime]
+    persona_id: Optional[str]
+
+
+class MemoryList(Result):
+    contact_id: str
+    tenant_id: str
+    memories: List[MemoryDetail]
+
+
+class Erasure(Result):
+    accepted: bool
+    erasure_event_id: str
+
+
+# ---------------------------------------------------------------------------------------- triggers
+class Trigger(Result):
+    id: str
+    kind: str
+    due_at: Optional[datetime]
+    reason: str
+    status: str
+    severity: Optional[str]
+    human_review: bool
+    source_event_ids: List[str]
+    created_at: Optional[datetime]
+    category: Optional[str] = None
+    audience: Optional[str] = None
+
+
+class TriggerList(Result):
+    contact_id: str
+    tenant_id: str
+    triggers: List[Trigger]
+
+
+# ----------------------------------------------------------------------------------------- payload
+class ChatMessage(Result):
+    role: str
+    content: str
+
+
+class SectionBudget(Result):
+    used: int
+    limit: int
+    items: Optional[int] = None
+    dropped: Optional[int] = None
+    filtered: Optional[bool] = None
+    summarized: Optional[bool] = None
+
+
+class Payload(Result):
+    messages: List[ChatMessage]
+    budget: Dict[str, SectionBudget]
+    tools: Optional[List[Dict[str, Any]]] = None
+
+    def chat_messages(self) -> List[Dict[str, Any]]:
+        """The messages as plain dicts, as an OpenAI-compatible chat completion takes them."""
+        return [m.model_dump(by_alias=True) for m in self.messages]
+
+
+# ------------------------------------------------------------------------------------------ export
+class MemoryEvent(Result):
+    event_id: str
+    event_type: str
+    occurred_at: Optional[datetime]
+    causation_id: Optional[str]
+
+
+class ExportedMemory(MemoryDetail):
+    history: List[MemoryEvent]
+
+
+class ExportedEntity(Entity):
+    aliases: List[str]
+    first_seen: Optional[datetime]
+    last_seen: Optional[datetime]
+    mentions: int
+
+
+class ExportedSession(SnakeResult):
+    session_id: str
+    idx: int
+    persona_id: Optional[str]
+    started_at: Optional[datetime]
+    last_activity_at: Optional[datetime]
+    ended_at: Optional[datetime]
+    turn_count: int
+
+
+class ExportedMessage(Result):
+    """A recorded event: ids and times, then its payload's fields (role, message, ...) as extras."""
+    event_id: str
+    event_type: str
+    occurred_at: Optional[datetime]
+    recorded_at: Optional[datetime]
+
+
+class Export(Result):
+    contact_id: str
+    tenant_id: str
+    exported_at: datetime
+    state: Optional[Dict[str, Any]]
+    memories: List[ExportedMemory]
+    entities: List[ExportedEntity]
+    sessions: List[ExportedSession]
+    triggers: List[Trigger]
+    messages: List[ExportedMessage]

@@ -1,0 +1,195 @@
+"""The Python client (clients/python, rapport_client) without a server: retries and Retry-After,
+typed errors, read-your-writes re-asks, batching, where the key comes from. Answers come from an
+httpx.MockTransport standing in for the API; tests/test_client_e2e.py runs it against `rapport up`."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+from httpx_retries import retry as retry_module
+
+from rapport_client import (AsyncRapport, AuthError, Event, NotReflected, Rapport, RateLimited, Unavailable,
+                            ValidationError)
+
+RECEIPT = {"accepted": 1, "eventIds": ["e1"], "duplicates": 0}
+
+
+class Api:
+    """A scripted API: answers in order (the last one repeats), every request recorded."""
+
+    def __init__(self, *answers: httpx.Response):
+        self.answers, self.requests = list(answers), []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+    def bodies(self) -> list:
+        return [json.loads(r.content) for r in self.requests]
+
+
+@pytest.fixture
+def sleeps(monkeypatch):
+    """The waits the retries ask for, instead of waiting them."""
+    asked: list[float] = []
+    monkeypatch.setattr(retry_module.time, "sleep", asked.append)
+
+    async def asleep(s):
+        asked.append(s)
+    monkeypatch.setattr(retry_module.asyncio, "sleep", asleep)
+    return asked
+
+
+def client(api: Api, **options) -> Rapport:
+    return Rapport("http://rapport.test", api_key="rk_test_secret", transport=httpx.MockTransport(api), **options)
+
+
+def test_a_429_is_retried_after_the_servers_retry_after_with_the_same_event_ids(sleeps):
+    api = Api(httpx.Response(429, headers={"Retry-After": "3"}, json={"error": "backlog", "tenantId": "t",
+                                                                      "backlog": 9, "limit": 5}),
+              httpx.Response(202, json=RECEIPT))
+    receipt = client(api).ingest({"contact_id": "arjun", "role": "user", "message": "I love biryani"})
+    assert receipt.accepted == 1 and receipt.event_ids == ["e1"]
+    assert sleeps == [3.0]
+    first, second = api.bodies()
+    assert first == second and first[0]["event_id"]  # an id fixed before the first attempt: idempotent
+    assert api.requests[0].headers["authorization"] == "Bearer rk_test_secret"
+
+
+def test_without_retry_after_the_waits_back_off_then_the_typed_error(sleeps):
+    api = Api(httpx.Response(503, json={"error": "unavailable"}))
+    with pytest.raises(Unavailable) as e:
+        client(api, retries=3, backoff_s=1.0).memories("arjun")
+    assert len(api.requests) == 4 and e.value.status == 503
+    # full jitter: the n-th wait lies in [0, backoff x 2^n]
+    assert len(sleeps) == 3 and all(0 <= s <= 2.0 ** n for n, s in enumerate(sleeps, start=1))
+
+
+def test_rate_limited_after_the_retries_carries_retry_after(sleeps):
+    api = Api(httpx.Response(429, headers={"Retry-After": "5"}, json={"error": "too many unprocessed events"}))
+    with pytest.raises(RateLimited) as e:
+        client(api, retries=2).ingest([{"contact_id": "a", "role": "user", "message": "hi"}])
+    assert e.value.retry_after == 5.0 and sleeps == [5.0, 5.0] and len(api.requests) == 3
+
+
+def test_errors_are_typed_and_name_the_fields(sleeps):
+    bad = {"error": "invalid events; nothing was accepted",
+           "errors": [{"index": 0, "field": "role", "problem": "Input should be 'user' or 'assistant'"}]}
+    with pytest.raises(ValidationError) as e:
+        client(Api(httpx.Response(422, json=bad))).ingest({"contact_id": "a", "role": "user", "message": "x"})
+    assert e.value.fields == ["role"] and e.value.errors[0].index == 0 and "role: Input should be" in str(e.value)
+    with pytest.raises(AuthError):
+        client(Api(httpx.Response(401, json={"error": "invalid or revoked API key"}))).triggers("a")
+    assert sleeps == []  # refusals are not retried
+
+
+def test_after_asks_again_while_the_api_answers_504_then_gives_up(sleeps):
+    late = httpx.Response(504, json={"error": "event not reflected in the projections yet", "event_id": "e1"})
+    api = Api(late, late, httpx.Response(200, json=CONTEXT))
+    ctx = client(api).context("arjun", query="where do I live?", after="e1")
+    assert ctx.context_text == "Knows: lives in Berlin" and ctx.memories[0].memory_type == "fact"
+    assert len(api.requests) == 3 and all(r.url.params["after"] == "e1" for r in api.requests)
+    with pytest.raises(NotReflected) as e:
+        client(Api(late)).context("arjun", after="e1", after_timeout=0)
+    assert e.value.event_id == "e1"
+    assert sleeps == []  # the API did the waiting, 5 s per ask
+
+
+def test_a_receipt_as_after_waits_for_that_contacts_last_event():
+    api = Api(httpx.Response(202, json={"accepted": 3, "eventIds": ["a1", "b1", "a2"], "duplicates": 0}),
+              httpx.Response(200, json=CONTEXT))
+    rapport = client(api)
+    receipt = rapport.ingest([Event(contact_id="a", role="user", message="one", event_id="a1"),
+                              Event(contact_id="b", role="user", message="two", event_id="b1"),
+                              Event(contact_id="a", role="assistant", message="three", event_id="a2")])
+    rapport.context("a", after=receipt)
+    assert api.requests[1].url.params["after"] == "a2"
+    with pytest.raises(ValueError):
+        rapport.context("c", after=receipt)
+
+
+def test_ingest_many_sends_batches_in_order_and_merges_the_receipts():
+    def answer(request):
+        ids = [e["event_id"] for e in json.loads(request.content)]
+        return httpx.Response(202, json={"accepted": len(ids), "eventIds": ids, "duplicates": 0})
+
+    sent = []
+    rapport = Rapport("http://rapport.test", api_key="k",
+                      transport=httpx.MockTransport(lambda r: sent.append(r) or answer(r)))
+    events = ({"contact_id": f"c{i % 3}", "role": "user", "message": f"message {i}"} for i in range(1201))
+    receipt = rapport.ingest_many(events, batch_size=500)
+    assert [len(json.loads(r.content)) for r in sent] == [500, 500, 201]
+    messages = [e["message"] for r in sent for e in json.loads(r.content)]
+    assert messages == [f"message {i}" for i in range(1201)]
+    assert receipt.accepted == 1201 and len(set(receipt.event_ids)) == 1201
+    assert receipt.last_event_id("c0") == json.loads(sent[-1].content)[-1]["event_id"]  # message 1200 is c0's
+    with pytest.raises(ValueError):
+        rapport.ingest([{"contact_id": "c", "role": "user", "message": "m"}] * 1001)
+
+
+def test_a_failed_batch_says_what_was_recorded_before_it():
+    answers = iter([httpx.Response(202, json={"accepted": 2, "eventIds": ["1", "2"], "duplicates": 0}),
+                    httpx.Response(413, json={"error": "too large", "errors": [{"field": "body", "problem": "x"}]})])
+    rapport = Rapport("http://rapport.test", api_key="k", transport=httpx.MockTransport(lambda r: next(answers)))
+    with pytest.raises(ValidationError) as e:
+        rapport.ingest_many([{"contact_id": "c", "role": "user", "message": str(i)} for i in range(4)], batch_size=2)
+    assert e.value.status == 413 and e.value.receipt.event_ids == ["1", "2"]
+
+
+def test_healthz_reports_a_starting_stack_instead_of_waiting(sleeps):
+    starting = {"status": "starting", "degraded": False, "reasons": [], "broker": False, "database": True,
+                "cache": True, "workers": 0, "ok": False, "lag": {"events": 0, "oldestAgeS": None}}
+    api = Api(httpx.Response(503, json=starting))
+    h = client(api).healthz()
+    assert h.status == "starting" and not h.ok and h.lag.oldest_age_s is None
+    assert len(api.requests) == 1 and sleeps == []
+
+
+def test_the_key_comes_from_the_argument_then_the_environment_then_the_key_file(tmp_path, monkeypatch):
+    from rapport_client import settings
+
+    monkeypatch.delenv("RAPPORT_API_KEY", raising=False)
+    monkeypatch.delenv("RAPPORT_API_KEY_FILE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert settings.api_key() is None  # no key anywhere: keyless (or a 401 AuthError)
+    (tmp_path / ".rapport").mkdir()
+    (tmp_path / ".rapport" / "api-key").write_text("rk_file_1\n")
+    assert settings.api_key() == "rk_file_1"  # `rapport up`'s key file in the default data dir
+    (tmp_path / "other").write_text("rk_file_2\n")
+    monkeypatch.setenv("RAPPORT_API_KEY_FILE", str(tmp_path / "other"))
+    assert settings.api_key() == "rk_file_2"
+    monkeypatch.setenv("RAPPORT_API_KEY", "rk_env")
+    assert settings.api_key() == "rk_env"
+    # what the caller names beats the environment
+    assert settings.api_key("rk_arg") == "rk_arg"
+    assert settings.api_key(key_file=tmp_path / ".rapport" / "api-key") == "rk_file_1"
+    with pytest.raises(FileNotFoundError):
+        settings.api_key(key_file=tmp_path / "missing")  # a key file named must exist
+
+
+def test_the_async_client_retries_and_waits_alike(sleeps):
+    late = httpx.Response(504, json={"error": "event not reflected in the projections yet", "event_id": "e1"})
+    api = Api(httpx.Response(429, headers={"Retry-After": "2"}, json={"error": "backlog"}),
+              httpx.Response(202, json=RECEIPT), late, httpx.Response(200, json=CONTEXT))
+
+    async def run():
+        async with AsyncRapport("http://rapport.test", api_key="k", transport=httpx.MockTransport(api)) as rapport:
+            receipt = await rapport.ingest({"contact_id": "arjun", "role": "user", "message": "I moved to Berlin"})
+            return await rapport.context("arjun", after=receipt)
+
+    ctx = asyncio.run(run())
+    assert ctx.state.relationship_stage == "building" and sleeps == [2.0] and len(api.requests) == 4
+    assert api.requests[3].url.params["after"] == json.loads(api.requests[0].content)[0]["event_id"]
+
+
+CONTEXT = {
+    "contact": {"contactId": "arjun", "displayName": "Arjun", "channel": "whatsapp"},
+    "state": {"mood": "happy", "moodConfidence": 0.8, "energy": "high", "style": "casual",
+              "relationshipStage": "building", "activeStreak": 2, "sessionCount": 3, "churnRisk": 0.0},
+    "memories": [{"id": "m1", "memoryType": "fact", "content": "Lives in Berlin", "importance": 0.8, "score": 0.9,
+                  "entityRefs": ["place:berlin"], "sourceEventIds": ["e1"], "createdAt": "2026-04-03T21:10:00+05:30",
+                  "tier": "active", "section": "memories"}],
+    "entities": [], "history": [], "context_text": "Knows: lives in Berlin", "memory_budget": 500,
+    "as_of": "2026-04-03T21:11:00+05:30"}
