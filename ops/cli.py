@@ -117,6 +117,15 @@ def api(host: str | None, port: int | None) -> None:
                 timeout_graceful_shutdown=5)
 
 
+@main.command("webhooks-worker")
+def webhooks_worker() -> None:
+    """The webhook delivery process alone (topics -> signed POSTs, retries), configured from the environment."""
+    from streams.webhooks.delivery import main as run
+
+    logging.basicConfig(level=log_level().upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    run()
+
+
 @main.command()
 @click.option("--url", default="http://127.0.0.1:8080", show_default=True)
 @click.option("--contact", default="arjun-demo", show_default=True)
@@ -197,6 +206,91 @@ def keys_revoke(key_id: str, tenant: str | None, data_dir: str) -> None:
     if not ok:
         raise click.ClickException(f"no unrevoked key {key_id}" + (f" of tenant {tenant}" if tenant else ""))
     click.echo(f"revoked key {key_id}")
+
+
+@main.group()
+def webhooks() -> None:
+    """Webhook subscriptions of a tenant (the API's /webhooks routes do the same). `create` prints the
+    signing secret once, alone on the last line."""
+
+
+def _webhook_store(data_dir: str, work):  # noqa: ANN001, ANN202
+    """Run `work(conn)` (async, streams/webhooks/store.py) on the data dir's database."""
+    import asyncio
+
+    import psycopg
+
+    from ops.keys import KeysError, database_url
+
+    async def go(url: str):  # noqa: ANN202
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+            return await work(conn)
+
+    try:
+        with database_url(data_dir) as url:
+            return asyncio.run(go(url))
+    except KeysError as e:
+        raise click.ClickException(str(e)) from None
+
+
+@webhooks.command("create")
+@click.option("--tenant", required=True)
+@click.option("--url", required=True, help="http(s) URL that receives the signed POSTs")
+@click.option("--event", "events", multiple=True, required=True,
+              help="repeatable: *, TriggerCreated, TriggerCreated:crisis|check_in|owner_insight, a memory event "
+                   "type (MemoryExtracted, MemorySuperseded, ...) or ContactErased")
+@click.option("--description", default=None)
+@_data_dir_option
+def webhooks_create(tenant: str, url: str, events: tuple[str, ...], description: str | None, data_dir: str) -> None:
+    """Subscribe a URL to a tenant's events; the signing secret is printed once, alone on the last line."""
+    import asyncio
+
+    from schemas.validate import check_id, check_name
+    from streams.webhooks import addresses, rules, store
+
+    for hint, problem in (("--tenant", check_id(tenant)), ("--url", rules.url_problem(url)),
+                          ("--event", rules.filter_problem(list(events))),
+                          ("--description", description and (check_name(description) or (
+                              len(description) > rules.MAX_DESCRIPTION_CHARS
+                              and f"at most {rules.MAX_DESCRIPTION_CHARS} characters")))):
+        if problem:
+            raise click.BadParameter(problem, param_hint=hint)
+    if (problem := asyncio.run(addresses.address_problem(url, rules.Config.from_env()))) is not None:
+        raise click.BadParameter(problem, param_hint="--url")
+    try:
+        hook, secret = _webhook_store(data_dir, lambda c: store.create(c, tenant, url, list(events), description))
+    except store.TooMany:
+        raise click.ClickException(f"tenant {tenant} has {rules.MAX_WEBHOOKS_PER_TENANT} webhooks already") from None
+    click.echo(f"created webhook {hook['webhook_id']} for tenant {tenant} -> {url} ({', '.join(hook['events'])}); "
+               f"its signing secret is not shown again:")
+    click.echo(secret)
+
+
+@webhooks.command("list")
+@click.option("--tenant", default=None, help="only this tenant's webhooks")
+@_data_dir_option
+def webhooks_list(tenant: str | None, data_dir: str) -> None:
+    """Webhook ids, tenants, pending and dead-lettered deliveries, events and URLs (never secrets)."""
+    from streams.webhooks import store
+
+    rows = _webhook_store(data_dir, lambda c: store.list_for(c, tenant))
+    click.echo(f"{'webhook id':<21}{'tenant':<20}{'pending':>8}{'dead':>6}  events -> url")
+    for r in rows:
+        click.echo(f"{r['webhook_id']:<21}{r['tenant_id']:<20}{r['pending']:>8}{r['dead']:>6}  "
+                   f"{','.join(r['events'])} -> {r['url']}")
+
+
+@webhooks.command("delete")
+@click.argument("webhook_id")
+@click.option("--tenant", default=None, help="refuse unless the webhook belongs to this tenant")
+@_data_dir_option
+def webhooks_delete(webhook_id: str, tenant: str | None, data_dir: str) -> None:
+    """Delete a webhook and its deliveries (pending ones are not sent)."""
+    from streams.webhooks import store
+
+    if not _webhook_store(data_dir, lambda c: store.delete(c, tenant, webhook_id)):
+        raise click.ClickException(f"no webhook {webhook_id}" + (f" of tenant {tenant}" if tenant else ""))
+    click.echo(f"deleted webhook {webhook_id}")
 
 
 @main.command()

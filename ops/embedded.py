@@ -340,6 +340,7 @@ class Stack:
         for i in range(self.workers):
             self._add(self._spawn_app(f"worker-{i}"))
         self._add(self._spawn_app("api"))
+        self._add(self._spawn_app("webhooks"))
         self.write_run_file()
 
     def _spawn_app(self, name: str) -> Child:
@@ -350,6 +351,8 @@ class Stack:
             child = spawn("api", exe + ["api"], logs, env=aenv)
             child.metrics_url = f"{self.url}/metrics"
             return child
+        if name == "webhooks":  # the webhook delivery process (streams/webhooks/delivery.py)
+            return spawn("webhooks", exe + ["webhooks-worker"], logs, env=self.env)
         port = free_port()
         wenv = {**self.env, "RAPPORT_WORKER_ID": name, "RAPPORT_WORKER_WEB_PORT": str(port)}
         child = spawn(name, exe + ["worker"], logs, env=wenv)
@@ -400,11 +403,12 @@ class Stack:
         c.proc, c.log, c.metrics_url = new.proc, new.log, new.metrics_url
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
-            for dep in [d for d in self.children if d.name == "api" or d.name.startswith("worker")]:
+            for dep in [d for d in self.children if d.name in ("api", "webhooks") or d.name.startswith("worker")]:
                 dep.stop(timeout=15)
                 fresh = self._spawn_app(dep.name)
                 dep.proc, dep.log, dep.metrics_url, dep.restart_at = fresh.proc, fresh.log, fresh.metrics_url, None
-            self.say(f"API and workers restarted on the new broker (epoch {self.env['RAPPORT_BROKER_EPOCH']})")
+            self.say(f"API, workers and webhook delivery restarted on the new broker "
+                     f"(epoch {self.env['RAPPORT_BROKER_EPOCH']})")
         self.write_run_file()
 
     def wait_ready(self, timeout: float) -> bool:
@@ -427,7 +431,7 @@ class Stack:
 
     def stop(self) -> None:
         """API first (no new input), then workers (commit), then the servers they use."""
-        tiers = [["api"], [c.name for c in self.children if c.name.startswith("worker")],
+        tiers = [["api"], [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
                  ["broker", "redis", "postgres"]]
         for tier in tiers:
             group = [c for c in self.children if c.name in tier]

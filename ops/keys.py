@@ -22,9 +22,9 @@ class KeysError(RuntimeError):
 
 
 @contextmanager
-def database(data_dir: str | Path | None) -> Iterator[psycopg.Connection]:
-    """A migrated connection: $RAPPORT_DATABASE_URL, else the database of a running `rapport up` on the
-    data dir (its run.json), else that data dir's embedded PostgreSQL, started for the while."""
+def database_url(data_dir: str | Path | None) -> Iterator[str]:
+    """The URL of a migrated database: $RAPPORT_DATABASE_URL, else the database of a running `rapport up`
+    on the data dir (its run.json), else that data dir's embedded PostgreSQL, started for the while."""
     url = os.environ.get("RAPPORT_DATABASE_URL")
     d = Path(data_dir or "./.rapport")
     if not url and (d / "run.json").exists():
@@ -37,7 +37,7 @@ def database(data_dir: str | Path | None) -> Iterator[psycopg.Connection]:
     if url:
         with psycopg.connect(url, autocommit=True) as conn:
             db.migrate_meta(conn)
-            yield conn
+        yield url
         return
     if not (d / "pg" / "PG_VERSION").exists():
         raise KeysError(f"no database: set RAPPORT_DATABASE_URL or give the --data-dir of a `rapport up` "
@@ -49,9 +49,16 @@ def database(data_dir: str | Path | None) -> Iterator[psycopg.Connection]:
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             db.migrate_meta(conn)
-            yield conn
+        yield url
     finally:
         child.stop(timeout=20)
+
+
+@contextmanager
+def database(data_dir: str | Path | None) -> Iterator[psycopg.Connection]:
+    """A migrated connection to the database `database_url` finds."""
+    with database_url(data_dir) as url, psycopg.connect(url, autocommit=True) as conn:
+        yield conn
 
 
 def write_key_file(path: Path, key: str) -> None:

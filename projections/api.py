@@ -45,6 +45,7 @@ from streams import shredding
 from streams import outbox, tracing
 from streams.config import settings
 from streams.resilience import bounded
+from streams.webhooks import store as webhook_store
 
 log = logging.getLogger("rapport.api")
 
@@ -676,6 +677,7 @@ async def delete_contact(contact_id: str, tenant_id: str | None = None,
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     async with svc.pool.connection() as conn:  # what the contact sends from now on gets a new key
         await shredding.forget_keys_before(conn, tenant_id, contact_id, env.event_id)
+        await webhook_store.forget_contact(conn, tenant_id, contact_id)  # its webhook deliveries, unsent
     return JSONBody({"accepted": True, "erasureEventId": env.event_id}, status_code=202)
 
 
@@ -802,3 +804,7 @@ async def get_metrics(cred: HTTPAuthorizationCredentials | None = Depends(_beare
 async def openapi_document(p: auth.Principal = Depends(principal)) -> JSONBody:
     """The OpenAPI document of these routes, with typed answers (projections/responses.py); any valid key."""
     return JSONBody(app.openapi())
+
+
+# the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above
+import projections.webhook_routes  # noqa: E402,F401

@@ -21,6 +21,7 @@ from pgvector import Vector
 from schemas import events as ev
 from schemas.envelope import Envelope, parse_time
 from streams import shredding, tracing
+from streams.webhooks import store as webhook_store
 
 State = dict[str, Any]
 
@@ -290,6 +291,9 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
                           (tenant_id, contact_id))
     # the key first: which keys the erasure covers is read from its ledger row, deleted next
     await shredding.forget_keys_before(cur, tenant_id, contact_id, erasure_event_id)
+    # after the key: the webhook process stores deliveries under a share lock on it, so any it was
+    # storing for this contact are committed by now, and go too (streams/webhooks/delivery.py)
+    await webhook_store.forget_contact(cur, tenant_id, contact_id)
     await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s AND seq <= COALESCE("
                       "(SELECT seq FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s), 9223372036854775807)",
                       (tenant_id, contact_id, tenant_id, erasure_event_id))

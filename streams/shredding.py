@@ -177,13 +177,15 @@ _GET_OR_CREATE = (
     "SELECT tenant_id, contact_id, key FROM ins UNION ALL " + _FETCH)
 
 
-async def fetch_keys(conn: Any, contacts: Iterable[Contact]) -> dict[Contact, bytes]:
-    """The existing keys of these contacts (an erased contact has none), in one query."""
+async def fetch_keys(conn: Any, contacts: Iterable[Contact], *, lock: bool = False) -> dict[Contact, bytes]:
+    """The existing keys of these contacts (an erased contact has none), in one query. `lock`: share-lock
+    them until the caller's transaction ends, so an erasure cannot delete a key while what was opened
+    with it is being stored (streams/webhooks/delivery.py)."""
     cs = sorted(set(contacts))
     if not cs:
         return {}
     async with conn.cursor(row_factory=tuple_row) as cur:
-        await cur.execute(_FETCH, ([t for t, _ in cs], [c for _, c in cs]))
+        await cur.execute(_FETCH + (" FOR SHARE OF k" if lock else ""), ([t for t, _ in cs], [c for _, c in cs]))
         return {(t, c): bytes(k) for t, c, k in await cur.fetchall()}
 
 

@@ -102,3 +102,42 @@ def recording_spans():  # noqa: ANN201
     finally:
         _SWITCH.on = False
         _EXPORTER.clear()
+
+
+class Receiver:
+    """A local HTTP endpoint for webhook tests, in a thread: records every request (headers, body) and
+    answers with `statuses` in turn (the last one from then on)."""
+
+    def __init__(self, statuses=(200,), headers: dict | None = None):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.statuses, self.extra_headers = list(statuses), headers or {}
+        self.requests: list[tuple[dict, bytes]] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                with receiver.lock:
+                    receiver.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                    status = receiver.statuses[min(len(receiver.requests), len(receiver.statuses)) - 1]
+                self.send_response(status)
+                for k, v in receiver.extra_headers.items():
+                    self.send_header(k, v)
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):  # quiet
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -36,13 +36,15 @@ ACME = make_key("acme")
 REVOKED = make_key("acme", revoked=True)
 H = {"Authorization": f"Bearer {ACME}"}
 GETS = ["/context/c", "/contacts/c/memories", "/contacts/c/triggers", "/contacts/c/export"]
+WEBHOOK_ROUTES = [("POST", "/webhooks"), ("GET", "/webhooks"), ("GET", "/webhooks/wh_1"), ("DELETE", "/webhooks/wh_1"),
+                  ("GET", "/webhooks/wh_1/deliveries"), ("POST", "/webhooks/wh_1/deliveries/1/retry")]
 
 
 def test_every_route_but_healthz_needs_a_valid_key(client):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {REVOKED}"},
                     {"Authorization": f"Basic {ACME}"}):
         for method, path in [("GET", p) for p in GETS + ["/openapi.json"]] + [
-                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")]:
+                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")] + WEBHOOK_ROUTES:
             r = client.request(method, path, headers=headers, content=b"{}")
             assert r.status_code == 401, (method, path, headers)
             assert r.headers["www-authenticate"] == "Bearer"
@@ -51,13 +53,18 @@ def test_every_route_but_healthz_needs_a_valid_key(client):
                                                "/contacts/{contact_id:path}/memories", "/contacts/{contact_id:path}",
                                                "/contacts/{contact_id:path}/triggers", "/metrics",
                                                "/contacts/{contact_id:path}/export",
-                                               "/openapi.json"}  # no /docs; the OpenAPI document needs a key
+                                               "/openapi.json", "/webhooks", "/webhooks/{webhook_id}",
+                                               "/webhooks/{webhook_id}/deliveries",
+                                               "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"
+                                               }  # no /docs; the OpenAPI document needs a key
 
 
 def test_naming_another_tenant_is_forbidden(client):
-    for method, path in [("GET", p) for p in GETS] + [("DELETE", "/contacts/c")]:
+    for method, path in [("GET", p) for p in GETS] + [("DELETE", "/contacts/c")] + WEBHOOK_ROUTES[1:]:
         r = client.request(method, path, params={"tenant_id": "acme:x"}, headers=H)
         assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id", (method, path)
+    r = client.post("/webhooks", headers=H, json={"url": "https://example.com/h", "events": ["*"], "tenant_id": "other"})
+    assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id"
     r = client.post("/ingest", headers=H, json=[{"contact_id": "c", "role": "user", "message": "hi"},
                                                 {"contact_id": "c", "role": "user", "message": "hi", "tenant_id": "other"}])
     assert r.status_code == 403 and r.json()["errors"][0]["field"] == "1.tenant_id"

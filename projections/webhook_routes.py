@@ -1,0 +1,156 @@
+"""The API's /webhooks routes: a tenant's webhook subscriptions and their deliveries (README "Webhooks").
+Thin: the rules are streams/webhooks/rules.py and addresses.py, the SQL streams/webhooks/store.py.
+
+Registered on projections/api.py's app when api.py imports this module, at its end (once the names used
+here exist): import projections.api, never this module first.
+
+Not in /openapi.json yet: every operation there needs a typed answer (projections/responses.py) and a
+method of the Python client (clients/python, tests/test_openapi.py); until both exist the routes are
+documented in the README only."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import orjson
+from fastapi import Depends, Path, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from projections import auth
+from projections.api import BadParam, JSONBody, app, error, principal, read_body, svc, tenant_of
+from projections.context import iso
+from schemas import validate
+from streams import ingest as ingest_mod
+from streams.webhooks import addresses, rules, store
+
+MAX_BODY = 16 * 1024
+
+
+@lru_cache(maxsize=1)
+def config() -> rules.Config:
+    return rules.Config.from_env()
+
+
+class WebhookRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: str = Field(min_length=1, max_length=rules.MAX_URL_CHARS)
+    events: list[str] = Field(min_length=1, max_length=rules.MAX_FILTERS)
+    description: str | None = Field(default=None, max_length=rules.MAX_DESCRIPTION_CHARS)
+    tenant_id: str | None = Field(default=None, min_length=1, max_length=128)  # None: the key's
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        return validate.require(v, rules.url_problem(v))
+
+    @field_validator("events")
+    @classmethod
+    def _events(cls, v: list[str]) -> list[str]:
+        return validate.require(v, rules.filter_problem(v))
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_name(v))
+
+    @field_validator("tenant_id")
+    @classmethod
+    def _tenant(cls, v: str | None) -> str | None:
+        return v if v is None else validate.require(v, validate.check_id(v))
+
+
+def webhook_json(r: dict[str, Any]) -> dict[str, Any]:
+    return {"id": r["webhook_id"], "tenantId": r["tenant_id"], "url": r["url"], "events": list(r["events"]),
+            "description": r["description"], "createdAt": iso(r["created_at"]), "pending": r["pending"],
+            "dead": r["dead"]}
+
+
+def delivery_json(r: dict[str, Any]) -> dict[str, Any]:
+    return {"deliveryId": r["delivery_id"], "eventId": r["event_id"], "eventType": r["event_type"],
+            "contactId": r["contact_id"], "status": r["status"], "attempts": r["attempts"],
+            "nextAttemptAt": iso(r["next_attempt_at"]) if r["status"] == "pending" else None,
+            "lastStatus": r["last_status"], "lastError": r["last_error"], "createdAt": iso(r["created_at"]),
+            "finishedAt": iso(r["finished_at"])}
+
+
+def webhook_param(webhook_id: str) -> str:
+    if (problem := validate.check_id(webhook_id)) is not None:
+        raise BadParam(400, "webhook_id", problem)
+    return webhook_id
+
+
+@app.post("/webhooks", include_in_schema=False)
+async def create_webhook(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
+    """Subscribe a URL to the tenant's events. The answer holds the signing secret: the only time it is shown."""
+    raw = await read_body(request, MAX_BODY)
+    try:
+        req = WebhookRequest.model_validate(orjson.loads(raw))
+    except orjson.JSONDecodeError as e:
+        return error(400, "body is not valid JSON", detail=str(e))
+    except ValidationError as e:
+        return error(422, "invalid webhook", errors=ingest_mod.field_errors(e))
+    tenant_id = auth.tenant_for(p, req.tenant_id)
+    if (problem := await addresses.address_problem(req.url, config())) is not None:
+        return error(422, "invalid webhook", errors=[{"field": "url", "problem": problem}])
+    try:
+        async with svc.pool.connection() as conn:
+            hook, secret = await store.create(conn, tenant_id, req.url, req.events, req.description)
+    except store.TooMany:
+        return error(409, f"a tenant has at most {rules.MAX_WEBHOOKS_PER_TENANT} webhooks", tenantId=tenant_id)
+    return JSONBody({**webhook_json(hook), "secret": secret}, status_code=201)
+
+
+@app.get("/webhooks", include_in_schema=False)
+async def list_webhooks(tenant_id: str | None = None, p: auth.Principal = Depends(principal)) -> JSONBody:
+    tenant_id = tenant_of(p, tenant_id)
+    async with svc.pool.connection() as conn:
+        rows = await store.list_for(conn, tenant_id)
+    return JSONBody({"tenantId": tenant_id, "webhooks": [webhook_json(r) for r in rows]})
+
+
+@app.get("/webhooks/{webhook_id}", include_in_schema=False)
+async def get_webhook(webhook_id: str, tenant_id: str | None = None,
+                      p: auth.Principal = Depends(principal)) -> JSONBody:
+    webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
+    async with svc.pool.connection() as conn:
+        row = await store.get(conn, tenant_id, webhook_id)
+    return JSONBody(webhook_json(row)) if row else error(404, "no such webhook", webhookId=webhook_id)
+
+
+@app.delete("/webhooks/{webhook_id}", include_in_schema=False)
+async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
+                         p: auth.Principal = Depends(principal)) -> JSONBody:
+    """Unsubscribe; its pending deliveries are dropped unsent."""
+    webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
+    async with svc.pool.connection() as conn:
+        deleted = await store.delete(conn, tenant_id, webhook_id)
+    return JSONBody({"id": webhook_id, "deleted": True}) if deleted else error(404, "no such webhook",
+                                                                                webhookId=webhook_id)
+
+
+@app.get("/webhooks/{webhook_id}/deliveries", include_in_schema=False)
+async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status: str | None = None,
+                          limit: int = Query(50, ge=1, le=500), p: auth.Principal = Depends(principal)) -> JSONBody:
+    """The subscription's deliveries, newest first: `status=dead` lists the dead-lettered ones and why."""
+    webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
+    if status is not None and status not in store.STATUSES:
+        raise BadParam(400, "status", "one of " + ", ".join(store.STATUSES))
+    async with svc.pool.connection() as conn:
+        if await store.get(conn, tenant_id, webhook_id) is None:
+            return error(404, "no such webhook", webhookId=webhook_id)
+        rows = await store.deliveries(conn, tenant_id, webhook_id, status, limit)
+    return JSONBody({"webhookId": webhook_id, "deliveries": [delivery_json(r) for r in rows]})
+
+
+@app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", include_in_schema=False)
+async def retry_delivery(webhook_id: str, delivery_id: int = Path(ge=1, le=2 ** 63 - 1), tenant_id: str | None = None,
+                         p: auth.Principal = Depends(principal)) -> JSONBody:
+    """Send a dead-lettered delivery again, with a fresh retry schedule."""
+    webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
+    async with svc.pool.connection() as conn:
+        outcome = await store.redeliver(conn, tenant_id, webhook_id, delivery_id)
+    if outcome == "queued":
+        return JSONBody({"deliveryId": delivery_id, "status": "pending"}, status_code=202)
+    if outcome == "missing":
+        return error(404, "no such delivery", deliveryId=delivery_id)
+    return error(409, f"only a dead delivery can be retried; this one is {outcome}", deliveryId=delivery_id)
