@@ -15,7 +15,7 @@ from agents.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record, record_outcomes
 from agents.scheduler import due_ticks
 from agents import metrics
-from projections import db
+from projections import db, projector
 from schemas import events as ev
 from schemas.cachekeys import worker_key
 from schemas.envelope import encode, now_utc, partition_key
@@ -162,14 +162,44 @@ async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN
         log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
                     dl.reason)
         await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
+    await send_derived(p, outcome.derived)
+    # sent (or dropped with an erased contact): out of the outbox; a death before this line leaves
+    # them to relay_outbox, and their consumers dedup by event id
+    await projector.mark_published(p.conn, [e.event_id for e in outcome.derived])
+
+
+async def send_derived(p: InteractionPipeline, derived: list) -> None:
+    """Derived events, sealed, to the memory-events topic (triggers also to the triggers topic), with the
+    current trace context."""
     headers = tracing.record_headers()
-    kinds = metrics.trigger_kinds(outcome.derived)  # read before sealing hides the payload
-    for e in await seal_derived(p, outcome.derived):
+    kinds = metrics.trigger_kinds(derived)  # read before sealing hides the payload
+    for e in await seal_derived(p, derived):
         key, value = derived_record(e)
         await memory_events_topic.send(key=key, value=value, headers=headers)
         if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers
             await triggers_topic.send(key=key, value=value, headers=headers)
             metrics.TRIGGERS_PUBLISHED.labels(kinds[e.event_id]).inc()
+
+
+OUTBOX_RELAY_EVERY_S = 15.0
+OUTBOX_GRACE_S = 30.0  # a live worker publishes within its batch; older rows are a worker that died
+_outbox: tuple[str, psycopg.AsyncConnection] | None = None  # (the version's schema, its connection)
+
+
+@app.timer(interval=OUTBOX_RELAY_EVERY_S, on_leader=True)
+@survive("outbox relay")
+async def relay_outbox() -> None:
+    """Derived events committed by a worker that died before sending them go out now (at least once)."""
+    global _outbox
+    p = await pipeline()
+    schema = db.schema_of(p.version)
+    if _outbox is None or _outbox[0] != schema or _outbox[1].closed or _outbox[1].broken:
+        if _outbox is not None and not _outbox[1].closed:
+            await _outbox[1].close()
+        _outbox = (schema, await db.connect_async(settings().database_url, schema=schema, connect_timeout=5))
+    n = await projector.relay_unpublished(_outbox[1], OUTBOX_GRACE_S, lambda envs: send_derived(p, envs))
+    if n:
+        log.warning("outbox relay: published %d derived events a worker had committed but not sent", n)
 
 
 def partition_end(topic: str, partition: int) -> int | None:

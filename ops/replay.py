@@ -129,7 +129,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     from agents.llm import RecordedMoods
 
     pipe = InteractionPipeline(conn, default_embedder(), broker_epoch=f"replay-{into}", version=into,
-                               switch_lock=False, moods=RecordedMoods(conn, live))
+                               switch_lock=False, moods=RecordedMoods(conn, live), publishes=False)
     t0 = time.monotonic()
     events = 0
     bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)

@@ -19,7 +19,7 @@ import psycopg
 from pgvector import Vector
 
 from schemas import events as ev
-from schemas.envelope import Envelope, parse_time
+from schemas.envelope import Envelope, decode, encode, parse_time
 from streams import shredding, tracing
 from streams.webhooks import store as webhook_store
 
@@ -47,10 +47,13 @@ class Batch:
     # source events that could not be applied (dead-lettered): only their tracking records, so that
     # neither a redelivery nor the ledger relay sends them round again
     failed: list[Applied] = field(default_factory=list)
+    # a live worker publishes the derived events after the commit: kept in derived_outbox until it has
+    # (a replay builds a version and publishes nothing)
+    publish: bool = False
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
-CONTACT_TABLES = ("memory_entities", "entities", "memories", "sessions", "session_summaries", "mood_log",
+CONTACT_TABLES = ("derived_outbox", "memory_entities", "entities", "memories", "sessions", "session_summaries", "mood_log",
                   "triggers", "events", "processed_events", "contacts")
 
 
@@ -250,6 +253,35 @@ async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch])
                 await _apply(conn, b)
 
 
+OUTBOX_RELAY_LIMIT = 500
+
+
+async def mark_published(conn: psycopg.AsyncConnection, event_ids: list[str]) -> None:
+    """Derived events now on the broker (or dropped with an erased contact) leave the outbox."""
+    if event_ids:
+        async with conn.transaction():  # committed here, whatever the connection's autocommit
+            await conn.execute("DELETE FROM derived_outbox WHERE event_id = ANY(%s)", (event_ids,))
+
+
+async def relay_unpublished(conn: psycopg.AsyncConnection, older_than_s: float,
+                            publish: Callable[[list[Envelope]], Any]) -> int:
+    """Publish the derived events a worker committed and did not get to send (it died in between), in
+    the order they were derived, at most OUTBOX_RELAY_LIMIT a pass; rows are locked while they are sent, so two relays
+    never send the same, and deleted in the same transaction. `conn`'s search_path is the version's
+    schema; `publish` awaits the sends. Returns how many were published."""
+    async with conn.transaction():
+        cur = await conn.execute(
+            "SELECT event_id, envelope FROM derived_outbox WHERE created_at < now() - make_interval(secs => %s) "
+            "ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED", (older_than_s, OUTBOX_RELAY_LIMIT))
+        rows = await cur.fetchall()
+        if not rows:
+            return 0
+        envs = [decode(bytes(r["envelope"] if isinstance(r, dict) else r[1])) for r in rows]
+        await publish(envs)
+        await conn.execute("DELETE FROM derived_outbox WHERE event_id = ANY(%s)", ([e.event_id for e in envs],))
+    return len(envs)
+
+
 async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: str,
                         erasure_event_id: str | None = None) -> None:
     """Carry out an erasure. The first projection version to apply it erases everything: the contact's
@@ -319,6 +351,10 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
             run = list(run)
             for sql, row in HANDLERS.get(etype, []):
                 await cur.executemany(sql, [row(e) for e in run])
+        if batch.derived and batch.publish:  # published after the commit; the outbox covers a death between
+            await cur.executemany(
+                "INSERT INTO derived_outbox (event_id, tenant_id, contact_id, envelope) VALUES (%s,%s,%s,%s) "
+                "ON CONFLICT DO NOTHING", [(e.event_id, e.tenant_id, e.contact_id, encode(e)) for e in batch.derived])
         if batch.derived:
             await cur.executemany(
                 "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "
