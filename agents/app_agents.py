@@ -159,8 +159,9 @@ async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN
     if _summarizer is not None:
         _summarizer.submit(outcome.derived, publish_source)
     for dl in outcome.dead_letters:
+        # the reason's kind only: its details can quote the message (they are in the dead-letter record)
         log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
-                    dl.reason)
+                    dl.reason.split(":", 1)[0])
         await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
     await send_derived(p, outcome.derived)
     # sent (or dropped with an erased contact): out of the outbox; a death before this line leaves

@@ -160,8 +160,8 @@ class InteractionPipeline:
         except (psycopg.OperationalError, psycopg.InterfaceError):
             raise
         except Exception as err:
-            log.warning("batch of %d records failed (%s: %s); retrying it contact by contact", len(records),
-                        type(err).__name__, err)
+            log.warning("batch of %d records failed (%s); retrying it contact by contact", len(records),
+                        logsafe.where(err))  # never the exception's message: it can quote a message
             return await self._isolate(records)
 
     async def _process_tx(self, records: list[Record], track_offsets: bool = True) -> Outcome:

@@ -43,5 +43,5 @@ async def due_ticks(conn: Any, now: datetime, limit: int = SCHEDULE_LIMIT) -> li
             out.append(ev.contact_tick(tenant_id=tenant_id, contact_id=contact_id, due_at=due.isoformat(),
                                        occurred_at=at.isoformat(), recorded_at=now.isoformat()))
         except (OverflowError, ValueError) as err:
-            log.warning("contact %s/%s: no tick (%s: %s)", tenant_id, contact_id, type(err).__name__, err)
+            log.warning("contact %s/%s: no tick (%s)", tenant_id, contact_id, type(err).__name__)
     return out

@@ -12,6 +12,8 @@ import logging
 import time
 from typing import Any, Awaitable, Callable, TypeVar
 
+from schemas import logsafe
+
 T = TypeVar("T")
 log = logging.getLogger("rapport.resilience")
 REPEAT_LOG_S = 60.0  # the same loop failing again logs its traceback at most once a minute
@@ -33,8 +35,7 @@ def survive(name: str) -> Callable[[Callable[..., Awaitable[Any]]], Callable[...
                 trace = now - last_trace[0] >= REPEAT_LOG_S
                 if trace:
                     last_trace[0] = now
-                log.warning("%s: one pass failed (%s: %s); continuing", name, type(err).__name__, err,
-                            exc_info=trace)
+                log.warning("%s: one pass failed (%s); continuing", name, logsafe.where(err), exc_info=trace)
                 return None
         return run
     return wrap
