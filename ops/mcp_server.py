@@ -12,6 +12,8 @@ API's error, which names fields and problems, not values)."""
 from __future__ import annotations
 
 import hmac
+import logging
+from importlib.metadata import version
 from typing import Annotated, Any, Awaitable, Literal, Optional, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -22,9 +24,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rapport_client import AsyncRapport, RapportError
 from rapport_client import settings as client_settings
+from schemas import logsafe
 from schemas.events import MAX_ID_CHARS, MAX_MESSAGE_BYTES
 from streams.config import loopback
 
+log = logging.getLogger("rapport.mcp")
 T = TypeVar("T")
 MAX_NAME_CHARS = 256         # session_id, display_name (the API's bound on names)
 MAX_SYSTEM_PROMPT = 64 * 1024
@@ -55,8 +59,9 @@ async def refusing(call: Awaitable[T]) -> T:
         return await call
     except RapportError as e:
         raise ToolError(f"rapport: {e.message}") from e
-    except ValueError as e:  # the client's own checks (e.g. an `after` it cannot use)
-        raise ToolError(f"rapport: {e}") from e
+    except Exception as e:  # a bug: where it happened, never its message (it may quote the user's text)
+        log.error("tool failed: %s", logsafe.where(e))
+        raise ToolError(f"rapport: unexpected {type(e).__name__}") from None
 
 
 def api_json(model: Any, *exclude: str) -> dict[str, Any]:
@@ -66,7 +71,8 @@ def api_json(model: Any, *exclude: str) -> dict[str, Any]:
 
 def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
     """The MCP server with rapport's tools, each a call through `client`."""
-    mcp = MCPServer("rapport", instructions=INSTRUCTIONS, log_level=log_level.upper())  # type: ignore[arg-type]
+    mcp = MCPServer("rapport", instructions=INSTRUCTIONS, version=version("rapport"),
+                    log_level=log_level.upper())  # type: ignore[arg-type]
 
     # idempotent only when the caller names the event_id: hint false
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,

@@ -147,6 +147,14 @@ async def test_the_apis_refusals_are_tool_errors_naming_the_field_and_the_server
     assert answer(fine)["context_text"] == "Knows: lives in Berlin"
 
 
+async def test_an_answer_the_client_cannot_read_is_a_tool_error_logged_without_its_values(caplog):
+    broken = {**CONTEXT, "memories": [{**MEMORY, "content": "my secret diary", "importance": "very"}]}
+    async with mcp_over(Api(httpx.Response(200, json=broken))) as mcp:
+        result = await mcp.call_tool("get_context", {"contact_id": "a"})
+    assert result.is_error and result.content[0].text.endswith("rapport: unexpected ValidationError")
+    assert "ValidationError at" in caplog.text and "secret diary" not in caplog.text + result.content[0].text
+
+
 async def test_arguments_out_of_bounds_are_refused_before_the_api_is_asked():
     api = Api(httpx.Response(200, json=CONTEXT))
     async with mcp_over(api) as mcp:
