@@ -139,6 +139,26 @@ def demo(url: str, contact: str, data_dir: str) -> None:
     run_demo(url, contact, auth_headers(data_dir))
 
 
+@main.command()
+@click.option("--url", default=None, help="the rapport API (default: $RAPPORT_URL or http://127.0.0.1:8080)")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="http: the address to bind")
+@click.option("--port", default=8090, show_default=True, type=click.IntRange(1, 65535), help="http: the port")
+@click.option("--key-file", default=None, type=click.Path(dir_okay=False),
+              help="the API key's file (default: $RAPPORT_API_KEY, else $RAPPORT_API_KEY_FILE, "
+                   "else ./.rapport/api-key)")
+@click.option("--tenant", default=None, help="the tenant to act for (admin keys only; default: the key's)")
+def mcp(url: str | None, transport: str, host: str, port: int, key_file: str | None, tenant: str | None) -> None:
+    """An MCP server (stdio, or streamable HTTP at /mcp) with rapport's tools: record_message,
+    get_context, search_memories, list_triggers, get_payload, forget_contact."""
+    from ops.mcp_server import serve
+
+    try:
+        serve(url, transport, host, port, tenant_id=tenant, key_file=key_file, log_level=log_level())
+    except (ValueError, OSError) as e:  # an open non-loopback bind, a missing key file
+        raise click.ClickException(str(e)) from e
+
+
 @main.group()
 def keys() -> None:
     """API keys: one tenant each (admin keys may act for any tenant). Stored hashed; the key itself is

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import ipaddress
 import logging
 import os
 import time
@@ -43,7 +42,7 @@ from schemas.envelope import format_time, new_event_id, now_utc, parse_time
 from streams import ingest as ingest_mod
 from streams import shredding
 from streams import outbox, tracing
-from streams.config import settings
+from streams.config import loopback, settings
 from streams.resilience import bounded
 from streams.webhooks import store as webhook_store
 
@@ -781,13 +780,6 @@ async def export_contact(contact_id: str, tenant_id: str | None = None,
         "messages": [{"eventId": r["event_id"], "eventType": r["event_type"], "occurredAt": iso(r["occurred_at"]),
                       "recordedAt": iso(r["recorded_at"]), **(r["payload"] or {})} for r in rows.get("ledger", [])],
     })
-
-
-def loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 @app.get("/metrics", response_class=Response,

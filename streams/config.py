@@ -2,6 +2,7 @@
 real cluster (docker-compose.kafka.yml) is one of these variables; the code paths are the same."""
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 from dataclasses import dataclass, field
@@ -109,3 +110,12 @@ class Settings:
 @lru_cache(maxsize=1)
 def settings() -> Settings:
     return Settings.from_env()
+
+
+def loopback(host: str) -> bool:
+    """Whether a bind address reaches this machine only (the API's /metrics and the MCP endpoint relax
+    their auth there)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
