@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import logging
 from typing import Any
 
@@ -191,6 +192,18 @@ SUMMARY_PROMPT = ("Summarize this chat session as JSON with exactly these keys: 
                   "open_loops, commitments, people (lists of short strings), tone (one word). JSON only.\n\n{turns}")
 
 
+LABEL_PROMPT = ("These are messages a person often sends about one theme. Name the theme the way a friend's notes "
+                "would: 'topic: detail, detail' (at most 10 words, only what the messages say, no names of the people "
+                "chatting). Answer with the label alone.\n\nCurrent label: {label}\n{examples}")
+
+
+def parse_label(text: str) -> str | None:
+    """The first line of the answer, without quotes or a "Label:" prefix; None when empty or too long."""
+    line = next((ln.strip() for ln in (text or "").splitlines() if ln.strip()), "")
+    line = re.sub(r"^(label|theme)\s*:\s*", "", line, flags=re.IGNORECASE).strip(" \"'`*.")
+    return line if 0 < len(line) <= ev.MAX_LABEL_CHARS else None
+
+
 def parse_summary(text: str) -> dict[str, Any] | None:
     try:
         d = json.loads(text[text.index("{"):text.rindex("}") + 1])
@@ -231,14 +244,28 @@ class LLMSummarizer:
             return None
         return ev.summary_proposed(closed=closed, summary=summary, model=self.model) if summary else None
 
+    async def propose_label(self, compressed: Envelope) -> Envelope | None:
+        """A theme's label from the model, given the pattern's text (its offline label and examples)."""
+        content = compressed.payload["pattern"]["content"]
+        label, _, examples = content.partition(", e.g. ")
+        try:
+            resp = await asyncio.wait_for(self.client.chat.completions.create(
+                model=self.model, temperature=0, max_tokens=40, messages=[{"role": "user", "content": LABEL_PROMPT.format(
+                    label=label, examples="\n".join(f"- {x}" for x in examples.split("; ") if x))}]), self.timeout_s)
+            text = parse_label(resp.choices[0].message.content or "")
+        except Exception as e:
+            log.info("LLM label skipped for %s: %s", compressed.event_id, type(e).__name__)
+            return None
+        return ev.label_proposed(compressed=compressed, label=text, model=self.model) if text else None
+
     def submit(self, derived: list[Envelope], publish) -> None:  # noqa: ANN001
         async def one(e: Envelope) -> None:
-            proposal = await self.propose(e)
+            proposal = await (self.propose(e) if e.event_type == ev.SESSION_CLOSED else self.propose_label(e))
             if proposal is not None:
                 await publish(proposal)
 
         for e in derived:
-            if e.event_type == ev.SESSION_CLOSED:
+            if e.event_type in (ev.SESSION_CLOSED, ev.EPISODES_COMPRESSED):
                 t = asyncio.get_running_loop().create_task(one(e))
                 self.tasks.add(t)
                 t.add_done_callback(self.tasks.discard)

@@ -335,6 +335,8 @@ class InteractionPipeline:
                     new_state, derived = core.apply_tick(states[key], e, self.config, **tiers)
                 elif e.event_type == ev.SUMMARY_PROPOSED:
                     new_state, derived = core.apply_summary(states[key], e)
+                elif e.event_type == ev.LABEL_PROPOSED:
+                    new_state, derived = core.apply_label(states[key], e)
                 elif e.event_type == ev.MEMORIES_PROPOSED:
                     new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
                 else:

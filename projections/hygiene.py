@@ -82,7 +82,7 @@ def state_problems(state: dict[str, Any] | None) -> list[str]:
     names = {w for e in (state.get("entities") or {}).values() for w in insights.words(e.get("displayName") or "")}
     for mid, item in ((state.get("memoryIndex") or {}).get("items") or {}).items():
         theme = item.get("theme") or {}
-        if theme.get("phrases") is None:
+        if theme.get("phrases") is None or theme.get("labelSource") == "llm":  # a model's words are its own
             continue
         own = {w for p in theme["phrases"] for w in p.split()} | names
         stray = set(insights.words(theme["label"])) - own - {"everyday", "life"}

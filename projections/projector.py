@@ -182,6 +182,9 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         ("UPDATE memories SET status='compressed', superseded_by=%s, retired_at=%s, updated_at=%s "
          "WHERE id = ANY(%s)",
          lambda e: (e.payload["pattern"]["id"], e.payload["at"], e.payload["at"], e.payload["episodeIds"]))],
+    ev.PATTERN_RELABELLED: [(
+        "UPDATE memories SET content=%s, content_hash=%s, updated_at=GREATEST(updated_at, %s) WHERE id=%s",
+        lambda e: (e.payload["content"], e.payload["contentHash"], e.payload["at"], e.payload["memoryId"]))],
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
     ev.MOOD_CLASSIFIED: [(
         "INSERT INTO mood_log (tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, "

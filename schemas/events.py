@@ -30,6 +30,7 @@ MEMORIES_ACCESSED = "MemoriesAccessed"
 CONTACT_TICK = "ContactTick"
 MEMORIES_PROPOSED = "MemoriesProposed"
 SUMMARY_PROPOSED = "SummaryProposed"
+LABEL_PROPOSED = "LabelProposed"
 SESSION_SUMMARIZED = "SessionSummarized"
 ROLLING_SUMMARY_UPDATED = "RollingSummaryUpdated"
 PROFILE_REWRITTEN = "ProfileRewritten"
@@ -52,6 +53,7 @@ MEMORY_DECAYED = "MemoryDecayed"
 MEMORY_PRUNED = "MemoryPruned"
 MEMORY_EXPIRED = "MemoryExpired"
 EPISODES_COMPRESSED = "EpisodesCompressed"
+PATTERN_RELABELLED = "PatternRelabelled"
 ENTITY_UPSERTED = "EntityUpserted"
 
 CURRENT_VERSIONS: dict[str, int] = {
@@ -61,6 +63,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     CONTACT_TICK: 1,
     MEMORIES_PROPOSED: 1,
     SUMMARY_PROPOSED: 1,
+    LABEL_PROPOSED: 1,
     SESSION_SUMMARIZED: 1,
     ROLLING_SUMMARY_UPDATED: 1,
     PROFILE_REWRITTEN: 1,
@@ -82,11 +85,13 @@ CURRENT_VERSIONS: dict[str, int] = {
     MEMORY_PRUNED: 1,
     MEMORY_EXPIRED: 1,
     EPISODES_COMPRESSED: 1,
+    PATTERN_RELABELLED: 1,
     ENTITY_UPSERTED: 1,
 }
 
 SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK, MEMORIES_PROPOSED,
-                          SUMMARY_PROPOSED})
+                          SUMMARY_PROPOSED, LABEL_PROPOSED})
+MAX_LABEL_CHARS = 120
 SUMMARY_FIELDS = ("one_liner", "what_mattered", "open_loops", "commitments", "people", "tone")
 MAX_ACCESSED_IDS = 200
 
@@ -153,6 +158,11 @@ def validate_payload(env: Envelope) -> None:
                 and all(isinstance(sm.get(f), list) for f in SUMMARY_FIELDS[1:5])):
             raise InvalidEvent("payload: sessionId, endedAt and summary {one_liner, what_mattered, open_loops, "
                                "commitments, people, tone}")
+    elif env.event_type == LABEL_PROPOSED:
+        label = env.payload.get("label")
+        if not (isinstance(env.payload.get("patternId"), str) and isinstance(env.payload.get("count"), int)
+                and isinstance(label, str) and 0 < len(label) <= MAX_LABEL_CHARS):
+            raise InvalidEvent(f"payload: patternId, count and label (1-{MAX_LABEL_CHARS} characters)")
     elif env.event_type not in CURRENT_VERSIONS:
         raise InvalidEvent(f"unknown event_type {env.event_type!r}")
 
@@ -208,6 +218,21 @@ def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -
                     payload={"sessionId": s["sessionId"], "personaId": s.get("personaId"), "endedAt": s["endedAt"],
                              "summary": summary, "model": model},
                     causation_id=closed.event_id, correlation_id=closed.correlation_id)
+
+
+def label_proposed(*, compressed: Envelope, label: str, model: str) -> Envelope:
+    """A model's label for the theme of the EpisodesCompressed event `compressed`, for the theme as it
+    stood then (`count` episodes: a later growth makes it stale); deterministic id."""
+    from schemas.envelope import derived_id
+
+    pattern = compressed.payload["pattern"]
+    return Envelope(event_id=derived_id(compressed.event_id, "llm-label"), event_type=LABEL_PROPOSED,
+                    schema_version=CURRENT_VERSIONS[LABEL_PROPOSED], tenant_id=compressed.tenant_id,
+                    contact_id=compressed.contact_id, occurred_at=compressed.occurred_at,
+                    recorded_at=compressed.recorded_at,
+                    payload={"patternId": pattern["id"], "count": compressed.payload.get("count", 0),
+                             "label": label, "model": model},
+                    causation_id=compressed.event_id, correlation_id=compressed.correlation_id)
 
 
 def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: str,

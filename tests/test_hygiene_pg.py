@@ -17,7 +17,7 @@ from agents.pipeline import InteractionPipeline
 from ops import notes, simulate_year
 from projections import api, db, hygiene
 from schemas import events as ev
-from schemas.envelope import format_time
+from schemas.envelope import Envelope, format_time
 from tests.helpers import api_in_process, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
@@ -73,6 +73,21 @@ async def test_what_the_model_reads_is_said_once_at_every_point_of_a_life(name, 
                     state = full_state(pg_url, version, contact)
                     problems = hygiene.state_problems(state) + await read(client, contact, notes.QUERIES[name])
                     readings.append((day, state, problems))
+        if name == "daily":  # a model's label for one theme (RAPPORT_SUMMARY_MODEL) reaches the row and the text
+            state = full_state(pg_url, version, contact)
+            pid, item = next((m, it) for m, it in state["memoryIndex"]["items"].items() if it.get("theme"))
+            proposal = Envelope(event_id="label-1", event_type=ev.LABEL_PROPOSED, schema_version=1, tenant_id="default",
+                                contact_id=contact, occurred_at=format_time(t), recorded_at=format_time(t),
+                                payload={"patternId": pid, "count": item["theme"]["count"],
+                                         "label": "her training: squats and deadlifts", "model": "m"},
+                                causation_id=None, correlation_id="label-1")
+            await pipeline.process(records([proposal], start_offset=offset))
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://t") as client:
+                text = (await client.get(f"/context/{contact}", params={"budget": 2000})).json()["context_text"]
+                mems = (await client.get(f"/contacts/{contact}/memories")).json()["memories"]
+            assert "her training (squats and deadlifts)" in text
+            assert next(m for m in mems if m["id"] == pid)["content"].startswith(
+                "Maya often talks about her training: squats and deadlifts (")
     finally:
         await pool.close()
         await conn.close()

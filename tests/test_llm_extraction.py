@@ -100,3 +100,41 @@ async def test_llm_session_summary_replaces_the_extractive_one_and_failures_keep
             assert await summ.propose(closed) is None  # the extractive summary stands
     finally:
         stub.close()
+
+
+@pytest.mark.asyncio
+async def test_a_model_may_write_a_theme_label_and_a_stale_or_bad_answer_changes_nothing():
+    from agents.core import consolidation as cons
+    from agents.core import contact as core
+    from agents.llm import LLMSummarizer, parse_label
+    from projections import hygiene
+    from schemas import events as ev
+    from tests.test_consolidation import at, episodes_about_bruno, state_with, tick
+
+    assert parse_label('Label: "the dog: park walks, chewed shoes"') == "the dog: park walks, chewed shoes"
+    assert parse_label("") is None and parse_label("x" * 500) is None
+    s, known = state_with(episodes_about_bruno(5), periodic_due=at(11.5))
+    s["entities"] = {"pet:bruno": {"displayName": "Bruno"}}
+    compressed = next(e for e in cons.run_due(s, tick(at(11.5)), known) if e.event_type == ev.EPISODES_COMPRESSED)
+    pid = compressed.payload["pattern"]["id"]
+    stub = Stub(reply=lambda prompt: "Bruno the dog: his daily antics")
+    try:
+        summ = LLMSummarizer(stub.url, "k", "haiku-class", timeout_s=0.5)
+        proposal = await summ.propose_label(compressed)
+        assert proposal.event_type == ev.LABEL_PROPOSED and proposal.payload["count"] == 5
+        ev.validate_payload(proposal)
+        s2, out = core.apply_label(s, proposal)
+        relabelled = next(e for e in out if e.event_type == ev.PATTERN_RELABELLED)
+        assert relabelled.payload["content"].startswith("Arjun often talks about Bruno the dog: his daily antics (5 times")
+        assert s2["memoryIndex"]["items"][pid]["theme"]["labelSource"] == "llm"
+        assert "Often talks about Bruno the dog: his daily antics" in s2["profile"]
+        assert hygiene.state_problems(s2) == []  # a model's words are not held to the episodes' words
+        # an answer for a theme that has grown since is stale; a second identical answer changes nothing
+        stale = ev.label_proposed(compressed=compressed, label="something else", model="m")
+        stale.payload["count"] = 4
+        assert core.apply_label(s2, stale)[1] == []
+        assert core.apply_label(s2, proposal)[1] == []
+        stub.mode = "down"
+        assert await summ.propose_label(compressed) is None  # the offline label stands
+    finally:
+        stub.close()

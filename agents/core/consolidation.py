@@ -42,7 +42,7 @@ import numpy as np
 
 from agents.core import dedup, insights, remember
 from agents.core.decay import days_between, importance_at, latest, prunable
-from agents.core.memory import new_memory, normalize_text
+from agents.core.memory import content_hash, new_memory, normalize_text
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -464,9 +464,10 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
         speakers = sorted(set(theme["speakers"]) | {known[m]["speaker"] for m in episodes if known[m].get("speaker")})
         if not speakers and s.get("displayName"):
             speakers = [s["displayName"]]
-        theme_label = insights.label(phrases, count, background, background_size, snippets, topic=topic,
-                                     speakers=speakers + [s.get("displayName") or ""]) \
-            if "phrases" in theme or not pid else theme["label"]
+        theme_label = theme["label"] if theme.get("labelSource") == "llm" else \
+            insights.label(phrases, count, background, background_size, snippets, topic=topic,
+                           speakers=speakers + [s.get("displayName") or ""]) if "phrases" in theme or not pid \
+            else theme["label"]
         content = _digest(theme_label, speakers, count, first_at, last_at, insights.examples(snippets, phrases))
         sources = list(dict.fromkeys((known.get(pid, {}).get("sourceEventIds", []) if pid else [])
                                      + [x for m in episodes for x in known[m].get("sourceEventIds", [])]))
@@ -503,11 +504,31 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
         if join_at is None and vecs and centroid is not None:  # founding: how close its episodes are to it
             join_at = round(min(float(v @ centroid) for v in vecs), 4)
         idx["items"][pid] = {**remember.index_item(pattern),
-                             "theme": {"label": theme_label, "count": count, "first": first_at,
+                             "theme": {"label": theme_label, "count": count, "first": first_at, "last": last_at,
                                        "snippets": snippets, "speakers": speakers, "phrases": phrases,
+                                       **({"labelSource": "llm"} if theme.get("labelSource") == "llm" else {}),
                                        **({"joinAt": join_at} if join_at is not None else {})}}
         s["consolidation"]["themes"][key] = pid
         known[pid] = known_entry(pattern)
         out.append(ev.derived(env, ev.EPISODES_COMPRESSED, f"compress:{key}:{episodes[0]}", {
-            "pattern": pattern, "episodeIds": episodes, "theme": key, "created": created, "at": at}))
+            "pattern": pattern, "episodeIds": episodes, "theme": key, "created": created, "at": at,
+            "count": count}))
     return out
+
+
+def relabel(s: State, env: Envelope, pattern_id: str, label: str, count: int) -> list[Envelope]:
+    """A model's label for a theme (RAPPORT_SUMMARY_MODEL), for the theme as it stood at `count` episodes
+    (a proposal for an earlier state is stale: the theme has grown or gone since). The pattern's text
+    is rebuilt around it; later growth keeps it, and the model is asked again."""
+    item = s["memoryIndex"]["items"].get(pattern_id)
+    theme = (item or {}).get("theme")
+    if not theme or theme.get("count") != count or not theme.get("last") or theme.get("label") == label:
+        return []
+    theme = {**theme, "label": label, "labelSource": "llm"}
+    s["memoryIndex"]["items"][pattern_id] = {**item, "theme": theme}
+    content = _digest(label, theme["speakers"], count, theme["first"], theme["last"],
+                      insights.examples(theme["snippets"], theme.get("phrases") or {}))
+    s["memoryVersion"] = s.get("memoryVersion", 0) + 1
+    return [ev.derived(env, ev.PATTERN_RELABELLED, f"relabel:{pattern_id}", {
+        "memoryId": pattern_id, "label": label, "content": content, "contentHash": content_hash(content),
+        "count": count, "at": env.occurred_at})]

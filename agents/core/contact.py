@@ -146,8 +146,8 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
                               "importance": round(float(m.get("importance", 0.5)), 4)})
             elif m["memoryType"] == "pattern":  # a habit the detectors found ("Usually chats between ...")
                 put(m["id"], {"type": "habit", "content": m["content"], "count": 1})
-        elif e.event_type == ev.EPISODES_COMPRESSED:
-            pid = e.payload["pattern"]["id"]
+        elif e.event_type in (ev.EPISODES_COMPRESSED, ev.PATTERN_RELABELLED):
+            pid = e.payload["pattern"]["id"] if e.event_type == ev.EPISODES_COMPRESSED else e.payload["memoryId"]
             theme = (items.get(pid) or {}).get("theme")
             if theme:
                 put(pid, {"type": "habit", "content": consolidation.gist(theme), "count": theme["count"]})
@@ -232,6 +232,18 @@ def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]
     if env.payload.get("profileUpdate"):
         s["profile"], s["profileSource"] = env.payload["profileUpdate"], "llm"
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
+    s["seq"] += 1
+    return s, out
+
+
+def apply_label(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
+    """A model's label for a theme replaces the offline one (consolidation.relabel)."""
+    s = _copy(state)
+    p = env.payload
+    out = consolidation.relabel(s, env, p["patternId"], p["label"], p["count"])
+    profile = _profile_after(s, out)
+    if profile is not None:
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
     s["seq"] += 1
     return s, out
 
