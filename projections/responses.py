@@ -258,3 +258,71 @@ class Export(Answer):
     sessions: list[ExportedSession]
     triggers: list[Trigger]
     messages: list[ExportedMessage]
+
+
+# ---------------------------------------------------------------------------------------- webhooks
+class Webhook(Answer):
+    id: str = Field(description='"wh_" and 16 hex digits')
+    tenantId: str
+    url: str
+    events: list[str] = Field(description='event filters: "TriggerCreated", "TriggerCreated:crisis", ..., "*"')
+    description: str | None
+    createdAt: datetime
+    pending: int = Field(description="deliveries waiting for their next attempt")
+    dead: int = Field(description="dead-lettered deliveries (GET .../deliveries?status=dead says why)")
+
+
+class WebhookCreated(Webhook):
+    secret: str = Field(description='the signing secret ("whsec_..."): shown in this answer only')
+
+
+class WebhookList(Answer):
+    tenantId: str
+    webhooks: list[Webhook] = Field(description="oldest first; never their secrets")
+
+
+class WebhookDeleted(Answer):
+    id: str
+    deleted: bool
+
+
+class Delivery(Answer):
+    deliveryId: int
+    eventId: str = Field(description="also the `webhook-id` header: the same on every attempt")
+    eventType: str
+    contactId: str
+    status: Literal["pending", "delivered", "dead"]
+    attempts: int
+    nextAttemptAt: datetime | None = Field(description="when a pending delivery is tried next; null otherwise")
+    lastStatus: int | None = Field(description="the receiver's last HTTP status (null: no answer)")
+    lastError: str | None
+    createdAt: datetime
+    finishedAt: datetime | None
+
+
+class DeliveryList(Answer):
+    webhookId: str
+    deliveries: list[Delivery] = Field(description="newest first")
+
+
+class Redelivery(Answer):
+    deliveryId: int
+    status: Literal["pending"]
+
+
+class NoSuchWebhook(ErrorBody):
+    webhookId: str
+
+
+class NoSuchDelivery(ErrorBody):
+    deliveryId: int
+
+
+class TooManyWebhooks(ErrorBody):
+    """409 from POST /webhooks: the tenant has its maximum of subscriptions."""
+    tenantId: str
+
+
+class NotRetryable(ErrorBody):
+    """409 from .../retry: only a dead delivery is sent again."""
+    deliveryId: int

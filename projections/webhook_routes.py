@@ -2,11 +2,9 @@
 Thin: the rules are streams/webhooks/rules.py and addresses.py, the SQL streams/webhooks/store.py.
 
 Registered on projections/api.py's app when api.py imports this module, at its end (once the names used
-here exist): import projections.api, never this module first.
-
-Not in /openapi.json yet: every operation there needs a typed answer (projections/responses.py) and a
-method of the Python client (clients/python, tests/test_openapi.py); until both exist the routes are
-documented in the README only."""
+here exist): import projections.api, never this module first. Their answers are described in
+projections/responses.py (the handlers return their own JSON); the Python client has a method for each
+(clients/python: create_webhook, webhooks, webhook, delete_webhook, webhook_deliveries, retry_delivery)."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -17,7 +15,9 @@ from fastapi import Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from projections import auth
-from projections.api import BadParam, JSONBody, app, error, principal, read_body, svc, tenant_of
+from projections import responses as out
+from projections.api import (BadParam, JSONBody, answers, app, error, principal, read_body, request_body, svc,
+                             tenant_of)
 from projections.context import iso
 from schemas import validate
 from streams import ingest as ingest_mod
@@ -32,11 +32,15 @@ def config() -> rules.Config:
 
 
 class WebhookRequest(BaseModel):
+    """The body of POST /webhooks."""
     model_config = ConfigDict(extra="forbid")
-    url: str = Field(min_length=1, max_length=rules.MAX_URL_CHARS)
-    events: list[str] = Field(min_length=1, max_length=rules.MAX_FILTERS)
+    url: str = Field(min_length=1, max_length=rules.MAX_URL_CHARS,
+                     description="http(s), no credentials; a public address unless RAPPORT_WEBHOOK_ALLOW_PRIVATE")
+    events: list[str] = Field(min_length=1, max_length=rules.MAX_FILTERS,
+                              description='"TriggerCreated", "TriggerCreated:crisis", "MemoryExtracted", ..., "*"')
     description: str | None = Field(default=None, max_length=rules.MAX_DESCRIPTION_CHARS)
-    tenant_id: str | None = Field(default=None, min_length=1, max_length=128)  # None: the key's
+    tenant_id: str | None = Field(default=None, min_length=1, max_length=128,
+                                  description="default: the key's tenant (another only with an admin key)")
 
     @field_validator("url")
     @classmethod
@@ -79,7 +83,9 @@ def webhook_param(webhook_id: str) -> str:
     return webhook_id
 
 
-@app.post("/webhooks", include_in_schema=False)
+@app.post("/webhooks", **answers(out.WebhookCreated, 201, {400: out.ErrorBody, 409: out.TooManyWebhooks,
+                                                          413: out.ErrorBody}),
+          **request_body(WebhookRequest.model_json_schema()))
 async def create_webhook(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """Subscribe a URL to the tenant's events. The answer holds the signing secret: the only time it is shown."""
     raw = await read_body(request, MAX_BODY)
@@ -100,24 +106,27 @@ async def create_webhook(request: Request, p: auth.Principal = Depends(principal
     return JSONBody({**webhook_json(hook), "secret": secret}, status_code=201)
 
 
-@app.get("/webhooks", include_in_schema=False)
+@app.get("/webhooks", **answers(out.WebhookList, errors={400: out.ErrorBody}))
 async def list_webhooks(tenant_id: str | None = None, p: auth.Principal = Depends(principal)) -> JSONBody:
+    """The tenant's subscriptions, oldest first, with their pending and dead counts (never the secrets)."""
     tenant_id = tenant_of(p, tenant_id)
     async with svc.pool.connection() as conn:
         rows = await store.list_for(conn, tenant_id)
     return JSONBody({"tenantId": tenant_id, "webhooks": [webhook_json(r) for r in rows]})
 
 
-@app.get("/webhooks/{webhook_id}", include_in_schema=False)
+@app.get("/webhooks/{webhook_id}", **answers(out.Webhook, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
 async def get_webhook(webhook_id: str, tenant_id: str | None = None,
                       p: auth.Principal = Depends(principal)) -> JSONBody:
+    """One subscription (without its secret)."""
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
     async with svc.pool.connection() as conn:
         row = await store.get(conn, tenant_id, webhook_id)
     return JSONBody(webhook_json(row)) if row else error(404, "no such webhook", webhookId=webhook_id)
 
 
-@app.delete("/webhooks/{webhook_id}", include_in_schema=False)
+@app.delete("/webhooks/{webhook_id}",
+            **answers(out.WebhookDeleted, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
 async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Unsubscribe; its pending deliveries are dropped unsent."""
@@ -128,7 +137,8 @@ async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
                                                                                 webhookId=webhook_id)
 
 
-@app.get("/webhooks/{webhook_id}/deliveries", include_in_schema=False)
+@app.get("/webhooks/{webhook_id}/deliveries",
+         **answers(out.DeliveryList, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
 async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status: str | None = None,
                           limit: int = Query(50, ge=1, le=500), p: auth.Principal = Depends(principal)) -> JSONBody:
     """The subscription's deliveries, newest first: `status=dead` lists the dead-lettered ones and why."""
@@ -142,7 +152,8 @@ async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status:
     return JSONBody({"webhookId": webhook_id, "deliveries": [delivery_json(r) for r in rows]})
 
 
-@app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", include_in_schema=False)
+@app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
+          **answers(out.Redelivery, 202, {400: out.ErrorBody, 404: out.NoSuchDelivery, 409: out.NotRetryable}))
 async def retry_delivery(webhook_id: str, delivery_id: int = Path(ge=1, le=2 ** 63 - 1), tenant_id: str | None = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Send a dead-lettered delivery again, with a fresh retry schedule."""

@@ -8,10 +8,12 @@ import json
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from httpx_retries import retry as retry_module
 
-from rapport_client import (AsyncRapport, AuthError, Event, NotReflected, Rapport, RateLimited, Unavailable,
-                            ValidationError)
+from rapport_client import (AsyncRapport, AuthError, Conflict, Event, InvalidSignature, NotFound, NotReflected, Rapport,
+                            RateLimited, Unavailable, ValidationError, verify_webhook)
 
 RECEIPT = {"accepted": 1, "eventIds": ["e1"], "duplicates": 0}
 
@@ -182,6 +184,133 @@ def test_the_async_client_retries_and_waits_alike(sleeps):
     ctx = asyncio.run(run())
     assert ctx.state.relationship_stage == "building" and sleeps == [2.0] and len(api.requests) == 4
     assert api.requests[3].url.params["after"] == json.loads(api.requests[0].content)[0]["event_id"]
+
+
+HOOK = {"id": "wh_0123456789abcdef", "tenantId": "acme", "url": "https://ops.example.com/rapport",
+        "events": ["TriggerCreated:crisis"], "description": "pager", "createdAt": "2026-04-03T21:10:00+00:00",
+        "pending": 0, "dead": 1}
+DEAD = {"deliveryId": 7, "eventId": "e1", "eventType": "TriggerCreated", "contactId": "arjun", "status": "dead",
+        "attempts": 12, "nextAttemptAt": None, "lastStatus": 503, "lastError": "HTTP 503",
+        "createdAt": "2026-04-03T21:10:00+00:00", "finishedAt": "2026-04-04T09:10:00+00:00"}
+
+
+def test_webhook_methods_send_the_tenant_and_read_the_answers(sleeps):
+    api = Api(httpx.Response(201, json={**HOOK, "secret": "whsec_abc"}),
+              httpx.Response(200, json={"tenantId": "acme", "webhooks": [HOOK]}),
+              httpx.Response(200, json={"webhookId": HOOK["id"], "deliveries": [DEAD]}),
+              httpx.Response(202, json={"deliveryId": 7, "status": "pending"}),
+              httpx.Response(200, json={"id": HOOK["id"], "deleted": True}))
+    rapport = client(api, tenant_id="acme")
+    made = rapport.create_webhook("https://ops.example.com/rapport", ["TriggerCreated:crisis"], description="pager")
+    assert made.secret == "whsec_abc" and made.id == HOOK["id"] and made.created_at.year == 2026
+    assert rapport.webhooks().webhooks[0].dead == 1
+    (dead,) = rapport.webhook_deliveries(made.id, status="dead", limit=5).deliveries
+    assert (dead.delivery_id, dead.last_status, dead.last_error, dead.next_attempt_at) == (7, 503, "HTTP 503", None)
+    assert rapport.retry_delivery(made.id, dead.delivery_id).status == "pending"
+    assert rapport.delete_webhook(made.id).deleted
+    create, listing, deliveries, retry, delete = api.requests
+    assert json.loads(create.content) == {"url": "https://ops.example.com/rapport", "events": ["TriggerCreated:crisis"],
+                                          "description": "pager", "tenant_id": "acme"}
+    assert (listing.method, listing.url.path, dict(listing.url.params)) == ("GET", "/webhooks", {"tenant_id": "acme"})
+    assert deliveries.url.path == f"/webhooks/{HOOK['id']}/deliveries"
+    assert dict(deliveries.url.params) == {"tenant_id": "acme", "status": "dead", "limit": "5"}
+    assert (retry.method, retry.url.path) == ("POST", f"/webhooks/{HOOK['id']}/deliveries/7/retry")
+    assert (delete.method, delete.url.path) == ("DELETE", f"/webhooks/{HOOK['id']}")
+    assert sleeps == []
+
+
+def test_a_webhook_id_stays_one_path_segment():
+    api = Api(httpx.Response(404, json={"error": "no such webhook", "webhookId": "a/../b"}))
+    with pytest.raises(NotFound) as e:
+        client(api).webhook("a/../b")
+    assert api.requests[0].url.raw_path == b"/webhooks/a%2F..%2Fb" and e.value.body["webhookId"] == "a/../b"
+
+
+def test_posts_that_are_not_idempotent_are_sent_once_and_conflicts_are_typed(sleeps):
+    """A lost answer to POST /webhooks retried would subscribe twice, and a retried retry would answer
+    409: both are sent once, whatever the retry policy; a 409 is Conflict."""
+    api = Api(httpx.Response(503, json={"error": "unavailable"}))
+    with pytest.raises(Unavailable):
+        client(api, retries=3).create_webhook("https://h.example/", ["*"])
+    assert len(api.requests) == 1
+    with pytest.raises(Unavailable):
+        client(api, retries=3).retry_delivery("wh_1", 7)
+    assert len(api.requests) == 2 and sleeps == []
+    busy = {"error": "only a dead delivery can be retried; this one is pending", "deliveryId": 7}
+    with pytest.raises(Conflict) as e:
+        client(Api(httpx.Response(409, json=busy))).retry_delivery("wh_1", 7)
+    assert e.value.status == 409 and "this one is pending" in str(e.value)
+    with pytest.raises(Unavailable):
+        client(api, retries=1).webhooks()  # a read is retried as before
+    assert len(api.requests) == 4
+
+
+def test_the_async_client_manages_webhooks_alike():
+    api = Api(httpx.Response(201, json={**HOOK, "secret": "whsec_abc"}), httpx.Response(200, json=HOOK))
+
+    async def run():
+        async with AsyncRapport("http://rapport.test", api_key="k", transport=httpx.MockTransport(api)) as rapport:
+            made = await rapport.create_webhook(HOOK["url"], HOOK["events"])
+            return made, await rapport.webhook(made.id)
+
+    made, got = asyncio.run(run())
+    assert made.secret == "whsec_abc" and got.url == HOOK["url"] and "secret" not in got.model_dump()
+    assert json.loads(api.requests[0].content) == {"url": HOOK["url"], "events": HOOK["events"]}
+    assert api.requests[1].url.path == f"/webhooks/{HOOK['id']}"
+
+
+# ------------------------------------------------------------------ verifying deliveries
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+
+def test_verify_webhook_accepts_the_standard_webhooks_example():
+    # the Standard Webhooks specification's example (tests/test_webhooks.py checks the server signs it alike)
+    headers = {"Webhook-Id": "msg_p5jXN8AQM9LWM0D4loKWxJek", "Webhook-Timestamp": "1614265330",
+               "Webhook-Signature": "v1,bm9ldHZhbGlk v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="}
+    body = b'{"test": 2432232314}'
+    assert verify_webhook(SECRET, headers, body, now=1614265330 + 10) == "msg_p5jXN8AQM9LWM0D4loKWxJek"
+    for bad in [(SECRET, headers, body + b" ", 1614265330),                 # a byte more
+                ("whsec_" + "A" * 32, headers, body, 1614265330),           # another secret
+                (SECRET, headers, body, 1614265330 + 301)]:                 # replayed after the window
+        with pytest.raises(InvalidSignature):
+            verify_webhook(*bad[:3], now=bad[3])
+
+
+HEADER_CHANGES = st.sampled_from(["none", "drop-id", "drop-signature", "other-id", "timestamp+1", "leading-zero",
+                                  "not-digits", "v2", "other-secret", "two-signatures", "late", "early"])
+
+
+@given(body=st.binary(max_size=300), msg_id=st.text(st.characters(codec="ascii", min_codepoint=33), min_size=1,
+                                                    max_size=40),
+       t=st.integers(1_600_000_000, 1_900_000_000), change=HEADER_CHANGES, flip=st.integers(-1, 299))
+def test_the_client_and_the_server_judge_every_delivery_alike(body, msg_id, t, change, flip):
+    """The server's signing.verify and the client's verify_webhook (implemented apart: the client
+    imports nothing of the server) accept and refuse the same signed bytes; what the server signs the
+    client accepts, and a changed byte of the body it refuses."""
+    from streams.webhooks import signing
+
+    h = signing.sign(SECRET, msg_id, body, timestamp=t)
+    now = t + {"late": 301, "early": -301}.get(change, 0)
+    h = {"none": h, "drop-id": {k: v for k, v in h.items() if k != "webhook-id"},
+         "drop-signature": {k: v for k, v in h.items() if k != "webhook-signature"},
+         "other-id": {**h, "webhook-id": msg_id + "x"}, "timestamp+1": {**h, "webhook-timestamp": str(t + 1)},
+         "leading-zero": {**h, "webhook-timestamp": "0" + str(t)}, "not-digits": {**h, "webhook-timestamp": f"{t}.0"},
+         "v2": {**h, "webhook-signature": "v2" + h["webhook-signature"][2:]},
+         "other-secret": signing.sign(signing.new_secret(), msg_id, body, timestamp=t),
+         "two-signatures": {**h, "webhook-signature": "v1,AAAA " + h["webhook-signature"]}}.get(change, h)
+    if 0 <= flip < len(body):
+        body = body[:flip] + bytes([body[flip] ^ 1]) + body[flip + 1:]
+
+    def judge(verify):
+        try:
+            return verify(SECRET, h, body, now=now)
+        except (signing.InvalidSignature, InvalidSignature) as e:
+            return type(e).__name__
+
+    server, client_says = judge(signing.verify), judge(verify_webhook)
+    assert server == client_says
+    expect_ok = change in ("none", "leading-zero", "two-signatures") and not 0 <= flip < len(body)
+    assert client_says == (msg_id if expect_ok else "InvalidSignature")
 
 
 CONTEXT = {

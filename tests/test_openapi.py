@@ -37,7 +37,11 @@ def sent_by_every_method() -> list[httpx.Request]:
              lambda: rapport.export("c"), lambda: rapport.delete_contact("c"),
              lambda: rapport.payload("c", "m", system_prompt="s", service_data={"k": 1}, tools=[{"type": "function"}],
                                      persona_id="p", after="e1", after_timeout=0),
-             lambda: rapport.wait_for(receipt, timeout=0), rapport.metrics, rapport.openapi]
+             lambda: rapport.wait_for(receipt, timeout=0), rapport.metrics, rapport.openapi,
+             lambda: rapport.create_webhook("https://h.example/", ["*"], description="d"), rapport.webhooks,
+             lambda: rapport.webhook("wh_1"), lambda: rapport.delete_webhook("wh_1"),
+             lambda: rapport.webhook_deliveries("wh_1", status="dead", limit=5),
+             lambda: rapport.retry_delivery("wh_1", 7)]
     for call in every:
         with pytest.raises(RapportError):
             call()

@@ -332,3 +332,71 @@ def test_cli_creates_lists_and_deletes(fresh_db, monkeypatch):  # noqa: F811
     assert run(main, ["webhooks", "delete", wid, "--tenant", "beta"]).exit_code == 1
     assert run(main, ["webhooks", "delete", wid, "--tenant", "acme"]).exit_code == 0
     assert wid not in run(main, ["webhooks", "list"]).output
+
+
+async def test_the_client_manages_webhooks_and_every_answer_is_what_the_spec_says(fresh_db, monkeypatch):  # noqa: F811
+    """AsyncRapport (clients/python) on the API in-process, on a real PostgreSQL: every webhook method,
+    errors included, and every answer, each of the six operations with real data, held to /openapi.json."""
+    from rapport_client import AsyncRapport, Conflict, NotFound, ValidationError
+    from tests import spec as S
+
+    pool = await api_in_process(monkeypatch, fresh_db, broker_ok=False)
+    monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config(allow_private=True))
+    answers: list[tuple[str, str, int, object]] = []
+
+    class Recording(httpx.ASGITransport):  # the app in-process, keeping every answer (to hold it to the spec)
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            response = await super().handle_async_request(request)
+            body = await response.aread()
+            answers.append((request.method, request.url.path, response.status_code, orjson.loads(body)))
+            return httpx.Response(response.status_code, headers=response.headers, content=body)
+
+    try:
+        async with AsyncRapport("http://api", api_key="unused", tenant_id="acme", retries=0,
+                                transport=Recording(app=api.app)) as rapport:
+            with pytest.raises(ValidationError) as bad:
+                await rapport.create_webhook("gopher://x/", ["TriggerCreated:panic"])
+            assert sorted(bad.value.fields) == ["events", "url"]
+            made = await rapport.create_webhook("http://127.0.0.1:9/hook", ["TriggerCreated:crisis"],
+                                                description="pager")
+            assert made.secret.startswith("whsec_") and made.tenant_id == "acme" and (made.pending, made.dead) == (0, 0)
+            listed = await rapport.webhooks()
+            assert [w.id for w in listed.webhooks] == [made.id] and "secret" not in listed.webhooks[0].model_dump()
+            assert (await rapport.webhook(made.id)).description == "pager"
+            with pytest.raises(NotFound):
+                await rapport.webhook(made.id, tenant_id="beta")  # another tenant's (keyless: an admin)
+
+            sub = rules.Subscription(made.id, "acme", ("*",), now_utc())
+            async with pool.connection() as conn:
+                async with conn.cursor() as cur:
+                    await store.enqueue(cur, [(sub, now_event("k1", "acme", "c1", "crisis")),
+                                              (sub, now_event("k2", "acme", "c2", "crisis"))])
+                d1, _ = await store.claim(conn, 10, 4, 60)
+                await store.record(conn, d1, status_code=503, error="HTTP 503", next_in_s=None)
+            assert (await rapport.webhook(made.id)).dead == 1
+            (dead,) = (await rapport.webhook_deliveries(made.id, status="dead")).deliveries
+            assert (dead.delivery_id, dead.contact_id, dead.last_status, dead.status) == (d1.delivery_id, "c1", 503,
+                                                                                         "dead")
+            assert len((await rapport.webhook_deliveries(made.id, limit=1)).deliveries) == 1
+            assert (await rapport.retry_delivery(made.id, dead.delivery_id)).status == "pending"
+            with pytest.raises(Conflict):
+                await rapport.retry_delivery(made.id, dead.delivery_id)  # pending now
+            with pytest.raises(NotFound):
+                await rapport.retry_delivery(made.id, 10 ** 12)
+            assert (await rapport.delete_webhook(made.id)).deleted
+            with pytest.raises(NotFound):
+                await rapport.webhook_deliveries(made.id)
+    finally:
+        await pool.close()
+
+    spec = api.app.openapi()
+    checked = set()
+    for method, path, status, body in answers:
+        template, op = S.operation(spec, method, path)
+        assert str(status) in op["responses"], (method, template, status)
+        schema = op["responses"][str(status)]["content"]["application/json"]["schema"]
+        assert S.problems(schema, spec, body) == [], (method, template, status, body)
+        checked.add((method, template, status))
+    assert {(m, t) for m, t, s in checked if s < 300} == {
+        (m.upper(), p) for p, ops in spec["paths"].items() if p.startswith("/webhooks") for m in ops}
+    assert {s for _, _, s in checked if s >= 400} == {404, 409, 422}

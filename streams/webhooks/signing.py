@@ -1,5 +1,6 @@
 """Webhook signatures in the Standard Webhooks format (standardwebhooks.com): receivers can verify them with
-that project's libraries in any language, or with `verify` below (standard library only: copy this file).
+that project's libraries in any language, or in Python with the client's `rapport_client.verify_webhook`
+(this module's `verify` without the server: tests/test_client.py holds the two to the same verdicts).
 
 Every delivery carries three headers:
     webhook-id:        the event id: the same on every retry, so a receiver drops what it has seen

@@ -7,15 +7,20 @@
         ctx = rapport.context("arjun", query="Where do I live?", after=receipt)
         print(ctx.context_text)
 
+Receiving webhooks: `verify_webhook(secret, headers, raw_body)` checks a delivery's signature.
+
 It installs nothing of the server: httpx, httpx-retries and pydantic only."""
 from rapport_client.client import AsyncRapport, Rapport, __version__
-from rapport_client.errors import (AuthError, ConnectionFailed, NotFound, NotReflected, PayloadTooLarge,
+from rapport_client.errors import (AuthError, Conflict, ConnectionFailed, NotFound, NotReflected, PayloadTooLarge,
                                    PermissionDenied, RapportError, RateLimited, ServerError, Unavailable,
                                    ValidationError)
-from rapport_client.models import (Context, Entity, Erasure, Event, Export, Health, Memory, MemoryDetail, MemoryList,
-                                   Payload, Receipt, Trigger, TriggerList)
+from rapport_client.models import (Context, Delivery, DeliveryList, Entity, Erasure, Event, Export, Health, Memory,
+                                   MemoryDetail, MemoryList, Payload, Receipt, Redelivery, Trigger, TriggerList,
+                                   Webhook, WebhookCreated, WebhookDeleted, WebhookList)
+from rapport_client.webhooks import InvalidSignature, verify_webhook
 
 __all__ = ["Rapport", "AsyncRapport", "__version__", "Event", "Receipt", "Context", "Memory", "MemoryDetail",
            "MemoryList", "Entity", "Health", "Payload", "Trigger", "TriggerList", "Export", "Erasure",
-           "RapportError", "ConnectionFailed", "AuthError", "PermissionDenied", "NotFound", "ValidationError",
-           "PayloadTooLarge", "RateLimited", "NotReflected", "Unavailable", "ServerError"]
+           "Webhook", "WebhookCreated", "WebhookList", "WebhookDeleted", "Delivery", "DeliveryList", "Redelivery",
+           "verify_webhook", "InvalidSignature", "RapportError", "ConnectionFailed", "AuthError", "PermissionDenied",
+           "NotFound", "Conflict", "ValidationError", "PayloadTooLarge", "RateLimited", "NotReflected", "Unavailable", "ServerError"]

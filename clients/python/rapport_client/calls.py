@@ -8,6 +8,7 @@ ROUTES is the client's view of the API; tests/test_openapi.py checks it against 
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,6 +48,14 @@ ROUTES: Dict[str, Route] = {
     "export": Route("GET", "/contacts/{contact_id}/export", ("tenant_id",), m.Export),
     "delete_contact": Route("DELETE", "/contacts/{contact_id}", ("tenant_id",), m.Erasure),
     "payload": Route("POST", "/payload", result=m.Payload, body=m.PayloadRequest),
+    "create_webhook": Route("POST", "/webhooks", result=m.WebhookCreated, body=m.WebhookRequest),
+    "webhooks": Route("GET", "/webhooks", ("tenant_id",), m.WebhookList),
+    "webhook": Route("GET", "/webhooks/{webhook_id}", ("tenant_id",), m.Webhook),
+    "delete_webhook": Route("DELETE", "/webhooks/{webhook_id}", ("tenant_id",), m.WebhookDeleted),
+    "webhook_deliveries": Route("GET", "/webhooks/{webhook_id}/deliveries", ("tenant_id", "status", "limit"),
+                                m.DeliveryList),
+    "retry_delivery": Route("POST", "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", ("tenant_id",),
+                            m.Redelivery),
     "metrics": Route("GET", "/metrics"),
     "openapi": Route("GET", "/openapi.json"),
 }
@@ -64,13 +73,17 @@ class Request:
 Flow = Generator[Request, httpx.Response, T]
 
 
-def request(name: str, contact_id: Optional[str] = None, json: Any = None, retry: bool = True,
-            **params: Any) -> Request:
+def request(name: str, *ids: Any, json: Any = None, retry: bool = True, **params: Any) -> Request:
+    """The route's request: `ids` fill its path's {placeholders} in order (each quoted whole, so an id
+    with a "/" stays one path segment), `params` its query."""
     route = ROUTES[name]
     unknown = set(params) - set(route.params)
     if unknown:
         raise TypeError(f"{name} sends no parameter {sorted(unknown)}")
-    path = route.path if contact_id is None else route.path.format(contact_id=quote(contact_id, safe=""))
+    names = re.findall(r"\{(\w+)\}", route.path)
+    if len(ids) != len(names):
+        raise TypeError(f"{name} takes {len(names)} path ids ({', '.join(names)}), not {len(ids)}")
+    path = route.path.format(**{n: quote(str(v), safe="") for n, v in zip(names, ids)})
     sent = {k: v.isoformat() if isinstance(v, datetime) else v for k, v in params.items() if v is not None}
     return Request(route.method, path, sent, json, retry)
 
@@ -83,8 +96,16 @@ def answer(name: str, response: httpx.Response) -> Any:
     return result.model_validate(response.json()) if result else response
 
 
-def simple(name: str, contact_id: Optional[str] = None, **params: Any) -> Flow[Any]:
-    return answer(name, (yield request(name, contact_id, **params)))
+def simple(name: str, *ids: Any, retry: bool = True, **params: Any) -> Flow[Any]:
+    return answer(name, (yield request(name, *ids, retry=retry, **params)))
+
+
+def create_webhook(url: str, events: List[str], description: Optional[str] = None,
+                   tenant_id: Optional[str] = None) -> Flow[m.WebhookCreated]:
+    """Sent once, never retried: a retried POST whose first answer was lost would subscribe twice."""
+    body = m.WebhookRequest(url=url, events=list(events), description=description, tenant_id=tenant_id)
+    return answer("create_webhook", (yield request("create_webhook", json=body.model_dump(exclude_none=True),
+                                                   retry=False)))
 
 
 def healthz() -> Flow[m.Health]:

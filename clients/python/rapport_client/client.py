@@ -138,6 +138,39 @@ class Rapport(_Base):
         """DELETE /contacts/{id}: erase everything of the contact (accepted: 202, done shortly after)."""
         return self._run(calls.simple("delete_contact", contact_id, tenant_id=self._tenant(tenant_id)))
 
+    # ---------------------------------------------------------------------------------- webhooks
+    def create_webhook(self, url: str, events: List[str], *, description: Optional[str] = None,
+                       tenant_id: Optional[str] = None) -> m.WebhookCreated:
+        """POST /webhooks: subscribe `url` to the tenant's `events` ("TriggerCreated:crisis",
+        "MemoryExtracted", "*", ...). The answer's `secret` verifies the deliveries (verify_webhook) and
+        is shown this once only. Sent once, never retried (a lost answer retried would subscribe twice)."""
+        return self._run(calls.create_webhook(url, events, description, self._tenant(tenant_id)))
+
+    def webhooks(self, *, tenant_id: Optional[str] = None) -> m.WebhookList:
+        """GET /webhooks: the tenant's subscriptions, with pending and dead counts (never the secrets)."""
+        return self._run(calls.simple("webhooks", tenant_id=self._tenant(tenant_id)))
+
+    def webhook(self, webhook_id: str, *, tenant_id: Optional[str] = None) -> m.Webhook:
+        """GET /webhooks/{id}: one subscription (NotFound: none of this tenant's)."""
+        return self._run(calls.simple("webhook", webhook_id, tenant_id=self._tenant(tenant_id)))
+
+    def delete_webhook(self, webhook_id: str, *, tenant_id: Optional[str] = None) -> m.WebhookDeleted:
+        """DELETE /webhooks/{id}: unsubscribe; its pending deliveries are dropped unsent."""
+        return self._run(calls.simple("delete_webhook", webhook_id, tenant_id=self._tenant(tenant_id)))
+
+    def webhook_deliveries(self, webhook_id: str, *, status: Optional[str] = None, limit: Optional[int] = None,
+                           tenant_id: Optional[str] = None) -> m.DeliveryList:
+        """GET /webhooks/{id}/deliveries, newest first: `status` "pending", "delivered" or "dead" (the
+        dead-lettered ones, with `last_error`); `limit` 1..500 (default 50)."""
+        return self._run(calls.simple("webhook_deliveries", webhook_id, tenant_id=self._tenant(tenant_id),
+                                      status=status, limit=limit))
+
+    def retry_delivery(self, webhook_id: str, delivery_id: int, *, tenant_id: Optional[str] = None) -> m.Redelivery:
+        """POST /webhooks/{id}/deliveries/{deliveryId}/retry: send a dead delivery again, on a fresh
+        schedule (Conflict: it is not dead). Sent once: a retried retry would answer Conflict."""
+        return self._run(calls.simple("retry_delivery", webhook_id, delivery_id, tenant_id=self._tenant(tenant_id),
+                                      retry=False))
+
     def metrics(self) -> str:
         """GET /metrics: Prometheus text."""
         return self._run(calls.metrics())
@@ -221,6 +254,29 @@ class AsyncRapport(_Base):
 
     async def delete_contact(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.Erasure:
         return await self._run(calls.simple("delete_contact", contact_id, tenant_id=self._tenant(tenant_id)))
+
+    async def create_webhook(self, url: str, events: List[str], *, description: Optional[str] = None,
+                             tenant_id: Optional[str] = None) -> m.WebhookCreated:
+        return await self._run(calls.create_webhook(url, events, description, self._tenant(tenant_id)))
+
+    async def webhooks(self, *, tenant_id: Optional[str] = None) -> m.WebhookList:
+        return await self._run(calls.simple("webhooks", tenant_id=self._tenant(tenant_id)))
+
+    async def webhook(self, webhook_id: str, *, tenant_id: Optional[str] = None) -> m.Webhook:
+        return await self._run(calls.simple("webhook", webhook_id, tenant_id=self._tenant(tenant_id)))
+
+    async def delete_webhook(self, webhook_id: str, *, tenant_id: Optional[str] = None) -> m.WebhookDeleted:
+        return await self._run(calls.simple("delete_webhook", webhook_id, tenant_id=self._tenant(tenant_id)))
+
+    async def webhook_deliveries(self, webhook_id: str, *, status: Optional[str] = None, limit: Optional[int] = None,
+                                 tenant_id: Optional[str] = None) -> m.DeliveryList:
+        return await self._run(calls.simple("webhook_deliveries", webhook_id, tenant_id=self._tenant(tenant_id),
+                                            status=status, limit=limit))
+
+    async def retry_delivery(self, webhook_id: str, delivery_id: int, *,
+                             tenant_id: Optional[str] = None) -> m.Redelivery:
+        return await self._run(calls.simple("retry_delivery", webhook_id, delivery_id,
+                                            tenant_id=self._tenant(tenant_id), retry=False))
 
     async def metrics(self) -> str:
         return await self._run(calls.metrics())

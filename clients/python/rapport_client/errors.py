@@ -31,7 +31,13 @@ class PermissionDenied(RapportError):
 
 
 class NotFound(RapportError):
-    """404: no such route (a client newer than the server, or a wrong base URL)."""
+    """404: no such webhook or delivery (of this tenant), or no such route (a client newer than the
+    server, or a wrong base URL)."""
+
+
+class Conflict(RapportError):
+    """409: the request clashes with what is there: the tenant has its maximum of webhooks, or the
+    delivery to retry is not dead (pending or delivered)."""
 
 
 class ValidationError(RapportError):
@@ -79,7 +85,7 @@ class ServerError(RapportError):
     """Any other 5xx."""
 
 
-BY_STATUS = {400: ValidationError, 401: AuthError, 403: PermissionDenied, 404: NotFound, 413: PayloadTooLarge,
+BY_STATUS = {400: ValidationError, 401: AuthError, 403: PermissionDenied, 404: NotFound, 409: Conflict, 413: PayloadTooLarge,
              422: ValidationError, 429: RateLimited, 503: Unavailable, 504: NotReflected}
 
 

@@ -62,6 +62,14 @@ class PayloadRequest(BaseModel):
     after: Optional[str] = None
 
 
+class WebhookRequest(BaseModel):
+    """The body of POST /webhooks."""
+    url: str
+    events: List[str] = Field(description='"TriggerCreated", "TriggerCreated:crisis", "MemoryExtracted", ..., "*"')
+    description: Optional[str] = None
+    tenant_id: Optional[str] = None
+
+
 # ------------------------------------------------------------------------------------------ errors
 class FieldProblem(Result):
     field: str
@@ -303,3 +311,54 @@ class Export(Result):
     sessions: List[ExportedSession]
     triggers: List[Trigger]
     messages: List[ExportedMessage]
+
+
+# ---------------------------------------------------------------------------------------- webhooks
+class Webhook(Result):
+    """A subscription: where the tenant's events of `events` are POSTed, signed (verify_webhook)."""
+    id: str
+    tenant_id: str
+    url: str
+    events: List[str]
+    description: Optional[str]
+    created_at: datetime
+    pending: int = Field(description="deliveries waiting for their next attempt")
+    dead: int = Field(description="dead-lettered deliveries: webhook_deliveries(id, status='dead') says why")
+
+
+class WebhookCreated(Webhook):
+    secret: str = Field(description="the signing secret (whsec_...): keep it, it is shown this once only")
+
+
+class WebhookList(Result):
+    tenant_id: str
+    webhooks: List[Webhook]
+
+
+class WebhookDeleted(Result):
+    id: str
+    deleted: bool
+
+
+class Delivery(Result):
+    delivery_id: int
+    event_id: str = Field(description="also the webhook-id header: the same on every attempt")
+    event_type: str
+    contact_id: str
+    status: Literal["pending", "delivered", "dead"]
+    attempts: int
+    next_attempt_at: Optional[datetime]
+    last_status: Optional[int]
+    last_error: Optional[str]
+    created_at: datetime
+    finished_at: Optional[datetime]
+
+
+class DeliveryList(Result):
+    webhook_id: str
+    deliveries: List[Delivery]
+
+
+class Redelivery(Result):
+    delivery_id: int
+    status: Literal["pending"]
