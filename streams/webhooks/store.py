@@ -124,7 +124,8 @@ due AS (
     CROSS JOIN LATERAL (
         SELECT d.delivery_id, d.next_attempt_at FROM rapport.webhook_deliveries d
         WHERE d.webhook_id = w.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= now()
-        ORDER BY d.next_attempt_at LIMIT GREATEST(%(per)s - COALESCE(b.n, 0), 0)) x
+        ORDER BY d.next_attempt_at LIMIT GREATEST(%(per)s - COALESCE(b.n, 0), 0)
+        FOR UPDATE OF d SKIP LOCKED) x
     ORDER BY x.next_attempt_at LIMIT %(limit)s)
 UPDATE rapport.webhook_deliveries d
 SET attempts = d.attempts + 1, next_attempt_at = now() + %(lease)s * interval '1 second'
@@ -141,7 +142,8 @@ async def claim(conn: Any, limit: int, per_webhook: int, lease_s: float,
     (this process's, by subscription): each gets its attempt counted and a lease (its next_attempt_at
     moves `lease_s` ahead), so another process does not send it meanwhile, and a process that dies
     mid-send leaves it to be sent again when the lease ends. Concurrent claimers never take one row
-    twice: the UPDATE re-checks the row after any concurrent claim of it committed."""
+    twice and do not wait on each other: each skips the rows another is claiming (SKIP LOCKED) and takes
+    the next due ones, and the UPDATE re-checks each row after any concurrent claim of it committed."""
     busy = in_flight or {}
     rows = await _rows(conn, _CLAIM, {"ids": list(busy), "ns": list(busy.values()), "per": per_webhook,
                                       "limit": limit, "lease": lease_s})
