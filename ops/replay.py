@@ -126,9 +126,12 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     live = db.schema_of(live_version)
 
     conn = await db.connect_async(url, schema=new)
+    from agents.embedder import RecordedEmbedder
     from agents.llm import RecordedMoods
 
-    pipe = InteractionPipeline(conn, default_embedder(), broker_epoch=f"replay-{into}", version=into,
+    # model outcomes come from the live version: its recorded moods, its stored vectors
+    embedder = RecordedEmbedder(default_embedder(), live)
+    pipe = InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into,
                                switch_lock=False, moods=RecordedMoods(conn, live), publishes=False)
     t0 = time.monotonic()
     events = 0
@@ -163,7 +166,8 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
             result: dict[str, Any] = {"version": into, "from": source, "events": events,
                                       "seconds": round(seconds, 2),
                                       "events_per_s": round(events / seconds, 1) if seconds else None,
-                                      "digest": new_digest, "live_version": live_version}
+                                      "digest": new_digest, "live_version": live_version,
+                                      "texts_recorded": embedder.recorded, "texts_embedded": embedder.computed}
             if verify:
                 live_digest = digest(c, live)
                 result["live_digest"] = live_digest
