@@ -190,6 +190,35 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         await conn.close()
 
 
+def live_worker_rate(data_dir: str | None) -> dict[str, float] | None:
+    """What the running workers of `rapport up --data-dir DIR` did since they started, from their
+    /metrics: events applied and seconds spent in batches (process and commit, not waiting for the
+    broker), so the replay's rate can be set beside the live one. None when they cannot be asked."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    run = Path(data_dir or "./.rapport") / "run.json"
+    try:
+        urls = [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith("worker")]
+    except (OSError, ValueError):
+        return None
+    applied = seconds = 0.0
+    for url in urls:
+        try:
+            text = httpx.get(url, timeout=5).text
+        except httpx.HTTPError:
+            return None
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "rapport_events_total" and sample.labels.get("outcome") == "applied":
+                    applied += sample.value
+                elif sample.name == "rapport_batch_seconds_sum":
+                    seconds += sample.value
+    if not urls or not seconds:
+        return None
+    return {"events": int(applied), "batch_seconds": round(seconds, 2), "events_per_s": round(applied / seconds, 1)}
+
+
 def drop(version: str, data_dir: str | None) -> None:
     url = resolve_env(data_dir)["RAPPORT_DATABASE_URL"]
     with psycopg.connect(url, autocommit=True) as c:
@@ -216,6 +245,12 @@ def run(into: str | None, source: str, verify: bool, data_dir: str | None, drop_
     line = f"replayed {r['events']} events into {r['version']} in {r['seconds']} s ({r['events_per_s']} events/s); " \
            f"digest {r['digest']}"
     print(line)
+    print(f"vectors: {r['texts_recorded']} texts read from {r['live_version']}, {r['texts_embedded']} embedded by the model")
+    live = live_worker_rate(data_dir)
+    if live and r["events_per_s"]:
+        print(f"live workers: {live['events']} events applied in {live['batch_seconds']} s of batches "
+              f"({live['events_per_s']} events/s); replay {r['events_per_s']} events/s = "
+              f"{r['events_per_s'] / live['events_per_s']:.1f}x live")
     if verify:
         print(f"live {r['live_version']} digest {r['live_digest']}: {'MATCH' if r['verified'] else 'MISMATCH'}")
     print(f"readers switched to {r['version']}" if r.get("switched") else "readers NOT switched")
