@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -275,9 +275,9 @@ class RecordedEmbedder:
     `prefetch` loads the vectors of the contacts of one batch (the pipeline calls it before embedding),
     so memory stays bounded by a batch, whatever the size of the live projection."""
 
-    def __init__(self, embedder: Embedder, live_schema: str):
-        self.inner, self.schema = embedder, live_schema
-        self.model_name, self.dim = embedder.model_name, embedder.dim
+    def __init__(self, model: Callable[[], Embedder], model_name: str, live_schema: str):
+        # `model` is called on the first text live never stored: loading the local model takes ~1 s
+        self.model, self.model_name, self.schema = model, model_name, live_schema
         self.vectors: dict[str, np.ndarray] = {}
         self.recorded = self.computed = 0  # texts answered from the live projection / by the model
 
@@ -296,16 +296,25 @@ class RecordedEmbedder:
             self.vectors[embedding_text({"content": content, "speaker": speaker})] = \
                 np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
 
+    @property
+    def dim(self) -> int:
+        return self.model().dim
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
         if missing:
-            self.vectors.update(zip(missing, self.inner.embed(missing)))
-        for i, t in enumerate(texts):
-            out[i] = self.vectors[t]
+            self.vectors.update(zip(missing, self.model().embed(missing)))
+        out = np.asarray([self.vectors[t] for t in texts], dtype=np.float32)
         self.computed += len(missing)
         self.recorded += len(set(texts)) - len(missing)
         return out
+
+
+def configured_model_name() -> str:
+    """The name of the model `default_embedder` gives, without loading it."""
+    from streams.config import settings
+
+    return settings().embeddings_model or LOCAL_MODEL_NAME
 
 
 @lru_cache(maxsize=1)
@@ -314,7 +323,7 @@ def default_embedder() -> Embedder:
     from streams.config import settings
 
     s = settings()
-    if s.embeddings_model and s.embeddings_model != LOCAL_MODEL_NAME:
+    if configured_model_name() != LOCAL_MODEL_NAME:
         return OpenAIEmbedder(base_url=s.embeddings_base_url, api_key=s.openai_api_key or "none",
                               model_name=s.embeddings_model, dim=s.embeddings_dim or 1536)
     return MiniLMEmbedder()

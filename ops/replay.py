@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -104,7 +105,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
                  progress: bool = True) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from agents.embedder import default_embedder
+    from agents.embedder import configured_model_name, default_embedder
     from agents.pipeline import InteractionPipeline, Record
     from streams.config import settings
 
@@ -129,8 +130,10 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     from agents.embedder import RecordedEmbedder
     from agents.llm import RecordedMoods
 
-    # model outcomes come from the live version: its recorded moods, its stored vectors
-    embedder = RecordedEmbedder(default_embedder(), live)
+    # model outcomes come from the live version: its recorded moods, its stored vectors; the model,
+    # for the few texts live never stored, loads on another core meanwhile
+    loading = ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder)
+    embedder = RecordedEmbedder(loading.result, configured_model_name(), live)
     pipe = InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into,
                                switch_lock=False, moods=RecordedMoods(conn, live), publishes=False)
     t0 = time.monotonic()

@@ -57,6 +57,7 @@ def conversation() -> list[Record]:
 async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
     await live_run(fresh_db, conversation())
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
     assert r["verified"] and r["switched"] and r["events"] == 11
@@ -81,6 +82,7 @@ async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatc
 async def test_verify_mismatch_does_not_switch(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:  # tamper with the live projection
         c.execute("UPDATE proj_v1.memories SET importance = importance + 0.01 WHERE contact_id='olga'")
@@ -107,6 +109,7 @@ async def test_replay_takes_vectors_from_the_live_version_not_the_model(fresh_db
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     model = CountingEmbedder()
     monkeypatch.setattr("agents.embedder.default_embedder", lambda: model)
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
     await live_run(fresh_db, conversation())
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
     assert r["verified"] and r["switched"]
@@ -133,7 +136,7 @@ async def test_recorded_vectors_are_the_batch_contacts_and_never_a_pattern_centr
                          "WHERE content='I moved to Berlin last month'").rowcount == 1
     conn = await db.connect_async(fresh_db, schema=db.schema_of("v1"))
     model = CountingEmbedder()
-    recorded = RecordedEmbedder(model, db.schema_of("v1"))
+    recorded = RecordedEmbedder(lambda: model, model.model_name, db.schema_of("v1"))
     await recorded.prefetch(conn, {("default", "arjun")})
     await conn.close()
     texts = ["My dog Bruno ate my shoes again", "I moved to Berlin last month",
