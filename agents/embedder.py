@@ -291,7 +291,7 @@ class RecordedEmbedder:
             f"SELECT m.content, m.speaker, m.embedding FROM {self.schema}.memories m "
             f"JOIN unnest(%s::text[], %s::text[]) AS b(t, c) ON m.tenant_id = b.t AND m.contact_id = b.c "
             f"WHERE m.embedding IS NOT NULL AND m.embedding_model = %s AND m.source <> 'consolidation'",
-            ([t for t, _ in contacts], [c for _, c in contacts], self.model_name))
+            ([t for t, _ in contacts], [c for _, c in contacts], self.model_name), binary=True)
         for content, speaker, vec in await cur.fetchall():
             self.vectors[embedding_text({"content": content, "speaker": speaker})] = \
                 np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)

@@ -400,7 +400,7 @@ class InteractionPipeline:
         if ids:
             cur = await self.conn.execute(
                 "SELECT id, embedding, embedding_model, content, source_event_ids, speaker FROM memories "
-                "WHERE id = ANY(%s)", (list(ids),))
+                "WHERE id = ANY(%s)", (list(ids),), binary=True)  # binary: vectors without parsing text
             for mid, vec, model, content, sources, speaker in await cur.fetchall():
                 known[ids[mid]][mid] = {"embedding": vec.to_numpy() if vec is not None else None,
                                         "embeddingModel": model, "content": content,
@@ -463,7 +463,7 @@ class InteractionPipeline:
         missing = [mid for mid in ids if mid not in hot]
         if missing:
             cur = await self.conn.execute("SELECT id, embedding FROM memories WHERE id = ANY(%s) "
-                                          "AND embedding IS NOT NULL", (missing,))
+                                          "AND embedding IS NOT NULL", (missing,), binary=True)
             for mid, vec in await cur.fetchall():
                 hot[mid] = vec.to_numpy() if hasattr(vec, "to_numpy") else vec
         return hot
