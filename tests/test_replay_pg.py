@@ -147,3 +147,18 @@ async def test_recorded_vectors_are_the_batch_contacts_and_never_a_pattern_centr
                            "never said"]
     assert (recorded.recorded, recorded.computed) == (1, 3)
     assert np.allclose(vectors, FakeEmbedder().embed(texts), atol=1e-6)
+
+
+async def test_parallel_replay_gives_the_live_digest(fresh_db, monkeypatch, embedder):
+    """Two processes, each with contacts of its own and the real local model (a spawned process does
+    not see a test's swapped embedder), build what one live worker built."""
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    conn = await db.connect_async(fresh_db, schema=db.schema_of("v1"))
+    p = InteractionPipeline(conn, embedder, broker_epoch="live", version="v1")
+    recs = conversation()
+    for i in range(0, len(recs), 3):
+        await p.process(recs[i:i + 3])
+    await conn.close()
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False, jobs=2)
+    assert r["verified"] and r["switched"] and r["events"] == 11 and r["jobs"] == 2
+    assert r["texts_recorded"] > 0
