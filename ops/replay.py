@@ -180,7 +180,9 @@ async def _replay_parallel(url: str, live: str, new: str, into: str, jobs: int, 
                            f"JOIN {live}.processed_events p ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
                            f"GROUP BY 1, 2").fetchall()
     groups = split_contacts(counts, jobs)
-    ctx = multiprocessing.get_context("spawn")  # no fork of a process with an event loop and threads
+    # fork where there is one: a spawned process spends ~1 s importing before its first event. Nothing
+    # the children could trip over is open yet: no connection, no model, no thread but the progress bar's
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     progress = ctx.Queue()
     with ProcessPoolExecutor(len(groups), mp_context=ctx, initializer=_part_init, initargs=(progress,)) as pool:
         futures = [pool.submit(replay_part, url, live, new, into, g, batch_size) for g in groups]
@@ -197,8 +199,7 @@ async def _replay_parallel(url: str, live: str, new: str, into: str, jobs: int, 
 
 async def replay(into: str, source: str, verify: bool, data_dir: str | None, batch_size: int = 1000,
                  progress: bool = True, jobs: int = 1) -> dict[str, Any]:
-    """`jobs` > 1: the ledger's contacts are replayed by that many processes (the model and its
-    configuration come from the environment of each: tests that swap the embedder use one)."""
+    """`jobs` > 1: the ledger's contacts are replayed by that many processes forked from this one."""
     from tqdm import tqdm
 
     from agents.pipeline import Record
@@ -221,13 +222,17 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
                           f"WHERE contact_id NOT LIKE 'erased:%%'").fetchone()[0]
     live = db.schema_of(live_version)
 
-    conn = await db.connect_async(url, schema=new)
     parallel = jobs > 1 and source == "ledger"
-    pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=not parallel)
     t0 = time.monotonic()
     events = 0
     bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)
     parts = {"recorded": 0, "computed": 0}
+    if parallel:  # before this process opens its connection: the parts are forked from it
+        done = await _replay_parallel(url, live, new, into, jobs, batch_size, bar)
+        events += done["events"]
+        parts = {k: done[k] for k in parts}
+    conn = await db.connect_async(url, schema=new)
+    pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=not parallel)
 
     async def feed(records: list) -> None:
         nonlocal events
@@ -241,11 +246,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         topic = settings().interactions_topic
         async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size):
             await feed([Record(v, topic, p, o, k) for v, p, o, k in batch])
-    elif parallel:
-        done = await _replay_parallel(url, live, new, into, jobs, batch_size, bar)
-        events += done["events"]
-        parts = {k: done[k] for k in parts}
-    else:
+    elif not parallel:
         async for batch in ledger_batches(url, live, new, batch_size):
             await feed([Record(v) for v in batch])
 

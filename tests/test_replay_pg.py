@@ -150,8 +150,8 @@ async def test_recorded_vectors_are_the_batch_contacts_and_never_a_pattern_centr
 
 
 async def test_parallel_replay_gives_the_live_digest(fresh_db, monkeypatch, embedder):
-    """Two processes, each with contacts of its own and the real local model (a spawned process does
-    not see a test's swapped embedder), build what one live worker built."""
+    """Two processes, each with contacts of its own and the real local model, build what one live
+    worker built."""
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     conn = await db.connect_async(fresh_db, schema=db.schema_of("v1"))
     p = InteractionPipeline(conn, embedder, broker_epoch="live", version="v1")
