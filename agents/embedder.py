@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -264,13 +264,66 @@ class OpenAIEmbedder:
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
 
+class RecordedEmbedder:
+    """For a replay: the vectors the live version stored, looked up by the text they embed; the model
+    only for texts it never stored (a candidate the dedup merged away, a pattern's text).
+
+    Why by text: the same text gives the same vector (up to the runtime's float rounding, which the
+    digest leaves out), and every stored vector but a consolidated pattern's is the model's vector of
+    its row's `embedding_text` (MemoryExtracted, MemoryEmbedded). A pattern built by consolidation
+    (source 'consolidation') holds the centroid of its episodes, so its rows are never read here.
+    `prefetch` loads the vectors of the contacts of one batch (the pipeline calls it before embedding),
+    so memory stays bounded by a batch, whatever the size of the live projection."""
+
+    def __init__(self, model: Callable[[], Embedder], model_name: str, live_schema: str):
+        # `model` is called on the first text live never stored: loading the local model takes ~1 s
+        self.model, self.model_name, self.schema = model, model_name, live_schema
+        self.vectors: dict[str, np.ndarray] = {}
+        self.recorded = self.computed = 0  # texts answered from the live projection / by the model
+
+    async def prefetch(self, conn, contacts: set[tuple[str, str]]) -> None:  # noqa: ANN001
+        from agents.core.memory import embedding_text
+
+        self.vectors = {}
+        if not contacts:
+            return
+        cur = await conn.execute(
+            f"SELECT m.content, m.speaker, m.embedding FROM {self.schema}.memories m "
+            f"JOIN unnest(%s::text[], %s::text[]) AS b(t, c) ON m.tenant_id = b.t AND m.contact_id = b.c "
+            f"WHERE m.embedding IS NOT NULL AND m.embedding_model = %s AND m.source <> 'consolidation'",
+            ([t for t, _ in contacts], [c for _, c in contacts], self.model_name), binary=True)
+        for content, speaker, vec in await cur.fetchall():
+            self.vectors[embedding_text({"content": content, "speaker": speaker})] = \
+                np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+
+    @property
+    def dim(self) -> int:
+        return self.model().dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        if missing:
+            self.vectors.update(zip(missing, self.model().embed(missing)))
+        out = np.asarray([self.vectors[t] for t in texts], dtype=np.float32)
+        self.computed += len(missing)
+        self.recorded += len(set(texts)) - len(missing)
+        return out
+
+
+def configured_model_name() -> str:
+    """The name of the model `default_embedder` gives, without loading it."""
+    from streams.config import settings
+
+    return settings().embeddings_model or LOCAL_MODEL_NAME
+
+
 @lru_cache(maxsize=1)
 def default_embedder() -> Embedder:
     """The configured embedder: OpenAI-compatible when RAPPORT_EMBEDDINGS_BASE_URL/_MODEL are set."""
     from streams.config import settings
 
     s = settings()
-    if s.embeddings_model and s.embeddings_model != LOCAL_MODEL_NAME:
+    if configured_model_name() != LOCAL_MODEL_NAME:
         return OpenAIEmbedder(base_url=s.embeddings_base_url, api_key=s.openai_api_key or "none",
                               model_name=s.embeddings_model, dim=s.embeddings_dim or 1536)
     return MiniLMEmbedder()

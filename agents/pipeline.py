@@ -308,6 +308,8 @@ class InteractionPipeline:
         states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
         plans = [core.plan_memories(e) if e.event_type == ev.INTERACTION_RECORDED
                  else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else [] for e, _ in fresh]
+        if (prefetch := getattr(self.embedder, "prefetch", None)) is not None:  # a replay's recorded vectors
+            await prefetch(self.conn, set(states))
         await self._embed([m for ms in plans for m in ms])
 
         hot = await self._hot_vectors(states.values())
@@ -400,7 +402,7 @@ class InteractionPipeline:
         if ids:
             cur = await self.conn.execute(
                 "SELECT id, embedding, embedding_model, content, source_event_ids, speaker FROM memories "
-                "WHERE id = ANY(%s)", (list(ids),))
+                "WHERE id = ANY(%s)", (list(ids),), binary=True)  # binary: vectors without parsing text
             for mid, vec, model, content, sources, speaker in await cur.fetchall():
                 known[ids[mid]][mid] = {"embedding": vec.to_numpy() if vec is not None else None,
                                         "embeddingModel": model, "content": content,
@@ -463,7 +465,7 @@ class InteractionPipeline:
         missing = [mid for mid in ids if mid not in hot]
         if missing:
             cur = await self.conn.execute("SELECT id, embedding FROM memories WHERE id = ANY(%s) "
-                                          "AND embedding IS NOT NULL", (missing,))
+                                          "AND embedding IS NOT NULL", (missing,), binary=True)
             for mid, vec in await cur.fetchall():
                 hot[mid] = vec.to_numpy() if hasattr(vec, "to_numpy") else vec
         return hot
@@ -486,13 +488,15 @@ class InteractionPipeline:
         from agents.core.memory import embedding_text
 
         texts = [embedding_text(m) for m in memories]
+        distinct = list(dict.fromkeys(texts))  # a text said twice in a batch is embedded once
         try:
-            vecs = await asyncio.get_running_loop().run_in_executor(self._pool, self.embedder.embed, texts)
+            vecs = await asyncio.get_running_loop().run_in_executor(self._pool, self.embedder.embed, distinct)
         except Exception:  # an unreachable remote embedder must not stop memory extraction
             log.exception("embedding failed; memories are stored without vectors")
             return
-        for m, v in zip(memories, vecs):
-            m["embedding"] = [float(x) for x in v]
+        by_text = {t: v.tolist() for t, v in zip(distinct, vecs)}
+        for m, t in zip(memories, texts):
+            m["embedding"] = list(by_text[t])
             m["embeddingModel"] = self.embedder.model_name
 
     async def _refresh_redis(self, segments: list[Batch], erased: set[tuple[str, str]]) -> None:

@@ -58,15 +58,17 @@ def summary(seconds: list[float]) -> dict[str, float]:
 
 
 @contextmanager
-def target(url: str | None, workers: int, with_db: bool = False) -> Iterator[Any]:
-    """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL),
-    with the headers to send. The benchmarks name their own tenants (bench, scale): against --url,
-    $RAPPORT_API_KEY (else ./.rapport/api-key) must be an admin key or one of that tenant."""
+def target(url: str | None, workers: int, with_db: bool = False, with_kafka: bool = False) -> Iterator[Any]:
+    """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL, its
+    broker URL when asked), with the headers to send. The benchmarks name their own tenants (bench,
+    scale): against --url, $RAPPORT_API_KEY (else ./.rapport/api-key) must be an admin key or one of
+    that tenant; the URLs come from RAPPORT_DATABASE_URL and RAPPORT_KAFKA_URL."""
     from ops.keys import auth_headers
 
     if url:
         headers = auth_headers()
-        yield (url, os.environ.get("RAPPORT_DATABASE_URL"), headers) if with_db else (url, headers)
+        yield (url, os.environ.get("RAPPORT_DATABASE_URL"), headers) if with_db else \
+            (url, os.environ.get("RAPPORT_KAFKA_URL"), headers) if with_kafka else (url, headers)
         return
     from ops.embedded import Stack, free_port
 
@@ -84,7 +86,8 @@ def target(url: str | None, workers: int, with_db: bool = False) -> Iterator[Any
             stack.start_app()
             if not stack.wait_ready(180):
                 raise RuntimeError("the embedded stack did not become ready")
-            yield (stack.url, stack.env["RAPPORT_DATABASE_URL"], headers) if with_db else (stack.url, headers)
+            yield (stack.url, stack.env["RAPPORT_DATABASE_URL"], headers) if with_db else \
+                (stack.url, stack.env["RAPPORT_KAFKA_URL"], headers) if with_kafka else (stack.url, headers)
         finally:
             stack.stop()
 
@@ -201,6 +204,15 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
     out: dict[str, Any] = {"contacts": contacts, "events": len(evs)}
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=concurrency),
                                  headers=headers or {}) as c:
+        # 0. warm-up: one event through, so the timing starts with the workers' partitions assigned and
+        # their model loaded (a fresh stack's group join is not what this measures)
+        warm = {"contact_id": f"bench-{run}-warm-up", "tenant_id": "bench", "event_id": f"{run}-warm-up",
+                "role": "user", "message": message(rng)}
+        (await c.post("/ingest", json=[warm])).raise_for_status()
+        while (await c.get(f"/context/{warm['contact_id']}",
+                           params={"tenant_id": "bench", "after": warm["event_id"]})).status_code == 504:
+            pass
+
         # 1. ingest: batches of 100 events that mix contacts
         batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
         post_lat: list[float] = []
@@ -269,6 +281,10 @@ def print_load(r: dict[str, Any]) -> None:
           f"POST p50 {r['ingest']['post_latency']['p50_ms']} ms, p95 {r['ingest']['post_latency']['p95_ms']} ms")
     print(f"processed end to end {r['processing']['end_to_end_events_per_s']:>10} events/s   "
           f"({r['processing']['seconds']} s)")
+    if r.get("transport"):
+        t = r["transport"]
+        print(f"bare transport       {t['events_per_s']:>10} events/s   (a Faust pass-through worker on the same "
+              f"broker); the pipeline runs at {t['ratio']:.2f}x of it")
     f = r["freshness"]
     print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
     for name, v in r["context"].items():
@@ -278,8 +294,14 @@ def print_load(r: dict[str, Any]) -> None:
 
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
               out: str | None) -> dict[str, Any]:
-    with target(url, workers) as (u, headers):
+    with target(url, workers, with_kafka=True) as (u, kafka_url, headers):
         r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers))
+        if kafka_url:  # the same broker, the same number of events, after the pipeline's run
+            from ops.bench_transport import transport_rate
+
+            rate = transport_rate(kafka_url, r["events"])
+            r["transport"] = {"events_per_s": round(rate, 1),
+                              "ratio": round(r["processing"]["end_to_end_events_per_s"] / rate, 3)}
     print_load(r)
     if out:
         Path(out).write_text(json.dumps(r, indent=2))

@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -43,19 +44,39 @@ def resolve_env(data_dir: str | None) -> dict[str, str]:
     return env
 
 
-def _ledger_sql(live: str, new: str) -> str:
-    # what the live version applied and the new one has not, in the live per-contact order
-    return (f"SELECT l.envelope FROM rapport.ledger l "
+def _ledger_sql(live: str, new: str, of_contacts: bool = False) -> str:
+    # what the live version applied and the new one has not, in the live per-contact order (of the
+    # contacts given as two arrays, tenants and contacts, when asked)
+    only = ("JOIN unnest(%s::text[], %s::text[]) AS o(t, c) ON o.t = l.tenant_id AND o.c = l.contact_id "
+            if of_contacts else "")
+    return (f"SELECT l.envelope FROM rapport.ledger l {only}"
             f"JOIN {live}.processed_events p ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
             f"LEFT JOIN {new}.processed_events n ON n.tenant_id = l.tenant_id AND n.event_id = l.event_id "
             f"WHERE n.event_id IS NULL ORDER BY l.tenant_id, l.contact_id, p.contact_seq, l.seq")
 
 
-async def ledger_batches(url: str, live: str, new: str, size: int) -> AsyncIterator[list[bytes]]:
+def split_contacts(counts: list[tuple[str, str, int]], parts: int) -> list[list[tuple[str, str]]]:
+    """Contacts (tenant, contact, events) into `parts` groups of about equal events: the largest first,
+    each to the group with the fewest so far. A contact stays whole: its events fold in order."""
+    groups: list[list[tuple[str, str]]] = [[] for _ in range(parts)]
+    load = [0] * parts
+    for t, c, n in sorted(counts, key=lambda x: (-x[2], x[0], x[1])):
+        i = load.index(min(load))
+        groups[i].append((t, c))
+        load[i] += n
+    return [g for g in groups if g]
+
+
+async def ledger_batches(url: str, live: str, new: str, size: int,
+                         contacts: list[tuple[str, str]] | None = None) -> AsyncIterator[list[bytes]]:
     async with await psycopg.AsyncConnection.connect(url) as conn:
         async with conn.cursor(name="replay_ledger") as cur:
             cur.itersize = size
-            await cur.execute(_ledger_sql(live, new))
+            if contacts is None:
+                await cur.execute(_ledger_sql(live, new))
+            else:
+                await cur.execute(_ledger_sql(live, new, of_contacts=True),
+                                  ([t for t, _ in contacts], [c for _, c in contacts]))
             batch: list[bytes] = []
             async for (envelope,) in cur:
                 batch.append(orjson.dumps(envelope))
@@ -100,12 +121,88 @@ async def _partitions(consumer: Any, topic: str) -> set[int]:
     return consumer.partitions_for_topic(topic) or set()
 
 
-async def replay(into: str, source: str, verify: bool, data_dir: str | None, batch_size: int = 256,
-                 progress: bool = True) -> dict[str, Any]:
+def _replay_pipeline(conn: Any, live: str, into: str, load_model_now: bool) -> tuple[Any, Any]:
+    """The pipeline a replay feeds, with the model outcomes of the live version: its recorded moods and
+    its stored vectors. The model, for the few texts live never stored, is loaded on another core
+    meanwhile (`load_model_now`), else when first needed."""
+    from agents.embedder import RecordedEmbedder, configured_model_name, default_embedder
+    from agents.llm import RecordedMoods
+    from agents.pipeline import InteractionPipeline
+
+    model = ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder).result \
+        if load_model_now else default_embedder
+    embedder = RecordedEmbedder(model, configured_model_name(), live)
+    return InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
+                               moods=RecordedMoods(conn, live), publishes=False), embedder
+
+
+_progress: Any = None  # a replay part's queue to the parent's progress bar
+
+
+def _part_init(queue: Any) -> None:
+    global _progress
+    _progress = queue
+
+
+def replay_part(url: str, live: str, new: str, into: str, contacts: list[tuple[str, str]],
+                batch_size: int) -> dict[str, int]:
+    """One process's share of a parallel replay: these contacts' events, folded and committed."""
+    return asyncio.run(_replay_part(url, live, new, into, contacts, batch_size))
+
+
+async def _replay_part(url: str, live: str, new: str, into: str, contacts: list[tuple[str, str]],
+                       batch_size: int) -> dict[str, int]:
+    from agents.pipeline import Record
+
+    conn = await db.connect_async(url, schema=new)
+    try:
+        pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=True)
+        events = 0
+        async for batch in ledger_batches(url, live, new, batch_size, contacts):
+            events += (await pipe.process([Record(v) for v in batch])).applied
+            if _progress is not None:
+                _progress.put(len(batch))
+        return {"events": events, "recorded": embedder.recorded, "computed": embedder.computed}
+    finally:
+        await conn.close()
+
+
+async def _replay_parallel(url: str, live: str, new: str, into: str, jobs: int, batch_size: int,
+                           bar: Any) -> dict[str, int]:
+    """The ledger's contacts split over `jobs` processes (contacts are independent: the workers split
+    them by partition the same way), each with its own pipeline and connection."""
+    import multiprocessing
+    import queue as queues
+    from concurrent.futures import ProcessPoolExecutor
+
+    with psycopg.connect(url, autocommit=True) as c:
+        counts = c.execute(f"SELECT l.tenant_id, l.contact_id, count(*) FROM rapport.ledger l "
+                           f"JOIN {live}.processed_events p ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
+                           f"GROUP BY 1, 2").fetchall()
+    groups = split_contacts(counts, jobs)
+    # fork where there is one: a spawned process spends ~1 s importing before its first event. Nothing
+    # the children could trip over is open yet: no connection, no model, no thread but the progress bar's
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    progress = ctx.Queue()
+    with ProcessPoolExecutor(len(groups), mp_context=ctx, initializer=_part_init, initargs=(progress,)) as pool:
+        futures = [pool.submit(replay_part, url, live, new, into, g, batch_size) for g in groups]
+        while not all(f.done() for f in futures):
+            try:
+                bar.update(progress.get(timeout=0.2))
+            except queues.Empty:
+                pass
+        parts = [f.result() for f in futures]
+    while not progress.empty():
+        bar.update(progress.get())
+    return {k: sum(p[k] for p in parts) for k in ("events", "recorded", "computed")}
+
+
+async def replay(into: str, source: str, verify: bool, data_dir: str | None, batch_size: int = 1000,
+                 progress: bool = True, jobs: int = 1) -> dict[str, Any]:
+    """`jobs` > 1: the ledger's contacts are replayed by that many processes forked from this one."""
     from tqdm import tqdm
 
-    from agents.embedder import default_embedder
-    from agents.pipeline import InteractionPipeline, Record
+    from agents.pipeline import Record
     from streams.config import settings
 
     env = resolve_env(data_dir)
@@ -125,14 +222,17 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
                           f"WHERE contact_id NOT LIKE 'erased:%%'").fetchone()[0]
     live = db.schema_of(live_version)
 
-    conn = await db.connect_async(url, schema=new)
-    from agents.llm import RecordedMoods
-
-    pipe = InteractionPipeline(conn, default_embedder(), broker_epoch=f"replay-{into}", version=into,
-                               switch_lock=False, moods=RecordedMoods(conn, live), publishes=False)
+    parallel = jobs > 1 and source == "ledger"
     t0 = time.monotonic()
     events = 0
     bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)
+    parts = {"recorded": 0, "computed": 0}
+    if parallel:  # before this process opens its connection: the parts are forked from it
+        done = await _replay_parallel(url, live, new, into, jobs, batch_size, bar)
+        events += done["events"]
+        parts = {k: done[k] for k in parts}
+    conn = await db.connect_async(url, schema=new)
+    pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=not parallel)
 
     async def feed(records: list) -> None:
         nonlocal events
@@ -146,7 +246,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         topic = settings().interactions_topic
         async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size):
             await feed([Record(v, topic, p, o, k) for v, p, o, k in batch])
-    else:
+    elif not parallel:
         async for batch in ledger_batches(url, live, new, batch_size):
             await feed([Record(v) for v in batch])
 
@@ -163,7 +263,9 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
             result: dict[str, Any] = {"version": into, "from": source, "events": events,
                                       "seconds": round(seconds, 2),
                                       "events_per_s": round(events / seconds, 1) if seconds else None,
-                                      "digest": new_digest, "live_version": live_version}
+                                      "digest": new_digest, "live_version": live_version,
+                                      "texts_recorded": embedder.recorded + parts["recorded"],
+                                      "texts_embedded": embedder.computed + parts["computed"], "jobs": jobs}
             if verify:
                 live_digest = digest(c, live)
                 result["live_digest"] = live_digest
@@ -186,6 +288,35 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         await conn.close()
 
 
+def live_worker_rate(data_dir: str | None) -> dict[str, float] | None:
+    """What the running workers of `rapport up --data-dir DIR` did since they started, from their
+    /metrics: events applied and seconds spent in batches (process and commit, not waiting for the
+    broker), so the replay's rate can be set beside the live one. None when they cannot be asked."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    run = Path(data_dir or "./.rapport") / "run.json"
+    try:
+        urls = [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith("worker")]
+    except (OSError, ValueError):
+        return None
+    applied = seconds = 0.0
+    for url in urls:
+        try:
+            text = httpx.get(url, timeout=5).text
+        except httpx.HTTPError:
+            return None
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "rapport_events_total" and sample.labels.get("outcome") == "applied":
+                    applied += sample.value
+                elif sample.name == "rapport_batch_seconds_sum":
+                    seconds += sample.value
+    if not urls or not seconds:
+        return None
+    return {"events": int(applied), "batch_seconds": round(seconds, 2), "events_per_s": round(applied / seconds, 1)}
+
+
 def drop(version: str, data_dir: str | None) -> None:
     url = resolve_env(data_dir)["RAPPORT_DATABASE_URL"]
     with psycopg.connect(url, autocommit=True) as c:
@@ -199,19 +330,26 @@ def drop(version: str, data_dir: str | None) -> None:
             c.execute("DELETE FROM rapport.projection_versions WHERE version=%s", (version,))
 
 
-def run(into: str | None, source: str, verify: bool, data_dir: str | None, drop_version: str | None) -> int:
+def run(into: str | None, source: str, verify: bool, data_dir: str | None, drop_version: str | None,
+        jobs: int = 1) -> int:
     try:
         if drop_version:
             drop(drop_version, data_dir)
             print(f"dropped projection version {drop_version}")
             return 0
-        r = asyncio.run(replay(into, source, verify, data_dir))
+        r = asyncio.run(replay(into, source, verify, data_dir, jobs=jobs))
     except ReplayError as e:
         print(f"rapport replay: {e}")
         return 2
     line = f"replayed {r['events']} events into {r['version']} in {r['seconds']} s ({r['events_per_s']} events/s); " \
            f"digest {r['digest']}"
     print(line)
+    print(f"vectors: {r['texts_recorded']} texts read from {r['live_version']}, {r['texts_embedded']} embedded by the model")
+    live = live_worker_rate(data_dir)
+    if live and r["events_per_s"]:
+        print(f"live workers: {live['events']} events applied in {live['batch_seconds']} s of batches "
+              f"({live['events_per_s']} events/s); replay {r['events_per_s']} events/s = "
+              f"{r['events_per_s'] / live['events_per_s']:.1f}x live")
     if verify:
         print(f"live {r['live_version']} digest {r['live_digest']}: {'MATCH' if r['verified'] else 'MISMATCH'}")
     print(f"readers switched to {r['version']}" if r.get("switched") else "readers NOT switched")

@@ -57,6 +57,7 @@ def conversation() -> list[Record]:
 async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
     await live_run(fresh_db, conversation())
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
     assert r["verified"] and r["switched"] and r["events"] == 11
@@ -81,6 +82,7 @@ async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatc
 async def test_verify_mismatch_does_not_switch(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:  # tamper with the live projection
         c.execute("UPDATE proj_v1.memories SET importance = importance + 0.01 WHERE contact_id='olga'")
@@ -90,3 +92,73 @@ async def test_verify_mismatch_does_not_switch(fresh_db, monkeypatch):
         assert db.active_version(c) == "v1"
     with pytest.raises(rp.ReplayError):
         await rp.replay("v2", "ledger", verify=False, data_dir=None, progress=False)  # exists: drop first
+
+
+class CountingEmbedder(FakeEmbedder):
+    """The fake model, remembering every text it was asked to embed."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+async def test_replay_takes_vectors_from_the_live_version_not_the_model(fresh_db, monkeypatch):
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    model = CountingEmbedder()
+    monkeypatch.setattr("agents.embedder.default_embedder", lambda: model)
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    await live_run(fresh_db, conversation())
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
+    assert r["verified"] and r["switched"]
+    with psycopg.connect(fresh_db, autocommit=True) as c:
+        stored = {f"{s}: {t}" if s else t for t, s in c.execute(
+            "SELECT content, speaker FROM proj_v1.memories WHERE embedding IS NOT NULL").fetchall()}
+        # the model is asked only for what live never stored: the v1 fixture's two candidates (said by
+        # "Arjun"), which the dedup merged into the memories the first messages made
+        assert sorted(model.texts) == ["Arjun: Has a dog named Bruno", "Arjun: My dog Bruno ate my shoes again"]
+        assert r["texts_embedded"] == 2 and r["texts_recorded"] >= len(stored) > 5
+        assert c.execute("SELECT count(*) FROM proj_v2.memories WHERE embedding IS NOT NULL").fetchone()[0] > 0
+        assert c.execute("SELECT count(*) FROM proj_v1.memories a FULL JOIN proj_v2.memories b USING (id) "
+                         "WHERE a.embedding IS DISTINCT FROM b.embedding").fetchone()[0] == 0
+
+
+async def test_recorded_vectors_are_the_batch_contacts_and_never_a_pattern_centroid(fresh_db):
+    import numpy as np
+
+    from agents.embedder import RecordedEmbedder
+
+    await live_run(fresh_db, conversation())
+    with psycopg.connect(fresh_db, autocommit=True) as c:  # as if consolidation had written this row
+        assert c.execute("UPDATE proj_v1.memories SET source='consolidation' "
+                         "WHERE content='I moved to Berlin last month'").rowcount == 1
+    conn = await db.connect_async(fresh_db, schema=db.schema_of("v1"))
+    model = CountingEmbedder()
+    recorded = RecordedEmbedder(lambda: model, model.model_name, db.schema_of("v1"))
+    await recorded.prefetch(conn, {("default", "arjun")})
+    await conn.close()
+    texts = ["My dog Bruno ate my shoes again", "I moved to Berlin last month",
+             "Other contact message number 0 about gardening",  # olga's: not a contact of this batch
+             "My dog Bruno ate my shoes again", "never said"]
+    vectors = recorded.embed(texts)
+    assert model.texts == ["I moved to Berlin last month", "Other contact message number 0 about gardening",
+                           "never said"]
+    assert (recorded.recorded, recorded.computed) == (1, 3)
+    assert np.allclose(vectors, FakeEmbedder().embed(texts), atol=1e-6)
+
+
+async def test_parallel_replay_gives_the_live_digest(fresh_db, monkeypatch, embedder):
+    """Two processes, each with contacts of its own and the real local model, build what one live
+    worker built."""
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    conn = await db.connect_async(fresh_db, schema=db.schema_of("v1"))
+    p = InteractionPipeline(conn, embedder, broker_epoch="live", version="v1")
+    recs = conversation()
+    for i in range(0, len(recs), 3):
+        await p.process(recs[i:i + 3])
+    await conn.close()
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False, jobs=2)
+    assert r["verified"] and r["switched"] and r["events"] == 11 and r["jobs"] == 2
+    assert r["texts_recorded"] > 0

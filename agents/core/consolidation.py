@@ -181,11 +181,12 @@ def _merge_one(s: State, env: Envelope, mid: str, known: Known) -> list[Envelope
     v = np.asarray(k["embedding"], dtype=np.float32)
     threshold = dedup.threshold_for(k.get("embeddingModel"))
     best, best_id = -1.0, None
+    this = {**item, "content": k["content"]}
     for oid, other in idx["items"].items():
         ko = known.get(oid) or {}
         if oid == mid or ko.get("embedding") is None or "content" not in ko \
                 or ko.get("embeddingModel") != k.get("embeddingModel") or other.get("pinned") \
-                or not merge_compatible({**item, "content": k["content"]}, ko, other):
+                or not merge_compatible(this, ko, other):
             continue
         sim = float(v @ np.asarray(ko["embedding"], dtype=np.float32))
         if sim > best or (sim == best and best_id is not None and oid < best_id):

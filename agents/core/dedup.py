@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -56,10 +57,17 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 def signature(text: str) -> dict[str, Any]:
     """What cosine similarity misses: polarity, the numbers mentioned, and word order (`bag` hashes the
     sorted words: the same bag in another order is a swap of roles, "tea over coffee" / "coffee over tea")."""
+    neg, nums, bag, seq = _signature(text)
+    return {"neg": neg, "nums": list(nums), "bag": bag, "seq": seq}
+
+
+@lru_cache(maxsize=20_000)
+def _signature(text: str) -> tuple[bool, tuple[str, ...], str, str]:
+    # memoised: the consolidation tiers compare each memory with every other one of its contact
     words = normalize_text(text).split()
-    return {"neg": bool(_NEGATION.search(text)), "nums": sorted(set(_NUMBER.findall(text))),
-            "bag": hashlib.sha1(" ".join(sorted(words)).encode()).hexdigest()[:16],
-            "seq": hashlib.sha1(" ".join(words).encode()).hexdigest()[:16]}
+    return (bool(_NEGATION.search(text)), tuple(sorted(set(_NUMBER.findall(text)))),
+            hashlib.sha1(" ".join(sorted(words)).encode()).hexdigest()[:16],
+            hashlib.sha1(" ".join(words).encode()).hexdigest()[:16])
 
 
 def compatible(candidate: dict[str, Any], item: dict[str, Any]) -> bool:

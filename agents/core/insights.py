@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterable
 
 from agents.core.memory import normalize_text
@@ -70,7 +71,8 @@ def _runs(clause: str) -> list[list[str]]:
     return [r for r in runs + [run] if r]
 
 
-def phrases(text: str) -> set[str]:
+@lru_cache(maxsize=20_000)  # a theme's texts are counted again each time its tier runs
+def phrases(text: str) -> frozenset[str]:
     """The candidate phrases of one text (lower-cased, each counted once per text)."""
     out: set[str] = set()
     for ws in (r for clause in _CLAUSE.split(text) for r in _runs(clause)):
@@ -81,7 +83,7 @@ def phrases(text: str) -> set[str]:
                                                               for w in (gram[0], gram[-1])):
                     continue
                 out.add(" ".join(gram))
-    return out
+    return frozenset(out)
 
 
 def count_phrases(texts: Iterable[str], prior: dict[str, int] | None = None) -> dict[str, int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 TENANT_DECAY_PER_DAY = 0.01  # seed 002: business context changes fast
@@ -42,6 +43,8 @@ _REPEATS = re.compile(r"(.)\1{2,}")
 
 def normalize_text(text: str) -> str:
     """Case-, accent- and whitespace-folded text, for hashing and matching."""
+    if text.isascii():  # the common case, and NFKD leaves ASCII as it is: the same result, ~20x sooner
+        return " ".join(_WORD.findall(text.casefold()))
     # drop combining accents only: non-Latin letters (Cyrillic, CJK, ...) must survive
     t = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
     return " ".join(_WORD.findall(t))
@@ -62,6 +65,7 @@ def _fold_word(w: str) -> str:
     return w
 
 
+@lru_cache(maxsize=20_000)  # the session summaries ask again for every turn of the window
 def is_low_content(text: str) -> bool:
     """True for messages like "lol", "ok", "hmm", "👍", "ok thanks!!", "hi there!", "talk later", "what a
     day" that carry no memory."""
