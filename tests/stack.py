@@ -1,6 +1,7 @@
 """Run `rapport up` as a user would, for end-to-end tests."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -96,3 +97,14 @@ class RunningStack:
         """An HTTP client sending `key` (default: api_key); key="" sends none."""
         key = self.api_key if key is None else key
         return httpx.Client(base_url=self.url, timeout=30, headers={"Authorization": f"Bearer {key}"} if key else {})
+
+
+@contextlib.contextmanager
+def running(data_dir: Path, **kw):  # noqa: ANN003, ANN201
+    """A started stack for a module's tests (a fixture's body), killed at the end."""
+    s = RunningStack(data_dir, **kw)
+    s.start()
+    try:
+        yield s
+    finally:
+        s.kill()

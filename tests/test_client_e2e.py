@@ -18,7 +18,7 @@ import pytest
 from rapport_client import AsyncRapport, AuthError, Event, NotFound, NotReflected, Rapport, ValidationError
 from tests import spec as S
 from tests.llm_stub import Stub
-from tests.stack import RunningStack
+from tests.stack import running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,12 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    s = RunningStack(tmp_path_factory.mktemp("client-e2e") / "data")
-    s.start()
-    try:
+    with running(tmp_path_factory.mktemp("client-e2e") / "data") as s:
         yield s
-    finally:
-        s.kill()
 
 
 class Recording(httpx.HTTPTransport):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.stack import RunningStack
+from tests.stack import running
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,12 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    s = RunningStack(tmp_path_factory.mktemp("mcp-e2e") / "data")
-    s.start()
-    try:
+    with running(tmp_path_factory.mktemp("mcp-e2e") / "data") as s:
         yield s
-    finally:
-        s.kill()
 
 
 def data(result) -> dict:  # noqa: ANN001
