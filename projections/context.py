@@ -227,6 +227,14 @@ def stated_ids(known: dict[str, list[dict[str, Any]]]) -> set[str]:
     return {i["id"] for items in known.values() for i in items}
 
 
+def stated(known: dict[str, list[dict[str, Any]]]) -> Callable[[str, str], bool]:
+    """Whether a memory (id, content) is already said by the profile lines or elsewhere: by id, or by its
+    words (a pattern detected again under a new id says the same "Usually chats between ...")."""
+    ids = stated_ids(known)
+    texts = {normalize_text(i["content"]) for items in known.values() for i in items}
+    return lambda mid, content: mid in ids or normalize_text(content) in texts
+
+
 def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dict[str, Any]],
                  cards: list[dict[str, Any]] | None = None, state: dict[str, Any] | None = None,
                  extra_blocks: list[str] | None = None,
@@ -235,14 +243,14 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
     said once: what the Knows and Preferences lines state is not listed again under MEMORIES, and a
     memory on a card is not in the list."""
     known = known if known is not None else what_is_known(state, memories)
-    stated = stated_ids(known)
+    said = stated(known)
     # user-originated text: one line each, names capped (projections/fence.py)
     contact, cards = fence.contact(contact), fence.cards(cards)
-    memories = fence.memories([m for m in memories if m["id"] not in stated])
+    memories = fence.memories([m for m in memories if not said(m["id"], m["content"])])
     name = contact.get("displayName") or "this contact"
     stage, n, days = st["relationshipStage"], st["sessionCount"], _span_days(state)
     lines = ["CONTACT CONTEXT:"]
-    if stage == "new" and not memories and not stated:
+    if stage == "new" and not memories and not stated_ids(known):
         lines += [f"- New contact ({'first session' if n <= 1 else f'{n} sessions'})", "- No memories yet",
                   _mood_line(st), "", "BEHAVIOR:",
                   "- Ask discovery questions naturally (name, interests, pets, work)",
@@ -408,11 +416,14 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     refs = refs_in_play(ranked, matched_refs)
     listed = drop_redundant(ranked)
     known = what_is_known(state, [memory_json(r) for _, r in listed if tier(r, as_of) == "active"])
-    stated = stated_ids(known)
-    wanted = entity_cards(refs, card_rows or [], shown=stated)
+    said = stated(known)
+    # the memories the profile lines already say: theirs, and any other saying the same words
+    in_profile = stated_ids(known) | {r["id"] for r in [*(card_rows or []), *(r for _, r in listed)]
+                                      if said(r["id"], r["content"])}
+    wanted = entity_cards(refs, card_rows or [], shown=in_profile)
     reserve = min(int(memory_budget * CARD_BUDGET_SHARE), sum(cost(c["text"]) for c in wanted))
     packed, used = pack(listed, memory_budget - reserve, lambda x: cost(x[1]["content"]))
-    shown = {r["id"] for _, r in packed} | stated
+    shown = {r["id"] for _, r in packed} | in_profile
     cards, card_used = pack(entity_cards(refs, card_rows or [], shown), memory_budget - used, lambda c: cost(c["text"]))
     # what the cards left of their reserve goes back to the ranked memories, in rank order
     on_cards = shown | {mid for c in cards for mid in c["memoryIds"]}
@@ -421,7 +432,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     packed += more
     by_id = {r["id"]: r for r in card_rows or []}
     # where each memory is in context_text: a Knows/Preferences line, the MEMORIES list or a card
-    memories = [{**memory_json(r, sc), "section": "profile" if r["id"] in stated else "memories"}
+    memories = [{**memory_json(r, sc), "section": "profile" if r["id"] in in_profile else "memories"}
                 for sc, r in packed]
     memories += [{**memory_json(by_id[mid]), "section": "cards"}  # score: null (card)
                  for c in cards for mid in c["memoryIds"]]

@@ -127,3 +127,19 @@ def test_accesses_after_as_of_do_not_count():
     assert scores["a"] == pytest.approx(0.25 * (1 - 1 / 365) + 0.2 * 0.7 + 0.1)
     # ... and its importance decayed since creation: 0.7 - 0.003/day x (100 - 7 grace days) = 0.421
     assert scores["b"] == pytest.approx(0.25 * (1 - 100 / 365) + 0.2 * 0.421)
+
+
+def test_a_memory_saying_what_the_profile_lines_say_is_not_listed_again_whatever_its_id():
+    from agents.core.summaries import profile_items
+
+    # the chat-time pattern detected again under a new id: the emotional block says it, once
+    facts = {"h1": {"type": "habit", "content": "Usually chats between 2pm-4pm", "count": 1, "n": 1},
+             "f1": {"type": "fact", "content": "Works at Stripe", "importance": 0.7, "n": 2}}
+    st_ = {**state(22, 20, first=NOW - timedelta(days=19)), "profileItems": profile_items(facts),
+           "preferredHours": {"label": "Usually chats between 2pm-4pm"}}
+    mems = [{"id": "p2", "memoryType": "pattern", "content": "Usually chats between 2pm-4pm", "importance": 0.7},
+            {"id": "f9", "memoryType": "fact", "content": "Works at Stripe", "importance": 0.7}]
+    text = context_text({"displayName": "Maya"}, {"relationshipStage": "established", "sessionCount": 22,
+                                                  "activeStreak": 20, "mood": "neutral", "energy": "medium"},
+                        mems, state=st_)
+    assert "MEMORIES:" not in text and text.count("Works at Stripe") == 1
