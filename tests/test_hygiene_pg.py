@@ -60,7 +60,9 @@ async def test_what_the_model_reads_is_said_once_at_every_point_of_a_life(name, 
     conn = await db.connect_async(pg_url, schema=db.schema_of(version))
     pipeline = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
     pool = await api_in_process(monkeypatch, pg_url, embedder=embedder, redis=None)
-    nights, days, display = notes.scenario(name, datetime.now(timezone.utc) - timedelta(hours=1))
+    # the same hour of the day every run (the chat-time habit follows it), a day or so before now
+    end = datetime.now(timezone.utc).replace(hour=20, minute=0, second=0, microsecond=0) - timedelta(days=1)
+    nights, days, display = notes.scenario(name, end)
     contact, offset, readings = f"life-{name}", 0, []
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://t") as client:
