@@ -65,14 +65,14 @@ def seed_conversation(start: datetime) -> Iterator[Night]:
 
 def scenario(name: str, end: datetime) -> tuple[list[Night], list[int], str | None]:
     """(nights, the days to read the contact at, display name) of a contact whose life ends at `end`."""
+    def ending_at(nights: list[Night]) -> list[Night]:
+        offset = end - nights[-1][1]
+        return [(d, t + offset, m) for d, t, m in nights]
+
     if name == "year":
-        nights = list(simulate_year.nights(365))
-        offset = end - nights[-1][1]
-        return [(d, t + offset, m) for d, t, m in nights], [29, 179, 364], None
+        return ending_at(list(simulate_year.nights(365))), [29, 179, 364], None
     if name == "daily":
-        nights = list(daily_life(120))
-        offset = end - nights[-1][1]
-        return [(d, t + offset, m) for d, t, m in nights], [29, 119], "Maya"
+        return ending_at(list(daily_life(120))), [29, 119], "Maya"
     if name == "arjun":
         return list(seed_conversation(end - timedelta(minutes=30))), [0], "Arjun"
     raise ValueError(name)

@@ -415,7 +415,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     # cards then show the entities' other memories (those not already listed)
     refs = refs_in_play(ranked, matched_refs)
     listed = drop_redundant(ranked)
-    known = what_is_known(state, [memory_json(r) for _, r in listed if tier(r, as_of) == "active"])
+    known = what_is_known(state, [memory_json(r) for _, r in listed])  # rank() marked each row's tier
     said = stated(known)
     # the memories the profile lines already say: theirs, and any other saying the same words
     in_profile = stated_ids(known) | {r["id"] for r in [*(card_rows or []), *(r for _, r in listed)]

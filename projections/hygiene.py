@@ -18,8 +18,9 @@ _EXAMPLES = ", e.g. "
 
 
 def stated_items(text: str) -> list[str]:
-    """Every separately stated thing in a context_text or system message: the items of the Knows and
-    Preferences lines, each MEMORIES line and each memory on an entity card."""
+    """Every separately stated thing in a context_text or system message: the items of the Knows,
+    Often-talks-about and Preferences lines, the emotional block's lines, each MEMORIES line and each
+    memory on an entity card."""
     out: list[str] = []
     section = None
     for line in text.splitlines():
@@ -67,8 +68,8 @@ def payload_problems(payload: dict[str, Any]) -> list[str]:
 
 
 def state_problems(state: dict[str, Any] | None) -> list[str]:
-    """The contact's whole state (the fold's, private bookkeeping included): its profile and themes: a profile once there are facts or habits, never saying one
-    thing twice; every theme label made of its episodes' words."""
+    """The contact's whole state (the fold's, private bookkeeping included): a profile once there are
+    facts or habits, never saying one thing twice; every offline theme label made of its episodes' words."""
     if not state:
         return []
     problems = []

@@ -460,15 +460,15 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
         snippets = list({normalize_text(t): t for t in reversed(texts + theme["snippets"])}.values())[::-1]
         snippets = snippets[:SNIPPETS_KEPT]  # the newest distinct ones
         phrases = insights.count_phrases([known[m]["content"] for m in episodes], theme.get("phrases"))
-        background, background_size = _background(s, known, members, key)
-        topic = names.get(key.split("|", 1)[1], key.split(":", 1)[-1]) if key.startswith("entity|") else None
         speakers = sorted(set(theme["speakers"]) | {known[m]["speaker"] for m in episodes if known[m].get("speaker")})
         if not speakers and s.get("displayName"):
             speakers = [s["displayName"]]
-        theme_label = theme["label"] if theme.get("labelSource") == "llm" else \
-            insights.label(phrases, count, background, background_size, snippets, topic=topic,
-                           speakers=speakers + [s.get("displayName") or ""]) if "phrases" in theme or not pid \
-            else theme["label"]
+        # relabelled as it grows, unless a model named it or it predates phrase counts (then it keeps its label)
+        theme_label = theme["label"]
+        if theme.get("labelSource") != "llm" and ("phrases" in theme or not pid):
+            topic = names.get(key.split("|", 1)[1], key.split(":", 1)[-1]) if key.startswith("entity|") else None
+            theme_label = insights.label(phrases, count, *_background(s, known, members, key), snippets,
+                                         topic=topic, speakers=speakers + [s.get("displayName") or ""])
         content = _digest(theme_label, speakers, count, first_at, last_at, insights.examples(snippets, phrases))
         sources = list(dict.fromkeys((known.get(pid, {}).get("sourceEventIds", []) if pid else [])
                                      + [x for m in episodes for x in known[m].get("sourceEventIds", [])]))

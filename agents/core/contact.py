@@ -116,9 +116,9 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
         nonlocal last_n, changed
         # "n": the order items arrived in, kept in the item (dict order does not survive jsonb); an item
         # seen again keeps its place
-        same = [o for o, f in facts.items() if o != mid and mem.normalize_text(f["content"]) == mem.normalize_text(entry["content"])]
-        for o in same:  # said again after its first memory was let go of: one item
-            facts.pop(o)
+        text = mem.normalize_text(entry["content"])
+        for o in [o for o, f in facts.items() if o != mid and mem.normalize_text(f["content"]) == text]:
+            facts.pop(o)  # said again after its first memory was let go of: one item
         if mid in facts and "n" in facts[mid]:
             n = facts[mid]["n"]
         else:
