@@ -408,8 +408,12 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     st = contact_state_json(state, as_of)
     memory_budget = STAGE_BUDGETS[st["relationshipStage"]] if budget is None else budget
 
+    costs: dict[str, int] = {}  # a text is costed once, though packing asks again for what did not fit
+
     def cost(text: str) -> int:
-        return estimate_tokens(text, count_tokens)
+        if text not in costs:
+            costs[text] = estimate_tokens(text, count_tokens)
+        return costs[text]
 
     # cards may take up to CARD_BUDGET_SHARE of the budget; the ranked memories get the rest, and the
     # cards then show the entities' other memories (those not already listed)

@@ -26,3 +26,67 @@ def test_batching_and_order_do_not_change_vectors(embedder):
     assert np.abs(one - embedder.embed(TEXTS)).max() < 1e-5
     assert np.abs(embedder.embed(TEXTS[::-1])[::-1] - embedder.embed(TEXTS)).max() < 1e-5
     assert embedder.embed([]).shape == (0, 384)
+
+
+# ------------------------------------------------------------------------------ batching concurrent callers
+class GatedEmbedder:
+    """Records each call's texts; the first call waits for `gate`, so later submissions queue up."""
+
+    model_name, dim = "gated", 2
+
+    def __init__(self, fail_on: str | None = None):
+        import threading
+
+        self.calls: list[list[str]] = []
+        self.gate = threading.Event()
+        self.fail_on = fail_on
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        if len(self.calls) == 1:
+            self.gate.wait(5)
+        if self.fail_on in texts:
+            raise RuntimeError("model down")
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_concurrent_queries_are_embedded_together_each_gets_its_own_vector():
+    from agents.embedder import BatchingEmbedder
+
+    model = GatedEmbedder()
+    b = BatchingEmbedder(model, max_batch=3)
+    try:
+        first = b.submit("a")
+        while not model.calls:  # the first call is under way: what comes now waits for the next
+            pass
+        rest = [b.submit(t) for t in ["bb", "ccc", "bb", "dddd"]]
+        model.gate.set()
+        vecs = [f.result(5) for f in [first, *rest]]
+    finally:
+        b.close()
+    assert [v[0] for v in vecs] == [1, 2, 3, 2, 4]
+    # up to max_batch waiting submissions per call; the repeated text embedded once
+    assert model.calls == [["a"], ["bb", "ccc"], ["dddd"]]
+
+
+def test_a_failed_call_fails_its_callers_only():
+    import pytest
+
+    from agents.embedder import BatchingEmbedder
+
+    model = GatedEmbedder(fail_on="bad")
+    b = BatchingEmbedder(model)
+    try:
+        first = b.submit("ok")
+        while not model.calls:
+            pass
+        bad, same_batch = b.submit("bad"), b.submit("fine")
+        model.gate.set()
+        assert first.result(5)[0] == 2
+        with pytest.raises(RuntimeError, match="model down"):
+            bad.result(5)
+        with pytest.raises(RuntimeError):
+            same_batch.result(5)
+        assert b.submit("after").result(5)[0] == 5  # the thread serves on
+    finally:
+        b.close()
