@@ -33,13 +33,15 @@ def main() -> None:
 @click.option("--http-host", default="127.0.0.1", show_default=True)
 @click.option("--http-port", default=8080, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--api-processes", default=min(2, os.cpu_count() or 1), show_default="2, or 1 on one core",
+              type=click.IntRange(1, 16), help="API processes sharing the HTTP port (SO_REUSEPORT)")
 @click.option("--ready-timeout", default=120.0, show_default=True, help="seconds to wait for /healthz")
-def up(data_dir: str, http_host: str, http_port: int, workers: int, ready_timeout: float) -> None:
+def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processes: int, ready_timeout: float) -> None:
     """Run the whole pipeline in the foreground on the embedded default."""
     from ops.embedded import Stack
     from ops.keys import provision
 
-    stack = Stack(Path(data_dir).resolve(), http_host, http_port, workers)
+    stack = Stack(Path(data_dir).resolve(), http_host, http_port, workers, api_processes=api_processes)
     stopping = {"flag": False}
 
     def on_signal(signum, frame):  # noqa: ANN001
@@ -95,8 +97,15 @@ def worker() -> None:
 @main.command()
 @click.option("--host", default=None, help="default: $RAPPORT_HTTP_HOST or 127.0.0.1")
 @click.option("--port", default=None, type=int, help="default: $RAPPORT_HTTP_PORT or 8080")
-def api(host: str | None, port: int | None) -> None:
+@click.option("--reuse-port", is_flag=True, envvar="RAPPORT_API_REUSE_PORT",
+              help="share the port with other API processes (SO_REUSEPORT: the kernel spreads connections)")
+@click.option("--metrics-port", default=None, type=int, envvar="RAPPORT_API_METRICS_PORT",
+              help="also serve this process's own /metrics on 127.0.0.1:PORT (with --reuse-port the shared "
+                   "port's /metrics answers for whichever process took the connection)")
+def api(host: str | None, port: int | None, reuse_port: bool, metrics_port: int | None) -> None:
     """The context API alone, configured from the environment."""
+    import socket
+
     import uvicorn
 
     from ops import telemetry
@@ -112,9 +121,22 @@ def api(host: str | None, port: int | None) -> None:
     else:
         logging.basicConfig(level=log_level().upper())
         log_config = uvicorn.config.LOGGING_CONFIG
-    uvicorn.run("projections.api:app", host=s.http_host, port=port or s.http_port,
-                log_level=log_level(), access_log=False, log_config=log_config,
-                timeout_graceful_shutdown=5)
+    config = uvicorn.Config("projections.api:app", host=s.http_host, port=port or s.http_port,
+                            log_level=log_level(), access_log=False, log_config=log_config,
+                            timeout_graceful_shutdown=5)
+    if metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(metrics_port, addr="127.0.0.1")
+    if not reuse_port:
+        uvicorn.Server(config).run()
+        return
+    sock = socket.socket(socket.AF_INET6 if ":" in config.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((config.host, config.port))
+    sock.set_inheritable(True)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 @main.command("webhooks-worker")

@@ -290,6 +290,7 @@ class Stack:
     http_host: str = "127.0.0.1"
     http_port: int = 8080
     workers: int = 1
+    api_processes: int = 1  # more than one share the port (SO_REUSEPORT), each with its own /metrics port
     children: list[Child] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     policy: RestartPolicy = field(default_factory=RestartPolicy.from_env)
@@ -339,17 +340,21 @@ class Stack:
     def start_app(self) -> None:
         for i in range(self.workers):
             self._add(self._spawn_app(f"worker-{i}"))
-        self._add(self._spawn_app("api"))
+        for i in range(self.api_processes):
+            self._add(self._spawn_app("api" if i == 0 else f"api-{i}"))
         self._add(self._spawn_app("webhooks"))
         self.write_run_file()
 
     def _spawn_app(self, name: str) -> Child:
         logs = self.data_dir / "logs"
         exe = [sys.executable, "-m", "ops.cli"]
-        if name == "api":
+        if is_api(name):
             aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
-            child = spawn("api", exe + ["api"], logs, env=aenv)
-            child.metrics_url = f"{self.url}/metrics"
+            if self.api_processes > 1:  # the shared port's /metrics answers for any one of them
+                port = free_port()
+                aenv.update(RAPPORT_API_REUSE_PORT="1", RAPPORT_API_METRICS_PORT=str(port))
+            child = spawn(name, exe + ["api"], logs, env=aenv)
+            child.metrics_url = f"http://127.0.0.1:{port}/metrics" if self.api_processes > 1 else f"{self.url}/metrics"
             return child
         if name == "webhooks":  # the webhook delivery process (streams/webhooks/delivery.py)
             return spawn("webhooks", exe + ["webhooks-worker"], logs, env=self.env)
@@ -403,7 +408,7 @@ class Stack:
         c.proc, c.log, c.metrics_url = new.proc, new.log, new.metrics_url
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
-            for dep in [d for d in self.children if d.name in ("api", "webhooks") or d.name.startswith("worker")]:
+            for dep in [d for d in self.children if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]:
                 dep.stop(timeout=15)
                 fresh = self._spawn_app(dep.name)
                 dep.proc, dep.log, dep.metrics_url, dep.restart_at = fresh.proc, fresh.log, fresh.metrics_url, None
@@ -431,7 +436,7 @@ class Stack:
 
     def stop(self) -> None:
         """API first (no new input), then workers (commit), then the servers they use."""
-        tiers = [["api"], [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
+        tiers = [[c.name for c in self.children if is_api(c.name)], [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
                  ["broker", "redis", "postgres"]]
         for tier in tiers:
             group = [c for c in self.children if c.name in tier]
@@ -463,8 +468,13 @@ def scrape_targets(children: list[Child]) -> list[dict]:
     from urllib.parse import urlsplit
 
     return [{"targets": [urlsplit(c.metrics_url).netloc],
-             "labels": {"job": "rapport-api" if c.name == "api" else "rapport-worker", "process": c.name}}
+             "labels": {"job": "rapport-api" if is_api(c.name) else "rapport-worker", "process": c.name}}
             for c in children if c.metrics_url]
+
+
+def is_api(name: str) -> bool:
+    """The API children are `api`, `api-1`, ..."""
+    return name == "api" or name.startswith("api-")
 
 
 def _port_of(url: str) -> int:

@@ -3,13 +3,14 @@ projections/context.py. Routes and JSON fields are fixed by CONTRACT.md."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import logging
 import os
 import time
+from collections import OrderedDict
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
-from agents.embedder import default_embedder
+from agents.embedder import BatchingEmbedder, default_embedder
 from projections import metrics
 from projections import auth, db, fence
 from projections import responses as out
@@ -57,6 +58,7 @@ class JSONBody(JSONResponse):
         return orjson.dumps(content)
 AFTER_TIMEOUT_S = 5.0
 KEYWORD_K = 40  # BM25 candidates per query, beside the vector top k (Store.candidates)
+QUERY_VECTORS_KEPT = 4096  # recent queries whose vectors are kept (a repeated question skips the model)
 # the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
 ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
@@ -64,6 +66,7 @@ REDIS_TIMEOUT_S = 1.0
 RELAY_PAGE = 20_000      # ledger rows per relay query while sweeping
 RELAY_EVERY_S = 30.0     # later passes: events stuck unapplied for RELAY_STUCK_S (a failed publish)
 RELAY_STUCK_S = 120.0
+RELAY_FOLLOW_S = 5.0     # an API process that does not relay re-reads the saved cursor this often
 # per-tenant unprocessed events at which POST /ingest answers 429 (README: Backpressure)
 BACKLOG_LIMIT = int(os.environ.get("RAPPORT_BACKLOG_LIMIT", "50000"))
 RETRY_AFTER_S = 5
@@ -111,8 +114,12 @@ class Service:
         self.publisher: ingest_mod.Publisher | None = None
         self.redis: Any = None
         self.embedder = None
+        self.queries: BatchingEmbedder | None = None  # query embeddings of concurrent requests, batched
+        self.query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # recent queries' vectors
         self.broker_ok = False
         self.relay_task: asyncio.Task | None = None
+        self.relay_lock: psycopg.AsyncConnection | None = None  # holds db.RELAY_LOCK in the relaying process
+        self.relay_leading = False
         self.lexical = IndexCache()
         self.accesses = AccessRecorder()
         self.access_task: asyncio.Task | None = None
@@ -140,6 +147,11 @@ class Service:
         self.redis = aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                        socket_connect_timeout=REDIS_TIMEOUT_S)
         self.embedder = await asyncio.to_thread(default_embedder)
+        self.queries = BatchingEmbedder(self.embedder)
+        # what start-up made (modules, the model, the pool) lives as long as the process: kept out of the
+        # collector's full passes, which otherwise walk it all while every request in flight waits
+        gc.collect()
+        gc.freeze()
         self.publisher = ingest_mod.Publisher(s.kafka_bootstrap, s.interactions_topic)
         self.relay_task = asyncio.create_task(self._start_publisher_and_relay())
         self.access_task = asyncio.create_task(self._flush_accesses())
@@ -173,10 +185,18 @@ class Service:
     async def _relay_loop(self) -> None:
         """First a sweep from the persisted cursor over the whole unapplied ledger, page by page; then
         every RELAY_EVERY_S the rows stuck unapplied since RELAY_STUCK_S and not re-published yet.
-        The cursor is saved after each pass: a restart resumes from it, not from the ledger's start."""
+        The cursor is saved after each pass: a restart resumes from it, not from the ledger's start.
+        One API process relays at a time (`relay_leader`); the others follow the saved cursor, for their
+        backlog counts, and take over when the relaying one is gone."""
         schema, covered = None, 0
         while True:
             try:
+                if not await self.relay_leader():
+                    self.relay_cursor = max(self.relay_cursor,
+                                            await outbox.load_cursor(self.pool, await self.store.schema()))
+                    schema = None  # if this one leads later, it starts with a sweep
+                    await asyncio.sleep(RELAY_FOLLOW_S)
+                    continue
                 now_schema = await self.store.schema()
                 if now_schema != schema:  # first pass, or readers switched version: sweep again
                     schema = now_schema
@@ -209,6 +229,26 @@ class Service:
                 schema = None  # sweep again: what this pass did not publish may never have reached the broker
             await asyncio.sleep(1.0 if schema is None else RELAY_EVERY_S)
 
+    async def relay_leader(self) -> bool:
+        """Whether this process relays: it holds the relay lock, on a connection of its own that keeps it
+        while the process lives (PostgreSQL lets it go when the process or the connection dies)."""
+        try:
+            if self.relay_lock is None or self.relay_lock.closed:
+                self.relay_lock, self.relay_leading = await psycopg.AsyncConnection.connect(
+                    self.s.database_url, autocommit=True), False
+            if self.relay_leading:  # still connected, so still holding it
+                await self.relay_lock.execute("SELECT 1")
+            else:
+                cur = await self.relay_lock.execute("SELECT pg_try_advisory_lock(%s)", (db.RELAY_LOCK,))
+                (self.relay_leading,) = await cur.fetchone()
+            return self.relay_leading
+        except psycopg.Error:
+            log.warning("relay lock unavailable", exc_info=True)
+            self.relay_leading = False
+            if self.relay_lock is not None:
+                await self.relay_lock.close()
+            return False
+
     async def _advance_cursor(self, schema: str) -> None:
         """Move the cursor over the applied prefix of the ledger (publishing nothing), so backlog counts
         and a restart start from where the projection really is."""
@@ -230,12 +270,16 @@ class Service:
                 await ingest_mod.ingest(self.pool, self.publisher if self.broker_ok else None, envs)
             except Exception:
                 log.exception("could not record %d access events at shutdown", len(envs))
+        if self.relay_lock is not None:
+            await self.relay_lock.close()
         if self.publisher:
             await self.publisher.stop()
         if self.pool:
             await self.pool.close()
         if self.redis:
             await self.redis.aclose()
+        if self.queries:
+            self.queries.close()
 
     async def health(self) -> dict[str, Any]:
         checks: dict[str, Any] = {"broker": self.broker_ok}
@@ -274,9 +318,18 @@ class Service:
             self.lexical.put(key, seq, index)
         return index
 
-    @lru_cache(maxsize=4096)
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embedder.embed([text])[0]
+    async def query_vector(self, text: str) -> np.ndarray:
+        """A query's vector: a recent query's from memory, else embedded together with whatever the
+        other requests of the moment ask (BatchingEmbedder)."""
+        vec = self.query_vectors.get(text)
+        if vec is None:
+            vec = await asyncio.wrap_future(self.queries.submit(text))
+            self.query_vectors[text] = vec
+            if len(self.query_vectors) > QUERY_VECTORS_KEPT:
+                self.query_vectors.popitem(last=False)
+        else:
+            self.query_vectors.move_to_end(text)
+        return vec
 
 
 svc = Service()
@@ -290,7 +343,7 @@ async def lifespan(app: FastAPI):
 
 
 # FastAPI's own telemetry (recent versions trace every request once a TracerProvider is set) records the
-# path (contact ids) and the query (`query` is the user's message): off; timing() makes the server span
+# path (contact ids) and the query (`query` is the user's message): off; Timing makes the server span
 # without them, named by the route's template.
 NATIVE_TELEMETRY_OFF = ({"telemetry": {"tracing": False, "metrics": False, "logs": False}}
                         if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
@@ -439,28 +492,49 @@ async def _invalid(request: Request, e: RequestValidationError) -> JSONBody:
                                                   "problem": err["msg"]} for err in e.errors()])
 
 
-@app.middleware("http")
-async def timing(request: Request, call_next):
+class Timing:
     """Latency per route, and with tracing on a server span per request (continuing a caller's
-    `traceparent`), named by the route's template: never the path, which holds contact ids."""
-    t0 = time.perf_counter()
-    with tracing.tracer.start_as_current_span(request.method, context=tracing.context_from_headers(request.headers),
-                                              kind=SpanKind.SERVER) as span:
-        try:
-            response = await call_next(request)
-        except Exception as e:  # logged by route and type only: no body, no locals, no message
-            route = getattr(request.scope.get("route"), "path", "unmatched")
-            log.error("%s %s failed: %s", request.method, route, logsafe.where(e))
-            response = error(500, "internal error")
-        route = getattr(request.scope.get("route"), "path", "unmatched")
-        metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - t0)
-        if span.is_recording():
-            span.update_name(f"{request.method} {route}")
-            span.set_attributes({"http.request.method": request.method, "http.route": route,
-                                 "http.response.status_code": response.status_code})
-            if response.status_code >= 500:
-                span.set_status(Status(StatusCode.ERROR))
-    return response
+    `traceparent`), named by the route's template: never the path, which holds contact ids. A plain
+    ASGI middleware: Starlette's `@app.middleware("http")` streams every response through a task
+    group and memory streams, which cost more than a whole /context without a query."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        t0, method, status = time.perf_counter(), scope["method"], 500
+        started = False
+
+        async def send_noting_status(message: dict) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                status, started = message["status"], True
+            await send(message)
+
+        carrier = {k.decode("latin-1"): v for k, v in scope["headers"] if k in (b"traceparent", b"tracestate")}
+        with tracing.tracer.start_as_current_span(method, context=tracing.context_from_headers(carrier),
+                                                  kind=SpanKind.SERVER) as span:
+            try:
+                await self.app(scope, receive, send_noting_status)
+            except Exception as e:  # logged by route and type only: no body, no locals, no message
+                log.error("%s %s failed: %s", method, getattr(scope.get("route"), "path", "unmatched"),
+                          logsafe.where(e))
+                if not started:
+                    await error(500, "internal error")(scope, receive, send)
+                status = 500
+            route = getattr(scope.get("route"), "path", "unmatched")
+            metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - t0)
+            if span.is_recording():
+                span.update_name(f"{method} {route}")
+                span.set_attributes({"http.request.method": method, "http.route": route,
+                                     "http.response.status_code": status})
+                if status >= 500:
+                    span.set_status(Status(StatusCode.ERROR))
+
+
+app.add_middleware(Timing)
 
 
 def health_status(h: dict[str, Any], ready_once: bool) -> tuple[str, bool, list[str], int]:
@@ -573,8 +647,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
                         budget: int | None, at: datetime | None) -> dict:
     """The /context answer (also the memory part of /payload). With an explicit as_of the memories are
     those served then: retired since (compressed, pruned, ...) included, created later left out."""
-    # the query embedding (CPU, in a thread) overlaps the reads that do not need it
-    embedding = asyncio.ensure_future(asyncio.to_thread(svc.embed_query, query)) if query else None
+    # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
+    embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
     state, entities, history = await asyncio.gather(svc.store.contact(tenant_id, contact_id),
                                                     svc.store.entities(tenant_id, contact_id),
                                                     cached_history(tenant_id, contact_id))

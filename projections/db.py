@@ -16,6 +16,7 @@ from pgvector.psycopg import register_vector, register_vector_async
 
 DEFAULT_VERSION = "v1"
 SWITCH_LOCK = 72657010  # advisory lock: batches hold it shared, a reader switch exclusively
+RELAY_LOCK = 72657011  # advisory lock: the one API process that relays the ledger to the broker holds it
 _VERSION_RE = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 

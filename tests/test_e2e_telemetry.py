@@ -120,13 +120,17 @@ def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tm
             # every process's /metrics, as Prometheus finds them (file_sd)
             targets = json.loads((stack.data_dir / "prometheus-targets.json").read_text())
             jobs = {t["labels"]["process"]: (t["labels"]["job"], t["targets"][0]) for t in targets}
-            assert jobs["api"] == ("rapport-api", f"127.0.0.1:{stack.port}") and jobs["worker-0"][0] == "rapport-worker"
+            # two API processes share the HTTP port (SO_REUSEPORT); each has a /metrics port of its own
+            api_targets = [t for job, t in jobs.values() if job == "rapport-api"]
+            assert {p for p, (job, _) in jobs.items() if job == "rapport-api"} == {"api", "api-1"}
+            assert f"127.0.0.1:{stack.port}" not in api_targets and jobs["worker-0"][0] == "rapport-worker"
             worker_metrics = httpx.get(f"http://{jobs['worker-0'][1]}/metrics").text
             assert 'rapport_events_total{outcome="applied"}' in worker_metrics
             assert "rapport_freshness_seconds_count 1.0" in worker_metrics
             assert 'rapport_events_total{outcome="dead_letter"} 1.0' in worker_metrics
             assert 'rapport_consumer_lag{partition="' in worker_metrics
-            assert 'rapport_ingested_total{event_type="InteractionRecorded",result="new"} 1.0' in c.get("/metrics").text
+            ingested = 'rapport_ingested_total{event_type="InteractionRecorded",result="new"} 1.0'
+            assert sum(ingested in httpx.get(f"http://{t}/metrics").text for t in api_targets) == 1  # one took it
     finally:
         code, _, _ = stack.stop()
     assert code == 0

@@ -1,0 +1,35 @@
+"""More than one API process (`rapport up --api-processes`): one relays the ledger to the broker at a time,
+the others take over when it is gone (projections/api.Service.relay_leader, a PostgreSQL advisory lock)."""
+import asyncio
+
+from projections import api
+
+
+def service(pg_url: str, monkeypatch) -> api.Service:
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", pg_url)
+    from streams.config import settings
+
+    settings.cache_clear()
+    try:
+        return api.Service()
+    finally:
+        settings.cache_clear()
+
+
+def test_one_process_relays_and_another_takes_over_when_it_is_gone(pg_url, monkeypatch):
+    async def run() -> None:
+        a, b = service(pg_url, monkeypatch), service(pg_url, monkeypatch)
+        try:
+            assert await a.relay_leader() is True
+            assert await b.relay_leader() is False
+            assert await a.relay_leader() is True  # still its own, pass after pass
+            assert await b.relay_leader() is False
+            await a.relay_lock.close()  # the relaying process died (PostgreSQL lets its lock go)
+            assert await b.relay_leader() is True
+            assert await a.relay_leader() is False  # back, it follows
+        finally:
+            for s in (a, b):
+                if s.relay_lock is not None:
+                    await s.relay_lock.close()
+
+    asyncio.run(run())
