@@ -1,0 +1,50 @@
+"""Two API processes on one port (`rapport up`'s default on two cores): requests reach both, and when one
+dies the other answers every request while the supervisor restarts it."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import httpx
+import pytest
+
+from tests.stack import RunningStack
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+
+def api_requests(stack: RunningStack, name: str) -> float:
+    """GET /healthz requests that process `name` answered, from its own /metrics port."""
+    text = httpx.get(stack.run_info["metrics"][name], timeout=10).text
+    line = [ln for ln in text.splitlines() if ln.startswith('rapport_request_seconds_count{route="/healthz"}')]
+    return float(line[0].split()[-1]) if line else 0.0
+
+
+def test_both_api_processes_answer_and_one_dying_drops_no_request(tmp_path):
+    stack = RunningStack(tmp_path / "data")
+    stack.start()
+    try:
+        assert {"api", "api-1"} <= set(stack.run_info["children"])
+        for _ in range(60):  # a new connection each: the kernel spreads them over the two
+            assert httpx.get(f"{stack.url}/healthz", timeout=10).status_code == 200
+        assert api_requests(stack, "api") > 0 and api_requests(stack, "api-1") > 0
+
+        os.kill(stack.run_info["children"]["api"], signal.SIGKILL)
+        with stack.client() as c:
+            c.headers["Connection"] = "close"
+            failed = 0
+            for _ in range(100):
+                try:
+                    failed += c.get("/context/nobody").status_code != 200
+                except httpx.TransportError:
+                    failed += 1
+                time.sleep(0.01)
+        assert failed == 0
+        deadline = time.monotonic() + 60  # and the killed one is back
+        while "api restarted" not in "".join(stack.output) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert "api restarted" in "".join(stack.output), stack.logs()
+    finally:
+        code, _, _ = stack.stop()
+    assert code == 0
