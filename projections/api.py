@@ -11,6 +11,7 @@ import time
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ class JSONBody(JSONResponse):
 AFTER_TIMEOUT_S = 5.0
 KEYWORD_K = 40  # BM25 candidates per query, beside the vector top k (Store.candidates)
 QUERY_VECTORS_KEPT = 4096  # recent queries whose vectors are kept (a repeated question skips the model)
+TOKEN_COUNTS_KEPT = 200_000  # texts whose token counts are kept (~20 MB)
 # the memories a reply most likely used (the top of the packed list) count as accessed; 0 = no statistics
 ACCESSED_PER_RESPONSE = int(os.environ.get("RAPPORT_ACCESSED_PER_RESPONSE", "5"))
 ACCESS_FLUSH_S = 1.0
@@ -114,6 +116,7 @@ class Service:
         self.publisher: ingest_mod.Publisher | None = None
         self.redis: Any = None
         self.embedder = None
+        self.count_tokens: Any = None  # the embedder's token counter, memoised (start)
         self.queries: BatchingEmbedder | None = None  # query embeddings of concurrent requests, batched
         self.query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # recent queries' vectors
         self.broker_ok = False
@@ -148,6 +151,10 @@ class Service:
                                        socket_connect_timeout=REDIS_TIMEOUT_S)
         self.embedder = await asyncio.to_thread(default_embedder)
         self.queries = BatchingEmbedder(self.embedder)
+        # a memory's token count, asked for on every /context that packs it (the tokenizer holds the GIL:
+        # ~15% of the API's Python time under load); its texts do not change, so counted once
+        count = getattr(self.embedder, "count_tokens", None)
+        self.count_tokens = lru_cache(maxsize=TOKEN_COUNTS_KEPT)(count) if count else None
         # what start-up made (modules, the model, the pool) lives as long as the process: kept out of the
         # collector's full passes, which otherwise walk it all while every request in flight waits
         gc.collect()
@@ -676,9 +683,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
         await embedding
     if not history and state:  # the cache was cold: the session window from the projected state
         history = list(state.get("window") or [])
-    count = getattr(svc.embedder, "count_tokens", None)
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
-                    count_tokens=count, card_rows=card_rows, entities=entities, matched_refs=matched,
+                    count_tokens=svc.count_tokens, card_rows=card_rows, entities=entities, matched_refs=matched,
                     persona_id=persona_id)
     body["as_of"] = format_time(at)
     return body
@@ -812,7 +818,7 @@ async def post_payload(request: Request, p: auth.Principal = Depends(principal))
     return JSONBody(await asyncio.to_thread(
         build_payload, message=req.message, system_prompt=req.system_prompt, tenant_profile=profile,
         context_text=ctx["context_text"], memories=ctx["memories"], service_data=req.service_data,
-        history=ctx["history"], tools=req.tools, count=getattr(svc.embedder, "count_tokens", None)))
+        history=ctx["history"], tools=req.tools, count=svc.count_tokens))
 
 
 def trigger_json(t: dict) -> dict:
