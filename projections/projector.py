@@ -251,7 +251,10 @@ async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch])
     with tracing.tracer.start_as_current_span("rapport.projection.write", attributes={
             "rapport.applied": sum(len(b.applied) + len(b.erasures) for b in segments),
             "rapport.derived": sum(len(b.derived) for b in segments)}):
-        async with conn.transaction():
+        # one pipeline: the statements go out without waiting for each other's results (a batch's derived
+        # events alternate between types, so it makes thousands of small executemany, each a round trip
+        # otherwise); PostgreSQL works through them while we serialise the next rows
+        async with conn.transaction(), conn.pipeline():
             for b in segments:
                 await _apply(conn, b)
 
