@@ -121,10 +121,11 @@ async def _partitions(consumer: Any, topic: str) -> set[int]:
     return consumer.partitions_for_topic(topic) or set()
 
 
-def _replay_pipeline(conn: Any, live: str, into: str, load_model_now: bool) -> tuple[Any, Any]:
+def _replay_pipeline(conn: Any, live: str, into: str, load_model_now: bool, source: str = "ledger") -> tuple[Any, Any]:
     """The pipeline a replay feeds, with the model outcomes of the live version: its recorded moods and
     its stored vectors. The model, for the few texts live never stored, is loaded on another core
-    meanwhile (`load_model_now`), else when first needed."""
+    meanwhile (`load_model_now`), else when first needed. Events read from the ledger are not written
+    back to it (`source`); those read from the log are, as a worker would."""
     from agents.embedder import RecordedEmbedder, configured_model_name, default_embedder
     from agents.llm import RecordedMoods
     from agents.pipeline import InteractionPipeline
@@ -133,7 +134,8 @@ def _replay_pipeline(conn: Any, live: str, into: str, load_model_now: bool) -> t
         if load_model_now else default_embedder
     embedder = RecordedEmbedder(model, configured_model_name(), live)
     return InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
-                               moods=RecordedMoods(conn, live), publishes=False), embedder
+                               moods=RecordedMoods(conn, live), publishes=False,
+                               records=source != "ledger"), embedder
 
 
 _progress: Any = None  # a replay part's queue to the parent's progress bar
@@ -232,7 +234,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         events += done["events"]
         parts = {k: done[k] for k in parts}
     conn = await db.connect_async(url, schema=new)
-    pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=not parallel)
+    pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=not parallel, source=source)
 
     async def feed(records: list) -> None:
         nonlocal events

@@ -50,6 +50,8 @@ class Batch:
     # a live worker publishes the derived events after the commit: kept in derived_outbox until it has
     # (a replay builds a version and publishes nothing)
     publish: bool = False
+    # the source events go into the ledger; not when they were read from it (a replay from the ledger)
+    record: bool = True
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
@@ -339,9 +341,10 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
     async with conn.cursor() as cur:
-        if batch.applied:
+        if batch.applied and batch.record:
             await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
                                                   if a.env.event_type in ev.SOURCE_TYPES])
+        if batch.applied:
             await cur.executemany(
                 "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
                 "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
