@@ -88,7 +88,7 @@ class MiniLMEmbedder:
         self.eps = cfg["layer_norm_eps"]
         self.batch_size = batch_size
         w = load_file(str(d / "model.safetensors"))
-        self.w = {k: v.astype(np.float32) for k, v in w.items()}
+        self.w = {k: v.astype(np.float32, copy=False) for k, v in w.items()}  # float32 already: no copy
         # Pre-transpose dense weights once: x @ W.T on every call would copy.
         for k in list(self.w):
             if k.endswith(".weight") and self.w[k].ndim == 2 and "embeddings" not in k:
