@@ -177,7 +177,7 @@ async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh
     olga = [r for r in conversation() if b'"olga"' in r.value]
     for into, source, kept in (("v2", "ledger", 0), ("v3", "log", len(olga))):
         conn = await db.connect_async(fresh_db, schema=db.schema_of(into))
-        pipe, _ = rp._replay_pipeline(conn, db.schema_of("v1"), into, load_model_now=False, source=source)
+        pipe, _ = rp._replay_pipeline(conn, db.schema_of("v1"), into, source=source)
         assert (await pipe.process(olga)).applied == len(olga)
         await conn.close()
         with psycopg.connect(fresh_db, autocommit=True) as c:
