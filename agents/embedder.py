@@ -90,7 +90,7 @@ class MiniLMEmbedder:
         self.eps = cfg["layer_norm_eps"]
         self.batch_size = batch_size
         w = load_file(str(d / "model.safetensors"))
-        self.w = {k: v.astype(np.float32) for k, v in w.items()}
+        self.w = {k: v.astype(np.float32, copy=False) for k, v in w.items()}  # float32 already: no copy
         # Pre-transpose dense weights once: x @ W.T on every call would copy.
         for k in list(self.w):
             if k.endswith(".weight") and self.w[k].ndim == 2 and "embeddings" not in k:
@@ -175,10 +175,20 @@ def _onnx_session(w: dict[str, np.ndarray], layers: int, heads: int, dim: int, e
     except ImportError:
         return None
     hd = dim // heads
-    nodes, inits = [], []
+    nodes, inits, weights = [], [], {}
 
     def const(name: str, arr: np.ndarray) -> str:
-        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        arr = np.asarray(arr)
+        if arr.size < 1024:
+            inits.append(numpy_helper.from_array(arr, name))
+            return name
+        # a weight: handed to the session from memory (external data), not copied into the serialised
+        # graph, which took half of the model's ~1 s load (SerializeToString of 90 MB)
+        t = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(arr.dtype), dims=arr.shape,
+                        data_location=TensorProto.EXTERNAL)
+        t.external_data.add(key="location", value="memory")
+        inits.append(t)
+        weights[name] = ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(arr))
         return name
 
     def node(op: str, ins: list[str], out: str, **attrs) -> str:
@@ -238,7 +248,10 @@ def _onnx_session(w: dict[str, np.ndarray], layers: int, heads: int, dim: int, e
     opts.inter_op_num_threads = 1
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # share the cores politely
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    opts.add_external_initializers(list(weights), list(weights.values()))
+    session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    session.weights = weights  # the session reads the weights from this memory: keep it alive with it
+    return session
 
 
 @dataclass

@@ -124,7 +124,7 @@ class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
                  redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
-                 switch_lock: bool = True, moods: Any = None, publishes: bool = True):
+                 switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True):
         self.conn = conn  # search_path = the projection version's schema
         self.version = version
         self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
@@ -132,6 +132,7 @@ class InteractionPipeline:
         self.switch_lock = switch_lock  # False only for the replay, which holds the lock exclusively
         self.moods = moods  # agents/llm.py: LLMMoods live, RecordedMoods in a replay, None = offline only
         self.publishes = publishes  # its derived events go to the broker (kept in the outbox until they have)
+        self.records = records  # its source events go into the ledger (False: they were read from it)
         self.embedder = embedder
         self.redis = redis
         self.config = config
@@ -317,7 +318,7 @@ class InteractionPipeline:
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
-        segments = [Batch(publish=self.publishes)]
+        segments = [Batch(publish=self.publishes, record=self.records)]
         for (e, r), candidates in zip(fresh, plans):
             key = (e.tenant_id, e.contact_id)
             batch = segments[-1]
@@ -325,7 +326,7 @@ class InteractionPipeline:
                 states[key] = core.new_state(*key)
                 batch.states.pop(key, None)
                 batch.erasures.append(Applied(e, 0, r.partition, r.offset))
-                segments.append(Batch(publish=self.publishes))
+                segments.append(Batch(publish=self.publishes, record=self.records))
                 continue
             try:
                 if (problem := time_problem(e)) is not None:

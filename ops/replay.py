@@ -121,19 +121,27 @@ async def _partitions(consumer: Any, topic: str) -> set[int]:
     return consumer.partitions_for_topic(topic) or set()
 
 
-def _replay_pipeline(conn: Any, live: str, into: str, load_model_now: bool) -> tuple[Any, Any]:
+def _load_model_meanwhile() -> Any:
+    """The model, loading on another core from now on: a replay needs it only for the few texts live
+    never stored, and its first batch would otherwise wait for the load."""
+    from agents.embedder import default_embedder
+
+    return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder).result
+
+
+def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source: str = "ledger") -> tuple[Any, Any]:
     """The pipeline a replay feeds, with the model outcomes of the live version: its recorded moods and
-    its stored vectors. The model, for the few texts live never stored, is loaded on another core
-    meanwhile (`load_model_now`), else when first needed."""
+    its stored vectors. `model` gives the model for the few texts live never stored (by default it is
+    loaded when first needed). Events read from the ledger are not written back to it (`source`);
+    those read from the log are, as a worker would."""
     from agents.embedder import RecordedEmbedder, configured_model_name, default_embedder
     from agents.llm import RecordedMoods
     from agents.pipeline import InteractionPipeline
 
-    model = ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder).result \
-        if load_model_now else default_embedder
-    embedder = RecordedEmbedder(model, configured_model_name(), live)
+    embedder = RecordedEmbedder(model or default_embedder, configured_model_name(), live)
     return InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
-                               moods=RecordedMoods(conn, live), publishes=False), embedder
+                               moods=RecordedMoods(conn, live), publishes=False,
+                               records=source != "ledger"), embedder
 
 
 _progress: Any = None  # a replay part's queue to the parent's progress bar
@@ -156,7 +164,7 @@ async def _replay_part(url: str, live: str, new: str, into: str, contacts: list[
 
     conn = await db.connect_async(url, schema=new)
     try:
-        pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=True)
+        pipe, embedder = _replay_pipeline(conn, live, into, _load_model_meanwhile())
         events = 0
         async for batch in ledger_batches(url, live, new, batch_size, contacts):
             events += (await pipe.process([Record(v) for v in batch])).applied
@@ -208,6 +216,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     env = resolve_env(data_dir)
     url = env["RAPPORT_DATABASE_URL"]
     new = db.schema_of(into)
+    parallel = jobs > 1 and source == "ledger"
     with psycopg.connect(url, autocommit=True) as c:
         db.migrate_meta(c)
         live_version = db.active_version(c)
@@ -217,12 +226,13 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
             raise ReplayError(f"{into} is the live version")
         if c.execute("SELECT 1 FROM rapport.projection_versions WHERE version=%s", (into,)).fetchone():
             raise ReplayError(f"version {into} exists; drop it first with `rapport replay --drop {into}`")
+        # while the schema is made; not when parts are forked from this process: they load their own
+        model = None if parallel else _load_model_meanwhile()
         db.ensure_version(c, into, activate_if_none=False, status="building")
         total = c.execute(f"SELECT count(*) FROM {db.schema_of(live_version)}.processed_events "
                           f"WHERE contact_id NOT LIKE 'erased:%%'").fetchone()[0]
     live = db.schema_of(live_version)
 
-    parallel = jobs > 1 and source == "ledger"
     t0 = time.monotonic()
     events = 0
     bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)
@@ -232,7 +242,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         events += done["events"]
         parts = {k: done[k] for k in parts}
     conn = await db.connect_async(url, schema=new)
-    pipe, embedder = _replay_pipeline(conn, live, into, load_model_now=not parallel)
+    pipe, embedder = _replay_pipeline(conn, live, into, model, source=source)
 
     async def feed(records: list) -> None:
         nonlocal events

@@ -50,6 +50,8 @@ class Batch:
     # a live worker publishes the derived events after the commit: kept in derived_outbox until it has
     # (a replay builds a version and publishes nothing)
     publish: bool = False
+    # the source events go into the ledger; not when they were read from it (a replay from the ledger)
+    record: bool = True
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
@@ -251,7 +253,10 @@ async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch])
     with tracing.tracer.start_as_current_span("rapport.projection.write", attributes={
             "rapport.applied": sum(len(b.applied) + len(b.erasures) for b in segments),
             "rapport.derived": sum(len(b.derived) for b in segments)}):
-        async with conn.transaction():
+        # one pipeline: the statements go out without waiting for each other's results (a batch's derived
+        # events alternate between types, so it makes thousands of small executemany, each a round trip
+        # otherwise); PostgreSQL works through them while we serialise the next rows
+        async with conn.transaction(), conn.pipeline():
             for b in segments:
                 await _apply(conn, b)
 
@@ -336,9 +341,10 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
     async with conn.cursor() as cur:
-        if batch.applied:
+        if batch.applied and batch.record:
             await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
                                                   if a.env.event_type in ev.SOURCE_TYPES])
+        if batch.applied:
             await cur.executemany(
                 "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
                 "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",

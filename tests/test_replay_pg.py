@@ -162,3 +162,25 @@ async def test_parallel_replay_gives_the_live_digest(fresh_db, monkeypatch, embe
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False, jobs=2)
     assert r["verified"] and r["switched"] and r["events"] == 11 and r["jobs"] == 2
     assert r["texts_recorded"] > 0
+
+
+async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh_db, monkeypatch):
+    """Events read from the ledger are not written back (a contact erased meanwhile must not get its rows
+    back); events read from the log go into it, as a worker's would."""
+    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    await live_run(fresh_db, conversation())
+    with psycopg.connect(fresh_db, autocommit=True) as c:
+        c.execute("DELETE FROM rapport.ledger WHERE contact_id='olga'")  # erased after the replay read them
+        db.ensure_version(c, "v2", activate_if_none=False, status="building")
+        db.ensure_version(c, "v3", activate_if_none=False, status="building")
+    olga = [r for r in conversation() if b'"olga"' in r.value]
+    for into, source, kept in (("v2", "ledger", 0), ("v3", "log", len(olga))):
+        conn = await db.connect_async(fresh_db, schema=db.schema_of(into))
+        pipe, _ = rp._replay_pipeline(conn, db.schema_of("v1"), into, source=source)
+        assert (await pipe.process(olga)).applied == len(olga)
+        await conn.close()
+        with psycopg.connect(fresh_db, autocommit=True) as c:
+            assert c.execute("SELECT count(*) FROM rapport.ledger WHERE contact_id='olga'").fetchone()[0] == kept
+            assert c.execute(f"SELECT count(*) FROM proj_{into}.processed_events WHERE contact_id='olga'"
+                             ).fetchone()[0] == len(olga)

@@ -68,8 +68,11 @@ SILENCE_RISK = ((45, 0.6), (14, 0.4), (7, 0.2))
 
 
 def known_entry(m: dict[str, Any]) -> dict[str, Any]:
-    """What the tiers need of a memory (`known`), from the memory itself."""
-    return {"embedding": m.get("embedding"), "embeddingModel": m.get("embeddingModel"), "content": m["content"],
+    """What the tiers need of a memory (`known`), from the memory itself. The vector as an array once: the
+    tiers compare it with every other memory (as a list it was converted again each time)."""
+    emb = m.get("embedding")
+    return {"embedding": None if emb is None else np.asarray(emb, dtype=np.float32),
+            "embeddingModel": m.get("embeddingModel"), "content": m["content"],
             "sourceEventIds": list(m["sourceEventIds"]), "speaker": m.get("speaker")}
 
 
