@@ -116,8 +116,7 @@ class Service:
         self.publisher: ingest_mod.Publisher | None = None
         self.redis: Any = None
         self.embedder = None
-        self.count_tokens: Any = None  # the embedder's token counter, memoised (start)
-        self.queries: BatchingEmbedder | None = None  # query embeddings of concurrent requests, batched
+        self._batched: tuple[Any, BatchingEmbedder, Any] | None = None  # (embedder, its batcher, its counter)
         self.query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # recent queries' vectors
         self.broker_ok = False
         self.relay_task: asyncio.Task | None = None
@@ -150,11 +149,6 @@ class Service:
         self.redis = aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                        socket_connect_timeout=REDIS_TIMEOUT_S)
         self.embedder = await asyncio.to_thread(default_embedder)
-        self.queries = BatchingEmbedder(self.embedder)
-        # a memory's token count, asked for on every /context that packs it (the tokenizer holds the GIL:
-        # ~15% of the API's Python time under load); its texts do not change, so counted once
-        count = getattr(self.embedder, "count_tokens", None)
-        self.count_tokens = lru_cache(maxsize=TOKEN_COUNTS_KEPT)(count) if count else None
         # what start-up made (modules, the model, the pool) lives as long as the process: kept out of the
         # collector's full passes, which otherwise walk it all while every request in flight waits
         gc.collect()
@@ -285,8 +279,9 @@ class Service:
             await self.pool.close()
         if self.redis:
             await self.redis.aclose()
-        if self.queries:
-            self.queries.close()
+        if self._batched is not None:
+            self._batched[1].close()
+            self._batched = None
 
     async def health(self) -> dict[str, Any]:
         checks: dict[str, Any] = {"broker": self.broker_ok}
@@ -324,6 +319,29 @@ class Service:
             index = (BM25Index((d["id"], d["text"]) for d in docs), Timeline(docs))
             self.lexical.put(key, seq, index)
         return index
+
+    def _of_embedder(self) -> tuple[BatchingEmbedder, Any]:
+        """The current embedder's query batcher and memoised token counter, made on first use (a test
+        may swap the embedder)."""
+        if self._batched is None or self._batched[0] is not self.embedder:
+            if self._batched is not None:
+                self._batched[1].close()
+            self.query_vectors.clear()  # another model's vectors
+            count = getattr(self.embedder, "count_tokens", None)
+            # a memory's token count is asked for on every /context that packs it, and the tokenizer holds
+            # the GIL (~15% of the API's Python time under load); a text's count does not change
+            self._batched = (self.embedder, BatchingEmbedder(self.embedder),
+                             lru_cache(maxsize=TOKEN_COUNTS_KEPT)(count) if count else None)
+        return self._batched[1], self._batched[2]
+
+    @property
+    def queries(self) -> BatchingEmbedder:
+        """Query embeddings of concurrent requests, batched."""
+        return self._of_embedder()[0]
+
+    @property
+    def count_tokens(self) -> Any:
+        return self._of_embedder()[1]
 
     async def query_vector(self, text: str) -> np.ndarray:
         """A query's vector: a recent query's from memory, else embedded together with whatever the
