@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, OrderedDict
+from functools import lru_cache
 from typing import Iterable
 
 TOKEN = re.compile(r"[^\W_]+")
@@ -26,6 +27,15 @@ def tokens(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
 
+@lru_cache(maxsize=200_000)
+def doc_terms(text: str) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """(length in tokens, (term, count) of each term but the stop words): what an index keeps of a text.
+    Memoised: a contact's index is rebuilt whenever it gains a memory, from texts it mostly had before.
+    Stop words count towards the length but are never queried (query_terms drops them)."""
+    toks = tokens(text)
+    return len(toks), tuple(Counter(t for t in toks if t not in STOP).items())
+
+
 def query_terms(text: str) -> list[str]:
     return [t for t in dict.fromkeys(tokens(text)) if t not in STOP]
 
@@ -36,10 +46,8 @@ class BM25Index:
         postings: dict[str, list[tuple[str, int]]] = {}
         self.lengths: dict[str, int] = {}
         for doc_id, text in docs:
-            toks = tokens(text)
-            self.lengths[doc_id] = len(toks)
-            # stop words count towards a document's length but are never queried (query_terms drops them)
-            for term, tf in Counter(t for t in toks if t not in STOP).items():
+            self.lengths[doc_id], counts = doc_terms(text)
+            for term, tf in counts:
                 postings.setdefault(term, []).append((doc_id, tf))
         # tuples, not lists: the collector stops tracking tuples (and then dicts) of plain values, and a
         # full collection over a thousand cached indexes' lists took ~150 ms (a stall every request felt)
