@@ -96,11 +96,25 @@ def count_phrases(texts: Iterable[str], prior: dict[str, int] | None = None) -> 
     return dict(top)
 
 
+@lru_cache(maxsize=4096)
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"(?:(\S+)\s+)?\b(" + r"[\s-]+".join(re.escape(w) for w in phrase.split()) + r")\b",
+                      re.IGNORECASE)
+
+
 def _occurrences(phrase: str, texts: list[str]) -> list[tuple[str, str]]:
     """(the word before, the phrase as written) for each place a text uses the phrase."""
-    pattern = re.compile(r"(?:(\S+)\s+)?\b(" + r"[\s-]+".join(re.escape(w) for w in phrase.split()) + r")\b",
-                         re.IGNORECASE)
-    return [((m.group(1) or "").lower(), " ".join(m.group(2).split())) for t in texts for m in pattern.finditer(t)]
+    pattern = _phrase_pattern(phrase)
+    # The regex (an optional word before, tried at every position) is slow on a text that cannot match.
+    # Between ASCII texts and an ASCII phrase, IGNORECASE is plain ASCII case folding, so a text that
+    # lacks one of the phrase's words in lower case cannot match; non-ASCII ones always go to the regex
+    # (its Unicode case folding matches "ſ" to "s", "K" to "k").
+    ascii_words = phrase.split() if phrase.isascii() else None
+    if ascii_words is not None:
+        ascii_words = [w.lower() for w in ascii_words]
+    return [((m.group(1) or "").lower(), " ".join(m.group(2).split())) for t in texts
+            if ascii_words is None or not t.isascii() or all(w in t.lower() for w in ascii_words)
+            for m in pattern.finditer(t)]
 
 
 def _display(phrase: str, texts: list[str]) -> str:
