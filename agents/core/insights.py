@@ -174,8 +174,9 @@ def label(counts: dict[str, int], size: int, background: dict[str, int], backgro
     return f"{topic}: {', '.join(chosen)}" if chosen else topic
 
 
-def _content(text: str) -> set[str]:
-    return {w for w in normalize_text(text).split() if w not in STOP}
+@lru_cache(maxsize=20_000)  # examples() compares each text with every one chosen so far
+def _content(text: str) -> frozenset[str]:
+    return frozenset(w for w in normalize_text(text).split() if w not in STOP)
 
 
 def same_thing(a: str, b: str) -> bool:
