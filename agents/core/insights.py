@@ -102,19 +102,23 @@ def _phrase_pattern(phrase: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-def _occurrences(phrase: str, texts: list[str]) -> list[tuple[str, str]]:
-    """(the word before, the phrase as written) for each place a text uses the phrase."""
-    pattern = _phrase_pattern(phrase)
+@lru_cache(maxsize=100_000)  # a theme's label is chosen again on every periodic run, over mostly the same texts
+def _occurrences_in(phrase: str, text: str) -> tuple[tuple[str, str], ...]:
     # The regex (an optional word before, tried at every position) is slow on a text that cannot match.
-    # Between ASCII texts and an ASCII phrase, IGNORECASE is plain ASCII case folding, so a text that
+    # Between an ASCII text and an ASCII phrase, IGNORECASE is plain ASCII case folding, so a text that
     # lacks one of the phrase's words in lower case cannot match; non-ASCII ones always go to the regex
     # (its Unicode case folding matches "ſ" to "s", "K" to "k").
-    ascii_words = phrase.split() if phrase.isascii() else None
-    if ascii_words is not None:
-        ascii_words = [w.lower() for w in ascii_words]
-    return [((m.group(1) or "").lower(), " ".join(m.group(2).split())) for t in texts
-            if ascii_words is None or not t.isascii() or all(w in t.lower() for w in ascii_words)
-            for m in pattern.finditer(t)]
+    if phrase.isascii() and text.isascii():
+        lower = text.lower()
+        if not all(w in lower for w in phrase.lower().split()):
+            return ()
+    return tuple(((m.group(1) or "").lower(), " ".join(m.group(2).split()))
+                 for m in _phrase_pattern(phrase).finditer(text))
+
+
+def _occurrences(phrase: str, texts: list[str]) -> list[tuple[str, str]]:
+    """(the word before, the phrase as written) for each place a text uses the phrase."""
+    return [o for t in texts for o in _occurrences_in(phrase, t)]
 
 
 def _display(phrase: str, texts: list[str]) -> str:
