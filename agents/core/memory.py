@@ -55,6 +55,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha1(normalize_text(text).encode()).hexdigest()
 
 
+@lru_cache(maxsize=50_000)  # per word of every message and summary sentence; chat repeats its words
 def _fold_word(w: str) -> str:
     w = _REPEATS.sub(r"\1\1", w)  # stretched words: "sooo" -> "soo", "okkk" -> "okk"
     if re.fullmatch(r"(ha)+h?|(he)+h?|(lo)+l", w):
