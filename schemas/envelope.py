@@ -17,6 +17,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -89,6 +90,11 @@ def parse_time(s: str) -> datetime:
     """RFC 3339 -> aware datetime (a missing offset means UTC)."""
     if not isinstance(s, str) or not s:
         raise ValueError("not an RFC 3339 timestamp")
+    return _parse_time(s)
+
+
+@lru_cache(maxsize=50_000)  # the fold reads the same memories' times on every event (decay, expiry, sessions)
+def _parse_time(s: str) -> datetime:  # datetimes are immutable: one may be shared
     t = s.strip()
     if t[-1:] in ("Z", "z"):
         t = t[:-1] + "+00:00"

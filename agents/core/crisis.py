@@ -75,6 +75,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 SEVERITIES = ("high", "medium")
@@ -146,7 +147,8 @@ def _osa(a: str, b: str, limit: int) -> int:
     return prev[-1]
 
 
-def _fold_token(raw: str) -> list[str]:
+@lru_cache(maxsize=50_000)  # the same words come back message after message (a fuzzy match runs an edit distance)
+def _fold_token(raw: str) -> tuple[str, ...]:
     t = "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c)).casefold()
     t = _INNER.sub("", t)
     t = _SQUEEZE.sub(r"\1", t)
@@ -155,13 +157,13 @@ def _fold_token(raw: str) -> list[str]:
     if t in _TYPOS:
         t = _TYPOS[t]
     if t in _EXPAND:
-        return _EXPAND[t].split()
+        return tuple(_EXPAND[t].split())
     if len(t) >= 5 and t not in _NOT_FUZZY and t not in _FUZZY:
         for kw in _FUZZY:
             limit = 2 if len(kw) >= 8 else 1
             if t[0] == kw[0] and _osa(t, kw, limit) <= limit:
-                return [kw]
-    return [t]
+                return (kw,)
+    return (t,)
 
 
 _QUOTED = re.compile(r'"[^"\n]{1,400}"|“[^”\n]{1,400}”|«[^»\n]{1,400}»|„[^“”\n]{1,400}[“”]'

@@ -96,11 +96,29 @@ def count_phrases(texts: Iterable[str], prior: dict[str, int] | None = None) -> 
     return dict(top)
 
 
+@lru_cache(maxsize=4096)
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"(?:(\S+)\s+)?\b(" + r"[\s-]+".join(re.escape(w) for w in phrase.split()) + r")\b",
+                      re.IGNORECASE)
+
+
+@lru_cache(maxsize=100_000)  # a theme's label is chosen again on every periodic run, over mostly the same texts
+def _occurrences_in(phrase: str, text: str) -> tuple[tuple[str, str], ...]:
+    # The regex (an optional word before, tried at every position) is slow on a text that cannot match.
+    # Between an ASCII text and an ASCII phrase, IGNORECASE is plain ASCII case folding, so a text that
+    # lacks one of the phrase's words in lower case cannot match; non-ASCII ones always go to the regex
+    # (its Unicode case folding matches "ſ" to "s", "K" to "k").
+    if phrase.isascii() and text.isascii():
+        lower = text.lower()
+        if not all(w in lower for w in phrase.lower().split()):
+            return ()
+    return tuple(((m.group(1) or "").lower(), " ".join(m.group(2).split()))
+                 for m in _phrase_pattern(phrase).finditer(text))
+
+
 def _occurrences(phrase: str, texts: list[str]) -> list[tuple[str, str]]:
     """(the word before, the phrase as written) for each place a text uses the phrase."""
-    pattern = re.compile(r"(?:(\S+)\s+)?\b(" + r"[\s-]+".join(re.escape(w) for w in phrase.split()) + r")\b",
-                         re.IGNORECASE)
-    return [((m.group(1) or "").lower(), " ".join(m.group(2).split())) for t in texts for m in pattern.finditer(t)]
+    return [o for t in texts for o in _occurrences_in(phrase, t)]
 
 
 def _display(phrase: str, texts: list[str]) -> str:
@@ -160,8 +178,9 @@ def label(counts: dict[str, int], size: int, background: dict[str, int], backgro
     return f"{topic}: {', '.join(chosen)}" if chosen else topic
 
 
-def _content(text: str) -> set[str]:
-    return {w for w in normalize_text(text).split() if w not in STOP}
+@lru_cache(maxsize=20_000)  # examples() compares each text with every one chosen so far
+def _content(text: str) -> frozenset[str]:
+    return frozenset(w for w in normalize_text(text).split() if w not in STOP)
 
 
 def same_thing(a: str, b: str) -> bool:

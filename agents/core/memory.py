@@ -41,6 +41,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _REPEATS = re.compile(r"(.)\1{2,}")
 
 
+@lru_cache(maxsize=50_000)  # the tiers fold the same memories' texts again on every run
 def normalize_text(text: str) -> str:
     """Case-, accent- and whitespace-folded text, for hashing and matching."""
     if text.isascii():  # the common case, and NFKD leaves ASCII as it is: the same result, ~20x sooner
@@ -54,6 +55,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha1(normalize_text(text).encode()).hexdigest()
 
 
+@lru_cache(maxsize=50_000)  # per word of every message and summary sentence; chat repeats its words
 def _fold_word(w: str) -> str:
     w = _REPEATS.sub(r"\1\1", w)  # stretched words: "sooo" -> "soo", "okkk" -> "okk"
     if re.fullmatch(r"(ha)+h?|(he)+h?|(lo)+l", w):

@@ -73,6 +73,7 @@ NEGATIVE = frozenset({"sad", "anxious", "angry", "frustrated", "bored"})
 _RUN3 = re.compile(r"([a-z])\1{2,}")
 
 
+@lru_cache(maxsize=50_000)  # per token of every message; chat repeats its words
 def _fold(tok: str) -> str:
     tok = _RUN3.sub(r"\1\1", tok)
     if tok[0].isdigit():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from agents.core.memory import is_low_content
@@ -28,6 +29,8 @@ have has had just really very too also what when where who how why can could wou
 _PLAN = re.compile(r"\b(i'll|i will|i'm going to|i am going to|i promise|i plan to|i need to|i have to|gonna|"
                    r"tomorrow|tonight|next week|next month|this weekend|later today)\b", re.IGNORECASE)
 _COMMIT = re.compile(r"\b(i'll|i will|i promise|i'm going to|i am going to|let me|i plan to)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|my)\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
 
 
@@ -39,25 +42,36 @@ def _content_words(s: str) -> list[str]:
     return [w for w in _WORD.findall(s.lower()) if w not in _STOP and len(w) > 2]
 
 
+@lru_cache(maxsize=20_000)  # the rolling summary reads the whole window again every ROLLING_EVERY turns
+def _scored_sentences(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[bool, bool, bool, bool]], ...]:
+    """A turn's sentences that carry content: (sentence, content words, (first person, number, name, plan))."""
+    out = []
+    for s in sentences(text):
+        if is_low_content(s):
+            continue
+        cues = (bool(_FIRST_PERSON.search(s)), bool(_DIGIT.search(s)), bool(_NAME.search(s)), bool(_PLAN.search(s)))
+        out.append((s, tuple(_content_words(s)), cues))
+    return tuple(out)
+
+
 def salience(turns: list[dict[str, Any]]) -> list[tuple[float, int, str, dict]]:
     """(score, order, sentence, turn) for every sentence of the turns, best first."""
-    sents = [(s, t) for t in turns for s in sentences(t["content"]) if not is_low_content(s)]
-    df = Counter(w for s, _ in sents for w in set(_content_words(s)))
+    sents = [(s, words, cues, t) for t in turns for s, words, cues in _scored_sentences(t["content"])]
+    df = Counter(w for _, words, _, _ in sents for w in set(words))
     n = max(len(sents), 1)
     out = []
-    for i, (s, t) in enumerate(sents):
-        words = _content_words(s)
+    for i, (s, words, (first_person, number, name, plan), t) in enumerate(sents):
         if not words:
             continue
         score = sum(math.log(1 + n / df[w]) for w in set(words)) / math.sqrt(len(words) + 2)
         score *= 1.3 if t["role"] == "user" else 0.8
-        if re.search(r"\b(i|i'm|i've|my)\b", s, re.IGNORECASE):
+        if first_person:
             score *= 1.2
-        if re.search(r"\d", s):
+        if number:
             score *= 1.1
-        if _NAME.search(s):
+        if name:
             score *= 1.1
-        if _PLAN.search(s):
+        if plan:
             score *= 1.15
         out.append((round(score, 6), i, s, t))
     return sorted(out, key=lambda x: (-x[0], x[1]))
