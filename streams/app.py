@@ -26,6 +26,16 @@ def _consumer_with_fetch_wait(self, transport):  # noqa: ANN001
 
 AIOKafkaConsumerThread._create_worker_consumer = _consumer_with_fetch_wait
 
+
+class Worker(faust.Worker):
+    """Faust's worker without its terminal spinner. To feed the spinner Faust sets the root logger to
+    DEBUG whatever --loglevel says, so every library's debug record was made and handled (aiokafka's
+    and Faust's carry each sent message's bytes): 14% of a worker's Python time under load."""
+
+    def __init__(self, *args, **kwargs):  # noqa: ANN002, ANN003
+        super().__init__(*args, **kwargs)
+        self.spinner = None
+
 app = faust.App(
     s.app_id,
     broker=s.kafka_url,
@@ -51,6 +61,7 @@ app = faust.App(
     # the pipeline keeps its own state in PostgreSQL; no Faust tables, so no changelog topics
     store="memory://",
     datadir=s.faust_datadir,
+    Worker=Worker,
 )
 
 interactions_topic = app.topic(s.interactions_topic, partitions=s.partitions, key_type=bytes, value_type=bytes,
