@@ -336,14 +336,9 @@ class BatchingEmbedder:
 
     def __init__(self, embedder: Embedder, max_batch: int = 32):
         self.embedder, self.max_batch = embedder, max_batch
-        self.model_name = embedder.model_name
         self._waiting: queue.SimpleQueue[tuple[str, Future] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="batch-embedder", daemon=True)
         self._thread.start()
-
-    @property
-    def dim(self) -> int:
-        return self.embedder.dim
 
     def submit(self, text: str) -> Future:
         """A future of the text's vector (the model's exception, if the call fails)."""

@@ -73,7 +73,7 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
     from ops.embedded import Stack, free_port
 
     with tempfile.TemporaryDirectory(prefix="rapport-bench-") as d:
-        stack = Stack(Path(d), http_port=free_port(), workers=workers, api_processes=min(2, os.cpu_count() or 1))
+        stack = Stack(Path(d), http_port=free_port(), workers=workers)
         try:
             stack.start_services()
             import psycopg

@@ -33,15 +33,17 @@ def main() -> None:
 @click.option("--http-host", default="127.0.0.1", show_default=True)
 @click.option("--http-port", default=8080, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-@click.option("--api-processes", default=min(2, os.cpu_count() or 1), show_default="2, or 1 on one core",
+@click.option("--api-processes", default=None, show_default="2, or 1 on one core",
               type=click.IntRange(1, 16), help="API processes sharing the HTTP port (SO_REUSEPORT)")
 @click.option("--ready-timeout", default=120.0, show_default=True, help="seconds to wait for /healthz")
-def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processes: int, ready_timeout: float) -> None:
+def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processes: int | None,
+       ready_timeout: float) -> None:
     """Run the whole pipeline in the foreground on the embedded default."""
-    from ops.embedded import Stack
+    from ops.embedded import Stack, default_api_processes
     from ops.keys import provision
 
-    stack = Stack(Path(data_dir).resolve(), http_host, http_port, workers, api_processes=api_processes)
+    stack = Stack(Path(data_dir).resolve(), http_host, http_port, workers,
+                  api_processes=api_processes or default_api_processes())
     stopping = {"flag": False}
 
     def on_signal(signum, frame):  # noqa: ANN001

@@ -284,13 +284,20 @@ def start_redis(data: Path, log_dir: Path, port: int | None = None) -> tuple[Chi
 
 
 # ----------------------------------------------------------------------------------------- the stack
+def default_api_processes() -> int:
+    """Two API processes where there are two cores (requests use both, and one dying leaves the other
+    answering), else one."""
+    return min(2, os.cpu_count() or 1)
+
+
 @dataclass
 class Stack:
     data_dir: Path
     http_host: str = "127.0.0.1"
     http_port: int = 8080
     workers: int = 1
-    api_processes: int = 1  # more than one share the port (SO_REUSEPORT), each with its own /metrics port
+    # more than one share the port (SO_REUSEPORT), each with its own /metrics port
+    api_processes: int = field(default_factory=default_api_processes)
     children: list[Child] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     policy: RestartPolicy = field(default_factory=RestartPolicy.from_env)
@@ -350,11 +357,13 @@ class Stack:
         exe = [sys.executable, "-m", "ops.cli"]
         if is_api(name):
             aenv = {**self.env, "RAPPORT_HTTP_HOST": self.http_host, "RAPPORT_HTTP_PORT": str(self.http_port)}
+            metrics_url = f"{self.url}/metrics"
             if self.api_processes > 1:  # the shared port's /metrics answers for any one of them
                 port = free_port()
                 aenv.update(RAPPORT_API_REUSE_PORT="1", RAPPORT_API_METRICS_PORT=str(port))
+                metrics_url = f"http://127.0.0.1:{port}/metrics"
             child = spawn(name, exe + ["api"], logs, env=aenv)
-            child.metrics_url = f"http://127.0.0.1:{port}/metrics" if self.api_processes > 1 else f"{self.url}/metrics"
+            child.metrics_url = metrics_url
             return child
         if name == "webhooks":  # the webhook delivery process (streams/webhooks/delivery.py)
             return spawn("webhooks", exe + ["webhooks-worker"], logs, env=self.env)
@@ -408,7 +417,8 @@ class Stack:
         c.proc, c.log, c.metrics_url = new.proc, new.log, new.metrics_url
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
-            for dep in [d for d in self.children if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]:
+            for dep in [d for d in self.children
+                        if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]:
                 dep.stop(timeout=15)
                 fresh = self._spawn_app(dep.name)
                 dep.proc, dep.log, dep.metrics_url, dep.restart_at = fresh.proc, fresh.log, fresh.metrics_url, None
@@ -436,7 +446,8 @@ class Stack:
 
     def stop(self) -> None:
         """API first (no new input), then workers (commit), then the servers they use."""
-        tiers = [[c.name for c in self.children if is_api(c.name)], [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
+        tiers = [[c.name for c in self.children if is_api(c.name)],
+                 [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
                  ["broker", "redis", "postgres"]]
         for tier in tiers:
             group = [c for c in self.children if c.name in tier]

@@ -250,7 +250,7 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
     name = contact.get("displayName") or "this contact"
     stage, n, days = st["relationshipStage"], st["sessionCount"], _span_days(state)
     lines = ["CONTACT CONTEXT:"]
-    if stage == "new" and not memories and not stated_ids(known):
+    if stage == "new" and not memories and not any(known.values()):
         lines += [f"- New contact ({'first session' if n <= 1 else f'{n} sessions'})", "- No memories yet",
                   _mood_line(st), "", "BEHAVIOR:",
                   "- Ask discovery questions naturally (name, interests, pets, work)",

@@ -36,6 +36,7 @@ class Worker(faust.Worker):
         super().__init__(*args, **kwargs)
         self.spinner = None
 
+
 app = faust.App(
     s.app_id,
     broker=s.kafka_url,
