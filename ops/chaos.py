@@ -181,6 +181,13 @@ def probe_recovery(client: httpx.Client, run: str, n: int, t_fault: float, limit
     return None
 
 
+def wait_restarted(up: UpProcess, name: str, old_pid: int | None, limit_s: float = 90) -> None:
+    """Until the supervisor has started `name` again (a new pid in run.json), or `limit_s`."""
+    deadline = time.monotonic() + limit_s
+    while up.children().get(name) in (None, old_pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
 def inject(up: UpProcess, fault: Fault, rng: random.Random) -> None:
     kids = up.children()
     if fault.kind == "worker-kill":
@@ -279,6 +286,9 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                 before = up.children()
                 inject(up, f, rng)
                 f.recovery_s = probe_recovery(c, run, n, t_fault)
+                if f.kind.endswith("-kill"):  # answering again may not wait for it (a second API process
+                    # answers at once): the next fault starts once the killed child is back
+                    wait_restarted(up, f.target, before.get(f.target))
                 if f.kind in ("redis-stall", "pg-restart"):  # the apps ride these out: nothing restarts
                     if f.kind == "redis-stall":
                         time.sleep(max(0.0, t_fault + STALL_S + 6 - time.monotonic()))  # past the stall
