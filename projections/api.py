@@ -863,10 +863,12 @@ async def export_contact(contact_id: str, tenant_id: str | None = None,
     rows = await svc.store.export(tenant_id, contact_id)
     history: dict[str, list] = {}
     for e in rows.get("events", []):
-        mid = (e["payload"].get("memory") or {}).get("id") or e["payload"].get("memoryId")
-        if mid:
-            history.setdefault(mid, []).append({"eventId": e["event_id"], "eventType": e["event_type"],
-                                                "occurredAt": iso(e["occurred_at"]), "causationId": e["causation_id"]})
+        pl = e["payload"]
+        # MemoryAccessed names several (v2: memoryIds); rows written before it, one each (memoryId)
+        mid = (pl.get("memory") or {}).get("id") or pl.get("memoryId")
+        for m in pl.get("memoryIds") or ([mid] if mid else []):
+            history.setdefault(m, []).append({"eventId": e["event_id"], "eventType": e["event_type"],
+                                              "occurredAt": iso(e["occurred_at"]), "causationId": e["causation_id"]})
     return JSONBody({
         "contactId": contact_id, "tenantId": tenant_id, "exportedAt": format_time(now_utc()),
         "state": rows["contact"][0]["state"] if rows["contact"] else None,

@@ -156,8 +156,8 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["validTo"],
                    e.payload["memoryId"]))],
     ev.MEMORY_ACCESSED: [(
-        "UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) WHERE id=%s",
-        lambda e: (e.payload["at"], e.payload["memoryId"]))],
+        "UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) WHERE id = ANY(%s)",
+        lambda e: (e.payload["at"], e.payload["memoryIds"]))],
     ev.MEMORY_ARCHIVED: [(
         "UPDATE memories SET status='archived', updated_at=%s, retired_at=%s WHERE id=%s",
         lambda e: (e.occurred_at, e.occurred_at, e.payload["memoryId"]))],

@@ -17,6 +17,8 @@ Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
   SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded,
   MemoryReinforced, MemorySuperseded, MemoryArchived, EntityUpserted, and the consolidation tiers'
   MemoryMerged, MemoryDecayed, EpisodesCompressed, MemoryPruned, MemoryExpired (agents/core/consolidation.py)
+  MemoryAccessed v2       {memoryIds, at}  -- one per MemoriesAccessed (v1 {memoryId, at}, one per memory,
+                          is upcast: schemas/upcasters.py)
 """
 from __future__ import annotations
 
@@ -71,7 +73,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     TRIGGER_CREATED: 1,
     PATTERN_DETECTED: 1,
     CHURN_RISK_CHANGED: 1,
-    MEMORY_ACCESSED: 1,
+    MEMORY_ACCESSED: 2,
     SESSION_STARTED: 1,
     SESSION_CLOSED: 1,
     CONTACT_PROFILE_UPDATED: 1,

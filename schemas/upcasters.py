@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from schemas.envelope import InvalidEvent
-from schemas.events import CURRENT_VERSIONS, INTERACTION_RECORDED
+from schemas.events import CURRENT_VERSIONS, INTERACTION_RECORDED, MEMORY_ACCESSED
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -28,8 +28,18 @@ def _interaction_v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
     return {**d, "schema_version": 2, "payload": p}
 
 
+def _memory_accessed_v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
+    """v1 was derived once per accessed memory ({memoryId, at}); v2 once per response ({memoryIds, at}).
+    A v1 event is a v2 event of one id (one in a worker's outbox across an upgrade, for instance)."""
+    p = dict(d["payload"])
+    if "memoryId" in p:
+        p["memoryIds"] = [p.pop("memoryId")]
+    return {**d, "schema_version": 2, "payload": p}
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     (INTERACTION_RECORDED, 1): _interaction_v1_to_v2,
+    (MEMORY_ACCESSED, 1): _memory_accessed_v1_to_v2,
 }
 
 

@@ -1,5 +1,5 @@
-"""Every source event version has a golden fixture that decodes (through the upcasters) to a current
-event; the OpenAI-compatible embedder works against a local stub; the expiring-memory cap; stages
+"""Every event version ever written has a golden fixture that decodes (through the upcasters) to a
+current event; the OpenAI-compatible embedder works against a local stub; the expiring-memory cap; stages
 over simulated weeks through the fold."""
 import json
 from datetime import datetime, timedelta, timezone
@@ -23,7 +23,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "schemas" / "fixtures"
 def test_every_fixture_decodes_to_the_current_version(path):
     raw = json.loads(path.read_text())
     env = decode(json.dumps(raw).encode())
-    assert env.event_type in ev.SOURCE_TYPES
+    assert env.event_type in ev.CURRENT_VERSIONS
     assert env.schema_version == ev.CURRENT_VERSIONS[env.event_type]
     assert decode(encode(env)) == env  # stable once current
 

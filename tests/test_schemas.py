@@ -215,6 +215,12 @@ def test_v1_fixture_upcasts_to_exactly_the_v2_fixture():
     assert canonical(decode(raw(v1))) == canonical(decode(raw(v2)))
 
 
+def test_memory_accessed_v1_is_the_v2_event_of_one_id():
+    v1, v2 = fixture("MemoryAccessed.v1.json"), fixture("MemoryAccessed.v2.json")
+    assert upcast(v1) == v2
+    assert decode(raw(v1)) == decode(raw(v2))
+
+
 def test_v2_fixture_is_current():
     v2 = fixture("InteractionRecorded.v2.json")
     assert v2["schema_version"] == ev.CURRENT_VERSIONS[ev.INTERACTION_RECORDED]

@@ -171,14 +171,18 @@ def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
     message: sessions, counters and the consolidation clock stay."""
     s = _copy(state)
     items = (s.get("memoryIndex") or {}).get("items", {})
-    out = []
-    for mid in dict.fromkeys(env.payload["memoryIds"]):
+    ids = list(dict.fromkeys(env.payload["memoryIds"]))
+    for mid in ids:
         if mid in items:
             items[mid] = {**items[mid], "accessedAt": latest(env.occurred_at, items[mid]["accessedAt"]),
                           "accessCount": items[mid]["accessCount"] + 1}
-        out.append(ev.derived(env, ev.MEMORY_ACCESSED, f"access:{mid}", {"memoryId": mid, "at": env.occurred_at}))
     s["seq"] += 1
-    return s, out
+    # one event for the response, not one per memory: each derived event is a row written three times
+    # (projection, outbox, history) and a record sent, and /context makes one of these per answer.
+    # Archived ids stay in it: their rows' statistics move too, though the state no longer lists them.
+    if not ids:
+        return s, []
+    return s, [ev.derived(env, ev.MEMORY_ACCESSED, "access", {"memoryIds": ids, "at": env.occurred_at})]
 
 
 LIFETIME_DAYS = {"1d": 1, "3d": 3, "7d": 7, "30d": 30}  # seed 003; "permanent" never expires
