@@ -26,7 +26,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
-from agents.embedder import BatchingEmbedder, default_embedder
+from agents.embedder import BatchingEmbedder, query_embedder
 from projections import metrics
 from projections import auth, db, fence
 from projections import responses as out
@@ -148,7 +148,7 @@ class Service:
         # a stalled Redis costs a request at most REDIS_TIMEOUT_S, then the PostgreSQL fallback answers
         self.redis = aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                        socket_connect_timeout=REDIS_TIMEOUT_S)
-        self.embedder = await asyncio.to_thread(default_embedder)
+        self.embedder = await asyncio.to_thread(query_embedder)
         # what start-up made (modules, the model, the pool) lives as long as the process: kept out of the
         # collector's full passes, which otherwise walk it all while every request in flight waits
         gc.collect()

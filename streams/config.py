@@ -44,6 +44,7 @@ class Settings:
     embeddings_model: str | None = None
     embeddings_base_url: str | None = None
     embeddings_dim: int | None = None
+    query_int8: bool = True  # the local model's int8 graph for /context queries (agents/embedder.query_embedder)
     openai_api_key: str | None = None
     llm_base_url: str | None = None     # any OpenAI-compatible endpoint
     mood_model: str | None = None       # e.g. a haiku-class chat model; unset = offline classifier only
@@ -84,6 +85,7 @@ class Settings:
             embeddings_model=_env("RAPPORT_EMBEDDINGS_MODEL"),
             embeddings_base_url=_env("RAPPORT_EMBEDDINGS_BASE_URL"),
             embeddings_dim=int(_env("RAPPORT_EMBEDDINGS_DIM", "0")) or None,
+            query_int8=_env("RAPPORT_QUERY_INT8", "on").lower() not in ("off", "0", "false", "no"),
             openai_api_key=_env("OPENAI_API_KEY"),
             llm_base_url=_env("RAPPORT_LLM_BASE_URL"),
             mood_model=_env("RAPPORT_MOOD_MODEL"),

@@ -28,6 +28,44 @@ def test_batching_and_order_do_not_change_vectors(embedder):
     assert embedder.embed([]).shape == (0, 384)
 
 
+# ------------------------------------------------------------------------------ the int8 graph (queries)
+MEMORIES = ["user: I have a golden retriever named Bruno", "user: My sister Priya is getting married in March",
+            "user: I started learning the violin last year", "user: We moved from Pune to Berlin for my job",
+            "user: I'm allergic to peanuts", "assistant: Good luck with the marathon on Sunday!"]
+QUESTIONS = ["What is the name of my dog?", "When is Priya's wedding?", "Which instrument am I learning?",
+             "Where did we live before Berlin?", "What food should I avoid?", "What race am I running?"]
+
+
+def test_int8_vectors_stay_close_to_the_float_ones(embedder):
+    q8 = MiniLMEmbedder(int8=True, threads=1)
+    texts = TEXTS + MEMORIES + QUESTIONS
+    a, b = embedder.embed(texts), q8.embed(texts)
+    assert np.allclose(np.linalg.norm(b, axis=1), 1, atol=1e-5)
+    cos = (a * b).sum(1)
+    assert cos.min() > 0.95 and cos.mean() > 0.99  # the lowest: "lol", three tokens
+
+
+def test_int8_questions_find_what_float_questions_find(embedder):
+    """Questions embedded by the int8 graph against memories embedded in float (as the API does)."""
+    docs = embedder.embed(MEMORIES)
+    for quantized in (False, True):
+        model = MiniLMEmbedder(int8=quantized, threads=1)
+        assert list((model.embed(QUESTIONS) @ docs.T).argmax(1)) == list(range(len(QUESTIONS))), quantized
+
+
+def test_query_embedder_is_the_int8_graph_unless_switched_off(monkeypatch):
+    from agents.embedder import query_embedder
+    from streams.config import settings
+
+    assert query_embedder().int8
+    monkeypatch.setenv("RAPPORT_QUERY_INT8", "off")
+    settings.cache_clear()
+    try:
+        assert not query_embedder().int8
+    finally:
+        settings.cache_clear()
+
+
 # ------------------------------------------------------------------------------ batching concurrent callers
 class GatedEmbedder:
     """Records each call's texts; the first call waits for `gate`, so later submissions queue up."""
