@@ -50,9 +50,14 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
     assert "Makesh fixed the wobbly table leg for me" not in {r["content"] for r in cosine_only}
     index = BM25Index((d["id"], d["text"]) for d in await store.memory_docs("default", "kim"))
     keyword = index.top(query_terms(q), 30)  # as the API does
-    with_kw = cosine_only + await store.retrievable_by_id("default", "kim", list(keyword), query_vec=qv,
-                                                          model=embedder.model_name, as_of=now, persona_id=None)
+    with_kw = await store.candidates("default", "kim", query_vec=qv, model=embedder.model_name, as_of=now,
+                                     persona_id=None, k=3, ids=list(keyword))
     assert "Makesh fixed the wobbly table leg for me" in {r["content"] for r in with_kw}
+    assert {r["id"] for r in cosine_only} <= {r["id"] for r in with_kw}  # the vector's top k still there
+    by_id = await store.retrievable_by_id("default", "kim", list(keyword), query_vec=qv,
+                                          model=embedder.model_name, as_of=now, persona_id=None)
+    assert {r["id"] for r in by_id} <= {r["id"] for r in with_kw}  # each keyword match, once
+    assert len({r["id"] for r in with_kw}) == len(with_kw)
     # entities the query names (variants included) bring their linked memories, with entity_match
     ents = {e["ref"]: {"ref": e["ref"], "entityType": e["entity_type"], "displayName": e["display_name"],
                        "metadata": e["metadata"]} for e in await store.entities("default", "kim")}
