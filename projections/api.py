@@ -679,9 +679,8 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     those served then: retired since (compressed, pruned, ...) included, created later left out."""
     # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
-    state, entities, history = await asyncio.gather(svc.store.contact(tenant_id, contact_id),
-                                                    svc.store.entities(tenant_id, contact_id),
-                                                    cached_history(tenant_id, contact_id))
+    (state, entities), history = await asyncio.gather(svc.store.contact_and_entities(tenant_id, contact_id),
+                                                      cached_history(tenant_id, contact_id))
     explicit_as_of = at is not None
     at = at if at is not None else contact_now(state)
     ranked: list = []

@@ -95,6 +95,22 @@ class Store:
             row = await cur.fetchone()
             return row["state"] if row else None
 
+    async def contact_and_entities(self, tenant_id: str, contact_id: str
+                                   ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """`contact` and `entities` in one round trip (what every /context reads first)."""
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT (SELECT state - %(private)s::text[] FROM {s}.contacts "
+                f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS state, "
+                f"(SELECT coalesce(jsonb_agg(jsonb_build_object('ref', ref, 'entity_type', entity_type, "
+                f"'display_name', display_name, 'metadata', metadata, 'aliases', aliases, 'mentions', mentions) "
+                f"ORDER BY mentions DESC, ref), '[]'::jsonb) FROM {s}.entities "
+                f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS entities",
+                {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id})
+            row = await cur.fetchone()
+            return row["state"], row["entities"]
+
     async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive
         included: its BM25 index and its timeline (projections/lexical.py, retrieval.Timeline). The
@@ -148,14 +164,6 @@ class Store:
         async with self.pool.connection() as conn:
             cur = await conn.execute(f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
                                      f"WHERE {retrievable()} AND m.id = ANY(%(ids)s)", params)
-            return await cur.fetchall()
-
-    async def entities(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
-        s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT ref, entity_type, display_name, metadata, aliases, mentions FROM {s}.entities "
-                f"WHERE tenant_id=%s AND contact_id=%s ORDER BY mentions DESC, ref", (tenant_id, contact_id))
             return await cur.fetchall()
 
     async def card_memories(self, tenant_id: str, contact_id: str, refs: list[str], as_of: datetime,

@@ -58,9 +58,16 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
                                           model=embedder.model_name, as_of=now, persona_id=None)
     assert {r["id"] for r in by_id} <= {r["id"] for r in with_kw}  # each keyword match, once
     assert len({r["id"] for r in with_kw}) == len(with_kw)
+    # the contact's state and entities, read together, as separately
+    state, entities = await store.contact_and_entities("default", "kim")
+    assert state == await store.contact("default", "kim") and state["contactId"] == "kim"
+    assert [e["ref"] for e in entities] == [r[0] for r in (await (await conn.execute(
+        "SELECT ref FROM entities WHERE contact_id='kim' ORDER BY mentions DESC, ref")).fetchall())]
+    assert set(entities[0]) == {"ref", "entity_type", "display_name", "metadata", "aliases", "mentions"}
+    assert await store.contact_and_entities("default", "nobody") == (None, [])
     # entities the query names (variants included) bring their linked memories, with entity_match
     ents = {e["ref"]: {"ref": e["ref"], "entityType": e["entity_type"], "displayName": e["display_name"],
-                       "metadata": e["metadata"]} for e in await store.entities("default", "kim")}
+                       "metadata": e["metadata"]} for e in entities}
     from agents.core.entities import find_mentions
     refs = set(find_mentions("how is bruno doing?", ents))
     assert refs == {"pet:bruno"}
