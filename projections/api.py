@@ -32,7 +32,7 @@ from projections import auth, db, fence
 from projections import responses as out
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
-                                 memory_detail_json, rank, refs_in_play, top_anchors)
+                                 memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
 from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
@@ -861,14 +861,7 @@ async def export_contact(contact_id: str, tenant_id: str | None = None,
     entities, sessions, triggers and the ledger's messages."""
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     rows = await svc.store.export(tenant_id, contact_id)
-    history: dict[str, list] = {}
-    for e in rows.get("events", []):
-        pl = e["payload"]
-        # MemoryAccessed names several (v2: memoryIds); rows written before it, one each (memoryId)
-        mid = (pl.get("memory") or {}).get("id") or pl.get("memoryId")
-        for m in pl.get("memoryIds") or ([mid] if mid else []):
-            history.setdefault(m, []).append({"eventId": e["event_id"], "eventType": e["event_type"],
-                                              "occurredAt": iso(e["occurred_at"]), "causationId": e["causation_id"]})
+    history = memory_histories(rows.get("events", []))
     return JSONBody({
         "contactId": contact_id, "tenantId": tenant_id, "exportedAt": format_time(now_utc()),
         "state": rows["contact"][0]["state"] if rows["contact"] else None,

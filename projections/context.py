@@ -78,6 +78,19 @@ def memory_detail_json(row: dict[str, Any], now: datetime | None = None) -> dict
             "updatedAt": iso(row["updated_at"]), "personaId": row["persona_id"]}
 
 
+def memory_histories(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Memory id -> the derived events about it (rows of `events`, in their order), for the export.
+    MemoryAccessed v2 names several memories (memoryIds); rows written before it, one (memoryId)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for e in events:
+        pl = e["payload"]
+        one = (pl.get("memory") or {}).get("id") or pl.get("memoryId")
+        for mid in pl.get("memoryIds") or ([one] if one else []):
+            out.setdefault(mid, []).append({"eventId": e["event_id"], "eventType": e["event_type"],
+                                            "occurredAt": iso(e["occurred_at"]), "causationId": e["causation_id"]})
+    return out
+
+
 def relevance_by_id(rows: list[dict[str, Any]], keyword: dict[str, float] | None) -> dict[str, float]:
     """Each candidate's hybrid relevance to the query (projections.retrieval.relevance)."""
     rel = relevance([float(r["similarity"] or 0.0) for r in rows], [(keyword or {}).get(r["id"], 0.0) for r in rows])

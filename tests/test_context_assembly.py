@@ -143,3 +143,23 @@ def test_a_memory_saying_what_the_profile_lines_say_is_not_listed_again_whatever
                                                   "activeStreak": 20, "mood": "neutral", "energy": "medium"},
                         mems, state=st_)
     assert "MEMORIES:" not in text and text.count("Works at Stripe") == 1
+
+
+def test_export_history_names_each_memory_an_event_is_about_either_access_version():
+    from projections.context import memory_histories
+
+    at = datetime(2026, 5, 1, 10, tzinfo=timezone.utc)
+
+    def row(event_id, event_type, payload):
+        return {"event_id": event_id, "event_type": event_type, "occurred_at": at, "causation_id": "src",
+                "payload": payload}
+
+    h = memory_histories([
+        row("e1", "MemoryExtracted", {"memory": {"id": "m1", "content": "x"}}),
+        row("e2", "MemoryAccessed", {"memoryId": "m1", "at": "2026-05-01T10:00:00+00:00"}),  # v1, as stored
+        row("e3", "MemoryAccessed", {"memoryIds": ["m1", "m2"], "at": "2026-05-01T10:00:00+00:00"}),  # v2
+        row("e4", "SessionStarted", {"sessionId": "s"}),  # about no memory
+    ])
+    assert {m: [e["eventId"] for e in es] for m, es in h.items()} == {"m1": ["e1", "e2", "e3"], "m2": ["e3"]}
+    assert h["m2"][0] == {"eventId": "e3", "eventType": "MemoryAccessed", "occurredAt": at.isoformat(),
+                          "causationId": "src"}
