@@ -216,8 +216,8 @@ def _onnx_session(w: dict[str, np.ndarray], layers: int, heads: int, dim: int, e
         wq, ws = _int8_columns(w[p + ".weight"])
         xq = [out + "_xq", out + "_xs", out + "_xz"]
         nodes.append(helper.make_node("DynamicQuantizeLinear", [x], xq))
-        y = node("MatMulInteger", [xq[0], const(p + ".Wq", wq), xq[2], const(p + ".Wz", np.zeros(wq.shape[1], np.int8))],
-                 out + "_mmi")
+        wz = const(p + ".Wz", np.zeros(wq.shape[1], np.int8))
+        y = node("MatMulInteger", [xq[0], const(p + ".Wq", wq), xq[2], wz], out + "_mmi")
         y = node("Cast", [y], out + "_mmf", to=TensorProto.FLOAT)
         y = node("Mul", [y, node("Mul", [xq[1], const(p + ".Ws", ws)], out + "_s")], out + "_mm")
         return node("Add", [y, const(p + ".b", w[p + ".bias"])], out)
