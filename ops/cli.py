@@ -33,7 +33,7 @@ def main() -> None:
 @click.option("--http-host", default="127.0.0.1", show_default=True)
 @click.option("--http-port", default=8080, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-@click.option("--api-processes", default=None, show_default="2, or 1 on one core",
+@click.option("--api-processes", default=None, show_default="one per two cores",
               type=click.IntRange(1, 16), help="API processes sharing the HTTP port (SO_REUSEPORT)")
 @click.option("--ready-timeout", default=120.0, show_default=True, help="seconds to wait for /healthz")
 def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processes: int | None,

@@ -18,8 +18,9 @@ from ops.embedded import free_port
 
 
 class RunningStack:
-    def __init__(self, data_dir: Path, workers: int = 1, port: int | None = None):
-        self.data_dir, self.workers = data_dir, workers
+    def __init__(self, data_dir: Path, workers: int = 1, port: int | None = None,
+                 api_processes: int | None = None):  # None: rapport up's default
+        self.data_dir, self.workers, self.api_processes = data_dir, workers, api_processes
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -29,7 +30,8 @@ class RunningStack:
         t0 = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ops.cli", "up", "--data-dir", str(self.data_dir), "--http-port", str(self.port),
-             "--workers", str(self.workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+             "--workers", str(self.workers),
+             *(["--api-processes", str(self.api_processes)] if self.api_processes else [])], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             cwd=Path(__file__).resolve().parents[1])
         ready = threading.Event()
 

@@ -22,7 +22,7 @@ def api_requests(stack: RunningStack, name: str) -> float:
 
 
 def test_both_api_processes_answer_and_when_one_dies_the_other_answers(tmp_path):
-    stack = RunningStack(tmp_path / "data")
+    stack = RunningStack(tmp_path / "data", api_processes=2)
     stack.start()
     try:
         assert {"api", "api-1"} <= set(stack.run_info["children"])

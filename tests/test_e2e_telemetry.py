@@ -87,7 +87,7 @@ def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tm
     monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "200")  # export within 0.2 s instead of 5 s
     monkeypatch.setenv("RAPPORT_LOG_FORMAT", "json")
     monkeypatch.setenv("RAPPORT_LOG_LEVEL", "info")
-    stack = RunningStack(tmp_path / "data")
+    stack = RunningStack(tmp_path / "data", api_processes=2)
     stack.start()
     try:
         with stack.client() as c:
