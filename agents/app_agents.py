@@ -166,7 +166,7 @@ async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN
     await send_derived(p, outcome.derived)
     # sent (or dropped with an erased contact): out of the outbox; a death before this line leaves
     # them to relay_outbox, and their consumers dedup by event id
-    await projector.mark_published(p.conn, [e.event_id for e in outcome.derived])
+    await projector.mark_published(p.conn, outcome.derived)
 
 
 async def send_derived(p: InteractionPipeline, derived: list) -> None:

@@ -67,7 +67,7 @@ class LLMMoods:
     async def moods(self, envs: list[Envelope]) -> dict[str, Any]:
         todo = [e for e in envs if e.event_type == ev.INTERACTION_RECORDED and e.payload["role"] == "user"]
         results = await asyncio.gather(*(self._one(redact(e.payload["message"])) for e in todo))
-        return {e.event_id: r for e, r in zip(todo, results)}
+        return {(e.tenant_id, e.event_id): r for e, r in zip(todo, results)}  # event ids are per tenant
 
 
 class RecordedMoods:
@@ -78,12 +78,16 @@ class RecordedMoods:
         self.conn, self.schema = conn, live_schema
 
     async def moods(self, envs: list[Envelope]) -> dict[str, Any]:
-        ids = {derived_id(e.event_id, "mood"): e.event_id for e in envs if e.event_type == ev.INTERACTION_RECORDED}
+        msgs = [e for e in envs if e.event_type == ev.INTERACTION_RECORDED]
+        ids = {derived_id(e, "mood"): (e.tenant_id, e.event_id) for e in msgs}
         if not ids:
             return {}
         cur = await self.conn.execute(
-            f"SELECT event_id, payload FROM {self.schema}.events WHERE event_id = ANY(%s) "
-            f"AND event_type = 'MoodClassified' AND payload->>'source' <> 'offline'", (list(ids),))
+            f"SELECT d.event_id, d.payload FROM {self.schema}.events d "
+            f"JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, i) "
+            f"ON d.tenant_id = b.t AND d.contact_id = b.c AND d.event_id = b.i "
+            f"WHERE d.event_type = 'MoodClassified' AND d.payload->>'source' <> 'offline'",
+            ([e.tenant_id for e in msgs], [e.contact_id for e in msgs], [derived_id(e, "mood") for e in msgs]))
         out = {}
         for eid, payload in await cur.fetchall():
             out[ids[eid]] = TIMEOUT if payload["source"] == "previous" else {

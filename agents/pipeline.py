@@ -344,7 +344,7 @@ class InteractionPipeline:
                     new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
                 else:
                     new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
-                                                                llm_moods.get(e.event_id), **tiers)
+                                                                llm_moods.get((e.tenant_id, e.event_id)), **tiers)
             except Exception as err:  # a bug must not stop the stream: park the event with the reason, once
                 log.error("processing failed for %s: %s", e.event_id, logsafe.where(err))  # no message text
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
@@ -402,8 +402,11 @@ class InteractionPipeline:
         ids = {mid: k for k in keys for mid in (states[k].get("memoryIndex") or {}).get("items", {})}
         if ids:
             cur = await self.conn.execute(
-                "SELECT id, embedding, embedding_model, content, source_event_ids, speaker FROM memories "
-                "WHERE id = ANY(%s)", (list(ids),), binary=True)  # binary: vectors without parsing text
+                "SELECT m.id, m.embedding, m.embedding_model, m.content, m.source_event_ids, m.speaker FROM memories m "
+                "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, i) "
+                "ON m.tenant_id = b.t AND m.contact_id = b.c AND m.id = b.i",
+                ([k[0] for k in ids.values()], [k[1] for k in ids.values()], list(ids)),
+                binary=True)  # binary: vectors without parsing text
             for mid, vec, model, content, sources, speaker in await cur.fetchall():
                 known[ids[mid]][mid] = {"embedding": vec.to_numpy() if vec is not None else None,
                                         "embeddingModel": model, "content": content,
@@ -461,12 +464,15 @@ class InteractionPipeline:
 
     async def _hot_vectors(self, states) -> dict[str, Any]:  # noqa: ANN001
         """Embeddings of the memories in these contacts' hot sets: cache first, then PostgreSQL."""
-        ids = {mid for s in states for mid in (s.get("memoryIndex") or {}).get("recent", [])}
+        ids = {mid: (s["tenantId"], s["contactId"]) for s in states
+               for mid in (s.get("memoryIndex") or {}).get("recent", [])}
         hot = {mid: self.vectors[mid] for mid in ids if mid in self.vectors}
         missing = [mid for mid in ids if mid not in hot]
         if missing:
-            cur = await self.conn.execute("SELECT id, embedding FROM memories WHERE id = ANY(%s) "
-                                          "AND embedding IS NOT NULL", (missing,), binary=True)
+            cur = await self.conn.execute(
+                "SELECT m.id, m.embedding FROM memories m JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, i) "
+                "ON m.tenant_id = b.t AND m.contact_id = b.c AND m.id = b.i WHERE m.embedding IS NOT NULL",
+                ([ids[m][0] for m in missing], [ids[m][1] for m in missing], missing), binary=True)
             for mid, vec in await cur.fetchall():
                 hot[mid] = vec.to_numpy() if hasattr(vec, "to_numpy") else vec
         return hot

@@ -33,6 +33,7 @@ from typing import Any
 from pathlib import Path
 
 from ops.supervision import RestartPolicy, Restarts, log_tail
+from streams import tracking_key
 
 PR_SET_PDEATHSIG = 1
 
@@ -326,6 +327,8 @@ class Stack:
             child, env["RAPPORT_KAFKA_URL"], env["RAPPORT_BROKER_EPOCH"] = start_broker(logs)
             self._add(child)
         env.setdefault("RAPPORT_FAUST_DATADIR", str(self.data_dir / "faust"))
+        if not env.get(tracking_key.ENV_KEY) and not env.get(tracking_key.ENV_FILE):  # erasure tombstones' key
+            env[tracking_key.ENV_FILE] = str(tracking_key.ensure_file(self.data_dir / tracking_key.FILE_NAME))
         self.env = env
         self.write_run_file()
 

@@ -44,6 +44,16 @@ def resolve_env(data_dir: str | None) -> dict[str, str]:
     return env
 
 
+def use_tracking_key(data_dir: str | None) -> None:
+    """An erasure the replay applies keys its tracking records and tombstones as the live stack does:
+    with the data dir's tracking key, unless the environment names one (streams/tracking_key.py)."""
+    from streams import tracking_key
+
+    f = Path(data_dir or "./.rapport") / tracking_key.FILE_NAME
+    if not os.environ.get(tracking_key.ENV_KEY) and not os.environ.get(tracking_key.ENV_FILE) and f.exists():
+        os.environ[tracking_key.ENV_FILE] = str(f)
+
+
 def _ledger_sql(live: str, new: str, of_contacts: bool = False) -> str:
     # what the live version applied and the new one has not, in the live per-contact order (of the
     # contacts given as two arrays, tenants and contacts, when asked)
@@ -215,6 +225,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
 
     env = resolve_env(data_dir)
     url = env["RAPPORT_DATABASE_URL"]
+    use_tracking_key(data_dir)
     new = db.schema_of(into)
     parallel = jobs > 1 and source == "ledger"
     with psycopg.connect(url, autocommit=True) as c:

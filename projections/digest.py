@@ -21,18 +21,18 @@ TABLES: dict[str, tuple[str, str]] = {
     "memories": ("id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, confidence, source, "
                  "status, pinned, entity_refs, memory_key, topics, valid_from, valid_to, expires_at, superseded_by, "
                  "access_count, accessed_at, source_event_ids, created_at, updated_at, persona_id, content_hash, "
-                 "embedding_model, embedding_dim, speaker", "id"),
+                 "embedding_model, embedding_dim, speaker", "tenant_id, contact_id, id"),
     "sessions": ("tenant_id, contact_id, session_id, idx, persona_id, started_at, last_activity_at, ended_at, "
                  "turn_count, rolling_summary", "tenant_id, contact_id, session_id"),
-    "events": ("event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, payload", "event_id"),
+    "events": ("event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, payload", "tenant_id, contact_id, event_id"),
     "entities": ("tenant_id, contact_id, ref, entity_type, display_name, metadata, aliases, first_seen, last_seen, "
                  "mentions", "tenant_id, contact_id, ref"),
-    "memory_entities": ("memory_id, tenant_id, contact_id, ref", "memory_id, ref"),
+    "memory_entities": ("memory_id, tenant_id, contact_id, ref", "tenant_id, contact_id, memory_id, ref"),
     "processed_events": ("tenant_id, event_id, contact_id, contact_seq", "tenant_id, event_id"),
     "mood_log": ("tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, unusual, source",
                  "tenant_id, contact_id, event_id"),
     "triggers": ("id, tenant_id, contact_id, kind, due_at, reason, status, severity, human_review, source_event_ids, "
-                 "created_at, details", "id"),
+                 "created_at, details", "tenant_id, contact_id, id"),
     "session_summaries": ("tenant_id, contact_id, session_id, persona_id, ended_at, summary",
                           "tenant_id, contact_id, session_id"),
 }

@@ -20,7 +20,7 @@ from pgvector import Vector
 
 from schemas import events as ev
 from schemas.envelope import Envelope, decode, encode, parse_time
-from streams import shredding, tracing
+from streams import shredding, tracing, tracking_key
 from streams.webhooks import store as webhook_store
 
 State = dict[str, Any]
@@ -60,10 +60,22 @@ CONTACT_TABLES = ("derived_outbox", "memory_entities", "entities", "memories", "
 
 
 def erased_tracking_id(tenant_id: str, contact_id: str) -> str:
-    """The tracking record of an erasure must not name the contact: keep a one-way hash."""
-    import hashlib
+    """The tracking record of an erasure must not name the contact: a keyed one-way hash."""
+    return tracking_key.erased_tracking_id(tenant_id, contact_id)
 
-    return "erased:" + hashlib.sha256(f"{tenant_id}/{contact_id}".encode()).hexdigest()[:24]
+
+TOMBSTONE_INSERT = ("INSERT INTO rapport.erased_events (tenant_id, event_key) SELECT %s, unnest(%s::text[]) "
+                    "ON CONFLICT (tenant_id, event_key) DO NOTHING")
+
+
+async def _delete_ledger(cur: psycopg.AsyncCursor, tenant_id: str, sql: str, args: tuple) -> None:
+    """Delete the contact's ledger rows `sql` (a DELETE ... RETURNING event_id) names, leaving a keyed
+    tombstone of each event id: a re-send of one is then a duplicate, not a resurrection (the ingest
+    reads rapport.erased_events, streams/ingest.py)."""
+    await cur.execute(sql, args)
+    gone = [r[0] if not isinstance(r, dict) else r["event_id"] for r in await cur.fetchall()]
+    if gone:
+        await cur.execute(TOMBSTONE_INSERT, (tenant_id, [tracking_key.event_tombstone(tenant_id, e) for e in gone]))
 
 
 def ledger_row(env: Envelope) -> tuple:
@@ -93,7 +105,11 @@ MEMORY_INSERT = (
     "superseded_by, access_count, accessed_at, source_event_ids, created_at, updated_at, persona_id, "
     "content_hash, embedding, embedding_model, embedding_dim, speaker) VALUES "
     "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) "
-    "ON CONFLICT (id) DO NOTHING")
+    "ON CONFLICT (tenant_id, contact_id, id) DO NOTHING")
+
+# every statement below that changes a derived row names the tenant and the contact of the event that
+# changes it (the row's key is (tenant_id, contact_id, id): migrations/version/0008_tenant_keys.sql)
+_MINE = "tenant_id=%s AND contact_id=%s"
 
 
 def _session_row(e: Envelope) -> tuple:
@@ -110,13 +126,13 @@ SESSION_UPSERT = (
 
 # a pattern that takes in more episodes: its digest, weight, provenance and vector follow them
 PATTERN_UPDATE = (
-    "ON CONFLICT (id) DO UPDATE SET content=EXCLUDED.content, content_hash=EXCLUDED.content_hash, "
+    "ON CONFLICT (tenant_id, contact_id, id) DO UPDATE SET content=EXCLUDED.content, content_hash=EXCLUDED.content_hash, "
     "importance=EXCLUDED.importance, entity_refs=EXCLUDED.entity_refs, source_event_ids=EXCLUDED.source_event_ids, "
     "accessed_at=EXCLUDED.accessed_at, updated_at=EXCLUDED.updated_at, embedding=EXCLUDED.embedding, "
     "embedding_model=EXCLUDED.embedding_model, embedding_dim=EXCLUDED.embedding_dim")
 
 MEMORY_ENTITY_INSERT = ("INSERT INTO memory_entities (memory_id, tenant_id, contact_id, ref) "
-                        "SELECT %s, %s, %s, unnest(%s::text[]) ON CONFLICT DO NOTHING")
+                        "SELECT %s, %s, %s, unnest(%s::text[]) ON CONFLICT (tenant_id, contact_id, memory_id, ref) DO NOTHING")
 
 ENTITY_UPSERT = (
     "INSERT INTO entities (tenant_id, contact_id, ref, entity_type, display_name, metadata, aliases, first_seen, "
@@ -141,63 +157,70 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         (MEMORY_ENTITY_INSERT, lambda e: (e.payload["memory"]["id"], e.tenant_id, e.contact_id,
                                           e.payload["memory"]["entityRefs"]))],
     ev.MEMORY_EMBEDDED: [(
-        "UPDATE memories SET embedding=%s, embedding_model=%s, embedding_dim=%s WHERE id=%s",
+        f"UPDATE memories SET embedding=%s, embedding_model=%s, embedding_dim=%s WHERE {_MINE} AND id=%s",
         lambda e: (Vector(np.asarray(e.payload["embedding"], dtype=np.float32)), e.payload["model"],
-                   len(e.payload["embedding"]), e.payload["memoryId"]))],
+                   len(e.payload["embedding"]), e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     ev.MEMORY_REINFORCED: [(
         "UPDATE memories SET importance=%s, access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s), "
         "updated_at=GREATEST(updated_at, %s), source_event_ids=CASE WHEN %s = ANY(source_event_ids) "
-        "THEN source_event_ids ELSE array_append(source_event_ids, %s) END WHERE id=%s",
+        f"THEN source_event_ids ELSE array_append(source_event_ids, %s) END WHERE {_MINE} AND id=%s",
         lambda e: (e.payload["importance"], e.payload["at"], e.payload["at"], e.payload["sourceEventId"],
-                   e.payload["sourceEventId"], e.payload["memoryId"]))],
+                   e.payload["sourceEventId"], e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     ev.MEMORY_SUPERSEDED: [(
         "UPDATE memories SET status='superseded', valid_to=%s, superseded_by=%s, updated_at=%s, retired_at=%s "
-        "WHERE id=%s",
+        f"WHERE {_MINE} AND id=%s",
         lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["validTo"],
-                   e.payload["memoryId"]))],
+                   e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     ev.MEMORY_ACCESSED: [(
-        "UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) WHERE id = ANY(%s)",
-        lambda e: (e.payload["at"], e.payload["memoryIds"]))],
+        f"UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) "
+        f"WHERE {_MINE} AND id = ANY(%s)",
+        lambda e: (e.payload["at"], e.tenant_id, e.contact_id, e.payload["memoryIds"]))],
     ev.MEMORY_ARCHIVED: [(
-        "UPDATE memories SET status='archived', updated_at=%s, retired_at=%s WHERE id=%s",
-        lambda e: (e.occurred_at, e.occurred_at, e.payload["memoryId"]))],
+        f"UPDATE memories SET status='archived', updated_at=%s, retired_at=%s WHERE {_MINE} AND id=%s",
+        lambda e: (e.occurred_at, e.occurred_at, e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     # the consolidation tiers (agents/core/consolidation.py); MemoryDecayed changes no row: the decayed
     # importance is a function of (importance, accessed_at, decay_rate, time) that readers evaluate
     ev.MEMORY_MERGED: [
-        ("UPDATE memories SET status='merged', superseded_by=%s, retired_at=%s, updated_at=%s WHERE id=%s",
-         lambda e: (e.payload["into"], e.payload["at"], e.payload["at"], e.payload["memoryId"])),
+        (f"UPDATE memories SET status='merged', superseded_by=%s, retired_at=%s, updated_at=%s WHERE {_MINE} AND id=%s",
+         lambda e: (e.payload["into"], e.payload["at"], e.payload["at"], e.tenant_id, e.contact_id,
+                    e.payload["memoryId"])),
         ("UPDATE memories SET importance=%s, access_count=%s, accessed_at=GREATEST(accessed_at, %s), "
-         "updated_at=GREATEST(updated_at, %s), source_event_ids=%s, entity_refs=%s WHERE id=%s",
+         f"updated_at=GREATEST(updated_at, %s), source_event_ids=%s, entity_refs=%s WHERE {_MINE} AND id=%s",
          lambda e: (e.payload["importance"], e.payload["accessCount"], e.payload["at"], e.payload["at"],
-                    e.payload["sourceEventIds"], e.payload["entityRefs"], e.payload["into"])),
+                    e.payload["sourceEventIds"], e.payload["entityRefs"], e.tenant_id, e.contact_id,
+                    e.payload["into"])),
         (MEMORY_ENTITY_INSERT, lambda e: (e.payload["into"], e.tenant_id, e.contact_id, e.payload["entityRefs"]))],
     ev.MEMORY_PRUNED: [(
-        "UPDATE memories SET status='pruned', retired_at=%s, updated_at=%s WHERE id=%s",
-        lambda e: (e.payload["at"], e.payload["at"], e.payload["memoryId"]))],
+        f"UPDATE memories SET status='pruned', retired_at=%s, updated_at=%s WHERE {_MINE} AND id=%s",
+        lambda e: (e.payload["at"], e.payload["at"], e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     ev.MEMORY_EXPIRED: [(
-        "UPDATE memories SET status='expired', retired_at=%s, updated_at=GREATEST(updated_at, %s) WHERE id=%s",
-        lambda e: (e.payload["at"], e.payload["at"], e.payload["memoryId"]))],
+        f"UPDATE memories SET status='expired', retired_at=%s, updated_at=GREATEST(updated_at, %s) "
+        f"WHERE {_MINE} AND id=%s",
+        lambda e: (e.payload["at"], e.payload["at"], e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     ev.EPISODES_COMPRESSED: [
-        (MEMORY_INSERT.replace("ON CONFLICT (id) DO NOTHING", PATTERN_UPDATE), lambda e: _memory_row(e.payload["pattern"])),
+        (MEMORY_INSERT.replace("ON CONFLICT (tenant_id, contact_id, id) DO NOTHING", PATTERN_UPDATE), lambda e: _memory_row(e.payload["pattern"])),
         (MEMORY_ENTITY_INSERT, lambda e: (e.payload["pattern"]["id"], e.tenant_id, e.contact_id,
                                           e.payload["pattern"]["entityRefs"])),
-        ("UPDATE memories SET status='compressed', superseded_by=%s, retired_at=%s, updated_at=%s "
-         "WHERE id = ANY(%s)",
-         lambda e: (e.payload["pattern"]["id"], e.payload["at"], e.payload["at"], e.payload["episodeIds"]))],
+        (f"UPDATE memories SET status='compressed', superseded_by=%s, retired_at=%s, updated_at=%s "
+         f"WHERE {_MINE} AND id = ANY(%s)",
+         lambda e: (e.payload["pattern"]["id"], e.payload["at"], e.payload["at"], e.tenant_id, e.contact_id,
+                    e.payload["episodeIds"]))],
     ev.PATTERN_RELABELLED: [(
-        "UPDATE memories SET content=%s, content_hash=%s, updated_at=GREATEST(updated_at, %s) WHERE id=%s",
-        lambda e: (e.payload["content"], e.payload["contentHash"], e.payload["at"], e.payload["memoryId"]))],
+        f"UPDATE memories SET content=%s, content_hash=%s, updated_at=GREATEST(updated_at, %s) WHERE {_MINE} AND id=%s",
+        lambda e: (e.payload["content"], e.payload["contentHash"], e.payload["at"], e.tenant_id, e.contact_id,
+                   e.payload["memoryId"]))],
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
     ev.MOOD_CLASSIFIED: [(
         "INSERT INTO mood_log (tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, "
-        "unusual, source) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+        "unusual, source) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (tenant_id, contact_id, event_id) "
+        "DO NOTHING",
         lambda e: (e.tenant_id, e.contact_id, e.event_id, e.causation_id, e.payload["at"], e.payload["mood"],
                    e.payload["energy"], e.payload["style"], e.payload["confidence"], e.payload["unusual"],
                    e.payload["source"]))],
     ev.TRIGGER_CREATED: [(
         "INSERT INTO triggers (id, tenant_id, contact_id, kind, due_at, reason, status, severity, human_review, "
         "source_event_ids, created_at, details) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb) "
-        "ON CONFLICT (id) DO NOTHING",
+        "ON CONFLICT (tenant_id, contact_id, id) DO NOTHING",
         lambda e: (lambda t: (t["id"], e.tenant_id, e.contact_id, t["kind"], t["dueAt"], t["reason"], t["status"],
                               t.get("severity"), bool(t.get("humanReview")), t["sourceEventIds"], t["createdAt"],
                               orjson.dumps({k: v for k, v in t.items() if k in ("category", "audience")}).decode())
@@ -262,13 +285,16 @@ async def project_segments(conn: psycopg.AsyncConnection, segments: list[Batch])
 
 
 OUTBOX_RELAY_LIMIT = 500
+OUTBOX_DELETE = ("DELETE FROM derived_outbox d USING unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, e) "
+                 "WHERE d.tenant_id = b.t AND d.contact_id = b.c AND d.event_id = b.e")
 
 
-async def mark_published(conn: psycopg.AsyncConnection, event_ids: list[str]) -> None:
+async def mark_published(conn: psycopg.AsyncConnection, envs: list[Envelope]) -> None:
     """Derived events now on the broker (or dropped with an erased contact) leave the outbox."""
-    if event_ids:
+    if envs:
         async with conn.transaction():  # committed here, whatever the connection's autocommit
-            await conn.execute("DELETE FROM derived_outbox WHERE event_id = ANY(%s)", (event_ids,))
+            await conn.execute(OUTBOX_DELETE, ([e.tenant_id for e in envs], [e.contact_id for e in envs],
+                                               [e.event_id for e in envs]))
 
 
 async def relay_unpublished(conn: psycopg.AsyncConnection, older_than_s: float,
@@ -279,14 +305,15 @@ async def relay_unpublished(conn: psycopg.AsyncConnection, older_than_s: float,
     schema; `publish` awaits the sends. Returns how many were published."""
     async with conn.transaction():
         cur = await conn.execute(
-            "SELECT event_id, envelope FROM derived_outbox WHERE created_at < now() - make_interval(secs => %s) "
+            "SELECT envelope FROM derived_outbox WHERE created_at < now() - make_interval(secs => %s) "
             "ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED", (older_than_s, OUTBOX_RELAY_LIMIT))
         rows = await cur.fetchall()
         if not rows:
             return 0
-        envs = [decode(bytes(r["envelope"] if isinstance(r, dict) else r[1])) for r in rows]
+        envs = [decode(bytes(r["envelope"] if isinstance(r, dict) else r[0])) for r in rows]
         await publish(envs)
-        await conn.execute("DELETE FROM derived_outbox WHERE event_id = ANY(%s)", ([e.event_id for e in envs],))
+        await conn.execute(OUTBOX_DELETE, ([e.tenant_id for e in envs], [e.contact_id for e in envs],
+                                           [e.event_id for e in envs]))
     return len(envs)
 
 
@@ -317,9 +344,10 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
             await cur.execute(f"SELECT 1 FROM {schema}.processed_events WHERE tenant_id=%s AND event_id=%s",
                               (tenant_id, erasure_event_id))
             if await cur.fetchone():
-                await cur.execute(
+                await _delete_ledger(
+                    cur, tenant_id,
                     f"DELETE FROM rapport.ledger l USING {here}.processed_events p WHERE p.tenant_id=%s "
-                    f"AND p.contact_id=%s AND l.tenant_id=p.tenant_id AND l.event_id=p.event_id",
+                    f"AND p.contact_id=%s AND l.tenant_id=p.tenant_id AND l.event_id=p.event_id RETURNING l.event_id",
                     (tenant_id, contact_id))
                 tables = [(sch, t) for sch, t in tables if sch == here]
                 for sch, t in tables:
@@ -334,9 +362,10 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
     # after the key: the webhook process stores deliveries under a share lock on it, so any it was
     # storing for this contact are committed by now, and go too (streams/webhooks/delivery.py)
     await webhook_store.forget_contact(cur, tenant_id, contact_id)
-    await cur.execute("DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s AND seq <= COALESCE("
-                      "(SELECT seq FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s), 9223372036854775807)",
-                      (tenant_id, contact_id, tenant_id, erasure_event_id))
+    await _delete_ledger(cur, tenant_id,
+                         "DELETE FROM rapport.ledger WHERE tenant_id=%s AND contact_id=%s AND seq <= COALESCE("
+                         "(SELECT seq FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s), 9223372036854775807) "
+                         "RETURNING event_id", (tenant_id, contact_id, tenant_id, erasure_event_id))
 
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
@@ -363,11 +392,11 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
         if batch.derived and batch.publish:  # published after the commit; the outbox covers a death between
             await cur.executemany(
                 "INSERT INTO derived_outbox (event_id, tenant_id, contact_id, envelope) VALUES (%s,%s,%s,%s) "
-                "ON CONFLICT DO NOTHING", [(e.event_id, e.tenant_id, e.contact_id, encode(e)) for e in batch.derived])
+                "ON CONFLICT (tenant_id, contact_id, event_id) DO NOTHING", [(e.event_id, e.tenant_id, e.contact_id, encode(e)) for e in batch.derived])
         if batch.derived:
             await cur.executemany(
                 "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "
-                "payload) VALUES (%s,%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT DO NOTHING",
+                "payload) VALUES (%s,%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT (tenant_id, contact_id, event_id) DO NOTHING",
                 [(e.event_id, e.tenant_id, e.contact_id, e.event_type, e.occurred_at, e.causation_id,
                   stored_payload(e)) for e in batch.derived])
         if batch.states:

@@ -15,6 +15,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from agents.core import decay
 from projections import db
+from streams import tracking_key
 
 MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, retired_at, confidence, source, status, "
                   "pinned, entity_refs, "
@@ -78,10 +79,14 @@ class Store:
         return db.schema_of(self._version)
 
     async def is_processed(self, tenant_id: str, event_id: str) -> bool:
+        """Whether the tenant's event is reflected: applied, or applied and then erased with its contact
+        (its tombstone: a re-send of it was a duplicate, so there is nothing more to wait for)."""
         s = await self.schema()
         async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT 1 FROM {s}.processed_events WHERE tenant_id=%s AND event_id=%s",
-                                     (tenant_id, event_id))
+            cur = await conn.execute(
+                f"SELECT 1 FROM {s}.processed_events WHERE tenant_id=%s AND event_id=%s UNION ALL "
+                f"SELECT 1 FROM rapport.erased_events WHERE tenant_id=%s AND event_key=%s LIMIT 1",
+                (tenant_id, event_id, tenant_id, tracking_key.event_tombstone(tenant_id, event_id)))
             return await cur.fetchone() is not None
 
     async def contact(self, tenant_id: str, contact_id: str) -> dict[str, Any] | None:

@@ -25,9 +25,13 @@ import orjson
 ENVELOPE_FIELDS = ("event_id", "event_type", "schema_version", "tenant_id", "contact_id", "occurred_at",
                    "recorded_at", "causation_id", "correlation_id", "payload")
 
-# Derived-event ids are UUIDv5 in this namespace over (source event id, step): replaying the same
-# source event yields the same derived ids, so every projection can drop a redelivered one.
+# Derived ids (events, memories, triggers, sessions, ...) are UUIDv5 in this namespace over (tenant,
+# contact, source event id, step): replaying the same source event yields the same derived ids, so
+# every projection can drop a redelivered one; and two tenants (or two contacts) whose producers reuse
+# an event id ("msg-1") get different ids, so neither can reach the other's rows. This is id scheme 2
+# (scheme 1 left tenant and contact out: a deployment that ran it moves by `rapport replay --into`).
 DERIVED_NAMESPACE = uuid.UUID("6f1c4c5e-8a0e-4d53-9a47-3b0c1f2f9a10")
+ID_SCHEME = 2
 
 
 class InvalidEvent(ValueError):
@@ -68,8 +72,15 @@ def partition_key(tenant_id: str, contact_id: str) -> bytes:
     return f"{tenant_id}/{contact_id}".encode()
 
 
-def derived_id(source_event_id: str, step: str) -> str:
-    return str(uuid.uuid5(DERIVED_NAMESPACE, f"{source_event_id}\x1f{step}"))
+def derived_id(source: "Envelope", step: str) -> str:
+    """The id of what `step` derives from the event `source`, scoped to its tenant and contact."""
+    return scoped_id(source.tenant_id, source.contact_id, source.event_id, step)
+
+
+def scoped_id(tenant_id: str, contact_id: str, source_event_id: str, step: str) -> str:
+    # \x1f cannot occur in an id (schemas/validate.check_id refuses control characters), so the
+    # parts cannot run into each other
+    return str(uuid.uuid5(DERIVED_NAMESPACE, f"{tenant_id}\x1f{contact_id}\x1f{source_event_id}\x1f{step}"))
 
 
 def new_event_id() -> str:

@@ -201,7 +201,7 @@ def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, 
     """Deterministic id from the message it is about: a redelivered message proposes the same event."""
     from schemas.envelope import derived_id
 
-    return Envelope(event_id=derived_id(source.event_id, "llm-extraction"), event_type=MEMORIES_PROPOSED,
+    return Envelope(event_id=derived_id(source, "llm-extraction"), event_type=MEMORIES_PROPOSED,
                     schema_version=CURRENT_VERSIONS[MEMORIES_PROPOSED], tenant_id=source.tenant_id,
                     contact_id=source.contact_id, occurred_at=source.occurred_at, recorded_at=source.recorded_at,
                     payload={"memories": memories, "profileUpdate": profileUpdate, "model": model,
@@ -214,7 +214,7 @@ def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -
     from schemas.envelope import derived_id
 
     s = closed.payload["session"]
-    return Envelope(event_id=derived_id(closed.event_id, "llm-summary"), event_type=SUMMARY_PROPOSED,
+    return Envelope(event_id=derived_id(closed, "llm-summary"), event_type=SUMMARY_PROPOSED,
                     schema_version=CURRENT_VERSIONS[SUMMARY_PROPOSED], tenant_id=closed.tenant_id,
                     contact_id=closed.contact_id, occurred_at=s["endedAt"], recorded_at=closed.recorded_at,
                     payload={"sessionId": s["sessionId"], "personaId": s.get("personaId"), "endedAt": s["endedAt"],
@@ -228,7 +228,7 @@ def label_proposed(*, compressed: Envelope, label: str, model: str) -> Envelope:
     from schemas.envelope import derived_id
 
     pattern = compressed.payload["pattern"]
-    return Envelope(event_id=derived_id(compressed.event_id, "llm-label"), event_type=LABEL_PROPOSED,
+    return Envelope(event_id=derived_id(compressed, "llm-label"), event_type=LABEL_PROPOSED,
                     schema_version=CURRENT_VERSIONS[LABEL_PROPOSED], tenant_id=compressed.tenant_id,
                     contact_id=compressed.contact_id, occurred_at=compressed.occurred_at,
                     recorded_at=compressed.recorded_at,
@@ -254,7 +254,7 @@ def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any
     """A derived event: deterministic id from (source, step), caused by and correlated with source."""
     from schemas.envelope import derived_id
 
-    return Envelope(event_id=derived_id(source.event_id, step), event_type=event_type,
+    return Envelope(event_id=derived_id(source, step), event_type=event_type,
                     schema_version=CURRENT_VERSIONS[event_type], tenant_id=source.tenant_id,
                     contact_id=source.contact_id, occurred_at=occurred_at or source.occurred_at,
                     recorded_at=source.recorded_at, payload=payload, causation_id=source.event_id,

@@ -24,7 +24,7 @@ from streams import metrics
 from schemas import events as ev
 from schemas import validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
-from streams import shredding, tracing
+from streams import shredding, tracing, tracking_key
 
 log = logging.getLogger("rapport.ingest")
 
@@ -179,10 +179,15 @@ class Publisher:
             await asyncio.gather(*futs)
 
 
+# An event id is new when its tenant's ledger does not hold it and no erasure left its tombstone
+# (rapport.erased_events: a re-send of an erased contact's events is a duplicate, not a resurrection).
+# ORDER BY the request's order: the anti-join may reorder rows, and the ledger's seq is the contact's order.
 LEDGER_INSERT_MANY = (
     "INSERT INTO rapport.ledger (tenant_id, contact_id, event_id, event_type, schema_version, occurred_at, "
-    "recorded_at, envelope) SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[], "
-    "%s::timestamptz[], %s::timestamptz[], %s::jsonb[]) ON CONFLICT (tenant_id, event_id) DO NOTHING "
+    "recorded_at, envelope) SELECT u.t, u.c, u.e, u.ty, u.v, u.oa, u.ra, u.env FROM unnest(%s::text[], %s::text[], "
+    "%s::text[], %s::text[], %s::int[], %s::timestamptz[], %s::timestamptz[], %s::jsonb[], %s::text[]) "
+    "WITH ORDINALITY AS u(t, c, e, ty, v, oa, ra, env, k, n) WHERE NOT EXISTS (SELECT 1 FROM rapport.erased_events x "
+    "WHERE x.tenant_id = u.t AND x.event_key = u.k) ORDER BY u.n ON CONFLICT (tenant_id, event_id) DO NOTHING "
     "RETURNING tenant_id, event_id")
 
 
@@ -190,7 +195,8 @@ async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
     """Insert into the ledger; return the (tenant, event id)s that were new. `pool` yields dict rows
     (projections.db.configure_pool_conn), as in relay_once."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
-                       e.recorded_at, orjson.dumps(e.to_dict()).decode()) for e in envs]))
+                       e.recorded_at, orjson.dumps(e.to_dict()).decode(),
+                       tracking_key.event_tombstone(e.tenant_id, e.event_id)) for e in envs]))
     async with pool.connection() as conn:
         cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
         rows = await cur.fetchall()

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agents.core import memory as mem
 from agents.core.contact import CoreConfig, apply_interaction, new_state, plan_memories
 from schemas import events as ev
-from schemas.envelope import decode, derived_id, encode
+from schemas.envelope import decode, encode, scoped_id
 
 T0 = datetime(2026, 4, 3, 22, 15, tzinfo=timezone(timedelta(hours=5, minutes=30)))
 
@@ -166,7 +166,7 @@ def test_first_message_opens_a_session_and_counts():
     assert s["seq"] == 1
     started = out[0]
     assert started.payload["session"]["index"] == 1
-    assert started.payload["session"]["sessionId"] == derived_id("e1", "session")
+    assert started.payload["session"]["sessionId"] == scoped_id("t1", "arjun", "e1", "session")
     assert started.causation_id == "e1"
 
 
@@ -242,10 +242,10 @@ def test_episode_only_for_meaningful_user_messages():
     for e, src in zip(extracted, ("e1", "e4")):
         m = e.payload["memory"]
         assert m["memoryType"] == "episode" and m["importance"] == 0.5 and m["decayRate"] == 0.008
-        assert m["id"] == derived_id(src, "memory:episode")
+        assert m["id"] == scoped_id("t1", "arjun", src, "memory:episode")
         assert m["sourceEventIds"] == [src]
         assert m["contactId"] == "arjun" and m["tenantId"] == "t1"
-        assert e.event_id == derived_id(src, f"memory:{m['id']}")
+        assert e.event_id == scoped_id("t1", "arjun", src, f"memory:{m['id']}")
         assert e.causation_id == src
 
 

@@ -41,7 +41,7 @@ async def test_committed_but_unsent_derived_events_are_relayed_in_order_once(pg_
         # a live worker's own publish takes them out at once
         out = await p.process(records([interaction("o3", "I love biryani", minutes=2)], start_offset=2))
         assert outbox(pg_url, version) == [e.event_id for e in out.derived]
-        await projector.mark_published(conn, [e.event_id for e in out.derived])
+        await projector.mark_published(conn, out.derived)
         assert outbox(pg_url, version) == []
     finally:
         await conn.close()

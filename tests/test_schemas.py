@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime, timezone
 from importlib import resources
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas import events as ev
-from schemas.envelope import (ENVELOPE_FIELDS, Envelope, InvalidEvent, decode, derived_id, encode,
+from schemas.envelope import (ENVELOPE_FIELDS, Envelope, InvalidEvent, decode, derived_id, encode, scoped_id,
                               format_time, parse_time, partition_key)
 from schemas.upcasters import UPCASTERS, upcast
 
@@ -265,18 +266,31 @@ def test_partition_key():
 
 
 def test_derived_id_is_deterministic_and_step_specific():
-    a = derived_id("e-1", "memory:episode")
-    assert a == derived_id("e-1", "memory:episode")
-    assert a != derived_id("e-1", "session")
-    assert a != derived_id("e-2", "memory:episode")
+    a = scoped_id("t", "c", "e-1", "memory:episode")
+    assert a == scoped_id("t", "c", "e-1", "memory:episode")
+    assert a != scoped_id("t", "c", "e-1", "session")
+    assert a != scoped_id("t", "c", "e-2", "memory:episode")
     # the separator keeps (source, step) pairs apart
-    assert derived_id("e-1a", "b") != derived_id("e-1", "ab")
+    assert scoped_id("t", "c", "e-1a", "b") != scoped_id("t", "c", "e-1", "ab")
+    # UUIDv5 in the derived namespace over tenant, contact, event id and step, \x1f-separated
+    assert a == str(uuid.uuid5(uuid.UUID("6f1c4c5e-8a0e-4d53-9a47-3b0c1f2f9a10"), "t\x1fc\x1fe-1\x1fmemory:episode"))
+
+
+def test_derived_id_is_scoped_to_tenant_and_contact():
+    """Issue 20: producers number events per tenant, so "msg-1" of two tenants (or two contacts) must
+    derive different ids, and no split of the parts may collide with another."""
+    ids = {scoped_id("acme", "arjun", "msg-1", "memory:episode"), scoped_id("globex", "arjun", "msg-1", "memory:episode"),
+           scoped_id("acme", "maya", "msg-1", "memory:episode"), scoped_id("acmea", "rjun", "msg-1", "memory:episode"),
+           scoped_id("acme", "arjunmsg-1", "", "memory:episode")}
+    assert len(ids) == 5
+    src = decode(raw(valid()))
+    assert derived_id(src, "session") == scoped_id(src.tenant_id, src.contact_id, src.event_id, "session")
 
 
 def test_derived_envelope_links_to_its_source():
     src = decode(raw(valid()))
     d = ev.derived(src, ev.SESSION_STARTED, "session:started", {"session": {}})
-    assert d.event_id == derived_id("e-1", "session:started")
+    assert d.event_id == scoped_id(src.tenant_id, src.contact_id, "e-1", "session:started")
     assert (d.causation_id, d.correlation_id) == ("e-1", "e-1")
     assert (d.tenant_id, d.contact_id, d.occurred_at, d.recorded_at) == (
         src.tenant_id, src.contact_id, src.occurred_at, src.recorded_at)

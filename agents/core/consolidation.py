@@ -486,7 +486,7 @@ def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
             centroid = (c / (np.linalg.norm(c) or 1.0)).astype(np.float32)
         created = pid is None
         if created:
-            pid = derived_id(env.event_id, f"pattern:{key}")
+            pid = derived_id(env, f"pattern:{key}")
             importance, access_count, created_at = PATTERN_IMPORTANCE, 0, at
         else:
             old = idx["items"][pid]

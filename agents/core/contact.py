@@ -199,7 +199,7 @@ def plan_proposals(env: Envelope) -> list[dict[str, Any]]:
     for i, item in enumerate(p["memories"]):
         days = LIFETIME_DAYS.get(item["expiration"])
         out.append(mem.new_memory(
-            memory_id=derived_id(env.event_id, f"memory:llm:{i}"), tenant_id=env.tenant_id, contact_id=env.contact_id,
+            memory_id=derived_id(env, f"memory:llm:{i}"), tenant_id=env.tenant_id, contact_id=env.contact_id,
             memory_type="fact" if days is None else "episode", content=item["memory"], created_at=env.occurred_at,
             source_event_ids=[p["sourceEventId"]], source="llm", importance=LLM_IMPORTANCE[item["importance"]],
             confidence=0.8, topics=item["topics"],
@@ -265,7 +265,7 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
     for i, item in enumerate(extraction.extract(p["message"], role=p["role"], scope=scope)):
         days = LIFETIME_DAYS.get(item["lifetime"])
         m = mem.new_memory(
-            memory_id=derived_id(env.event_id, f"memory:{i}:{item['memoryKey']}"), tenant_id=env.tenant_id,
+            memory_id=derived_id(env, f"memory:{i}:{item['memoryKey']}"), tenant_id=env.tenant_id,
             contact_id=env.contact_id, memory_type=item["memoryType"], content=item["content"],
             created_at=env.occurred_at, source_event_ids=[env.event_id], confidence=item["confidence"],
             entity_refs=item["entityRefs"], memory_key=item["memoryKey"], topics=item["topics"],
@@ -276,7 +276,7 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
             m["replaces"] = item["replaces"]  # read by the dedup layer (remember), never stored
         out.append(m)
     episode = mem.new_memory(
-        memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
+        memory_id=derived_id(env, "memory:episode"), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
         created_at=env.occurred_at, source_event_ids=[env.event_id],
         entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"),
@@ -362,7 +362,7 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
             out += _close_session(s, env, "session")
         s["sessionCount"] += 1
         # our own id: a producer may reuse its session id after the gap (it is kept as producerSessionId)
-        sid = derived_id(env.event_id, "session")
+        sid = derived_id(env, "session")
         s["session"] = sessions.open_session(s["sessionCount"], sid, at, p.get("session_id"), p.get("persona_id"))
         s["window"] = []
         out.append(ev.derived(env, ev.SESSION_STARTED, "session:started", {"session": dict(s["session"])}))

@@ -17,7 +17,7 @@ CHURN_STEP = 0.2
 
 
 def _trigger(env: Envelope, kind: str, due_at: str, reason: str, **extra: Any) -> Envelope:
-    tid = derived_id(env.event_id, f"trigger:{kind}")
+    tid = derived_id(env, f"trigger:{kind}")
     return ev.derived(env, ev.TRIGGER_CREATED, f"trigger:{kind}", {"trigger": {
         "id": tid, "kind": kind, "dueAt": due_at, "reason": reason, "sourceEventIds": [env.event_id],
         "createdAt": env.occurred_at, "status": "pending", **extra}})
@@ -25,7 +25,7 @@ def _trigger(env: Envelope, kind: str, due_at: str, reason: str, **extra: Any) -
 
 def _pattern_memory(env: Envelope, content: str, key: str, importance: float, refs: list[str] | None = None,
                     sources: list[str] | None = None) -> dict[str, Any]:
-    return mem.new_memory(memory_id=derived_id(env.event_id, f"memory:{key}"), tenant_id=env.tenant_id,
+    return mem.new_memory(memory_id=derived_id(env, f"memory:{key}"), tenant_id=env.tenant_id,
                           contact_id=env.contact_id, memory_type="pattern", content=content,
                           created_at=env.occurred_at, source_event_ids=sources or [env.event_id],
                           importance=importance, memory_key=key, entity_refs=refs or [], source="rules")
@@ -65,7 +65,7 @@ def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | st
         d = parse_time(since)
         day = f"{d.strftime('%B')} {d.day}, {d.year}"
         memories.append(mem.new_memory(
-            memory_id=derived_id(env.event_id, "memory:difficult-period"), tenant_id=env.tenant_id,
+            memory_id=derived_id(env, "memory:difficult-period"), tenant_id=env.tenant_id,
             contact_id=env.contact_id, memory_type="episode", content=f"Went through a difficult period around {day}",
             created_at=at, source_event_ids=[env.event_id], importance=0.7, topics=["wellbeing"]))
         out.append(_trigger(env, "check_in", patterns.next_morning(at),

@@ -1,0 +1,128 @@
+"""Tenant-scoped identity (issue 20) on a real PostgreSQL, through the pipeline and the projector:
+tenants and contacts reusing event ids, interleaved at random, each get the rows they get alone; a
+replay of such a ledger verifies; an erased contact's event ids stay duplicates (keyed tombstones)."""
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import psycopg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.pipeline import InteractionPipeline
+from ops import replay as rp
+from projections import db
+from projections.digest import TABLES
+from schemas.events import contact_erased
+from streams import ingest, tracking_key
+from tests.helpers import FakeEmbedder, interaction, records
+from tests.test_replay_pg import fresh_db  # noqa: F401
+from tests.test_tenant_ids import streams
+
+pytestmark = [pytest.mark.pg]
+
+CRISIS = "I want to kill myself, I can't go on"
+
+
+def tenant_rows(conn: psycopg.Connection, schema: str, tenant: str) -> dict[str, list]:
+    """Every row of the tenant in every projection table, as the replay digest reads them."""
+    conn.execute("SET TIME ZONE 'UTC'")
+    out = {}
+    for table, (cols, order) in TABLES.items():
+        out[table] = conn.execute(f"SELECT {cols} FROM {schema}.{table} WHERE tenant_id=%s ORDER BY {order}",
+                                  (tenant,)).fetchall()
+    return out
+
+
+async def project(url: str, version: str, envs, batch: int) -> None:
+    conn = await db.connect_async(url, schema=db.schema_of(version))
+    p = InteractionPipeline(conn, FakeEmbedder(), broker_epoch=uuid.uuid4().hex, version=version)  # its own log
+    recs = records(envs)
+    for i in range(0, len(recs), batch):
+        await p.process(recs[i:i + batch])
+    await conn.close()
+
+
+def new_version(url: str) -> str:
+    v = "t" + uuid.uuid4().hex[:10]
+    with psycopg.connect(url, autocommit=True) as conn:
+        db.migrate_meta(conn)
+        db.ensure_version(conn, v, activate_if_none=False, status="building")
+    return v
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(data=streams(), batch=st.integers(1, 7))
+def test_each_tenant_gets_on_postgres_the_rows_it_gets_alone(pg_url, data, batch):
+    per_tenant, mixed = data
+    together = new_version(pg_url)
+    asyncio.run(project(pg_url, together, mixed, batch))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for t, alone in per_tenant.items():
+            v = new_version(pg_url)
+            asyncio.run(project(pg_url, v, alone, 3))
+            mine = tenant_rows(conn, db.schema_of(together), t)
+            assert mine == tenant_rows(conn, db.schema_of(v), t), t
+            assert len(mine["processed_events"]) == len(alone)  # every event of the tenant applied once
+
+
+def test_issue_scenario_replays_verified_and_erased_ids_stay_duplicates(fresh_db, monkeypatch):  # noqa: F811
+    """Tenant A and B send the same ids; B's contact is erased; the ledger replays into a version whose
+    digest equals the live one; a re-send of the erased ids is a duplicate, the same ids in another
+    tenant are new."""
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    monkeypatch.setenv(tracking_key.ENV_KEY, "a-test-tracking-key-0123456789")
+    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+
+    def scenario(tenant: str, contact: str, start: float) -> list:
+        return [interaction("col-1", "I live in Paris. I work at Airbus as an engineer.", tenant=tenant,
+                            contact=contact, minutes=start),
+                interaction("col-2", CRISIS, tenant=tenant, contact=contact, minutes=start + 1),
+                interaction("col-3", "I moved to Berlin last month.", tenant=tenant, contact=contact,
+                            minutes=start + 2)]
+
+    a, b = scenario("A", "sam", 0), scenario("B", "sam", 0.5)
+    mixed = [x for pair in zip(a, b) for x in pair]
+    erase = contact_erased(event_id="erase-b", tenant_id="B", contact_id="sam", at=b[-1].occurred_at)
+
+    async def live():
+        from psycopg_pool import AsyncConnectionPool
+
+        pool = AsyncConnectionPool(fresh_db, min_size=1, max_size=2, open=False,
+                                   configure=db.configure_pool_conn, kwargs={"autocommit": True})
+        await pool.open(wait=True)
+        try:
+            assert await ingest.record(pool, mixed) == {(e.tenant_id, e.event_id) for e in mixed}
+            await project(fresh_db, "v1", mixed, 2)
+            with psycopg.connect(fresh_db, autocommit=True) as c:
+                crisis = c.execute("SELECT tenant_id, count(*) FROM proj_v1.triggers WHERE kind='crisis' "
+                                   "GROUP BY tenant_id ORDER BY tenant_id").fetchall()
+                assert crisis == [("A", 1), ("B", 1)]
+                paris = c.execute("SELECT tenant_id, status FROM proj_v1.memories WHERE content='Lives in Paris' "
+                                  "ORDER BY tenant_id").fetchall()
+                assert paris == [("A", "superseded"), ("B", "superseded")]  # each by its own col-3
+            assert await ingest.record(pool, [erase]) == {("B", "erase-b")}
+            await project(fresh_db, "v1", [erase], 1)
+            # B re-sends its erased ids: duplicates; the same ids of a third tenant are new
+            assert await ingest.record(pool, b) == set()
+            assert await ingest.record(pool, [e for e in mixed if e.tenant_id == "A"]) == set()
+            c_envs = scenario("C", "sam", 10)
+            assert await ingest.record(pool, c_envs) == {("C", e.event_id) for e in c_envs}
+        finally:
+            await pool.close()
+
+    asyncio.run(live())
+    with psycopg.connect(fresh_db, autocommit=True) as c:
+        assert c.execute("SELECT count(*) FROM proj_v1.memories WHERE tenant_id='B'").fetchone()[0] == 0
+        assert c.execute("SELECT count(*) FROM proj_v1.memories WHERE tenant_id='A'").fetchone()[0] > 0
+        keys = {r[0] for r in c.execute("SELECT event_key FROM rapport.erased_events WHERE tenant_id='B'")}
+        assert keys == {tracking_key.event_tombstone("B", e) for e in ("col-1", "col-2", "col-3", "erase-b")}
+        assert not any(e in k for k in keys for e in ("col-1", "sam"))  # names no event and no contact
+        (tracking,) = c.execute("SELECT contact_id FROM proj_v1.processed_events WHERE event_id='erase-b'").fetchone()
+        assert tracking == tracking_key.erased_tracking_id("B", "sam") and "sam" not in tracking
+    r = asyncio.run(rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=2, progress=False))
+    assert r["verified"], r
