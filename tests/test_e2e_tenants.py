@@ -154,3 +154,106 @@ def test_every_route_stays_within_the_keys_tenant(tmp_path):
             assert h.get("/healthz").status_code == 200
     finally:
         stack.stop()
+
+
+def test_tenants_reusing_event_ids_never_touch_each_other(tmp_path, monkeypatch):
+    """Issue 20's reproduction through HTTP: tenant A sends facts as col-1 and a crisis as col-2, tenant B
+    its own under the same ids and the same contact id. B gets all its memories and its crisis trigger;
+    B's move (col-3) supersedes only B's fact; B's "as I said" (col-4) reinforces only B's memory; each
+    tenant's webhook gets its own trigger only; every read holds exactly the tenant's own rows. Then B
+    erases the contact and re-sends col-1..col-4: duplicates, and nothing comes back."""
+    from tests.helpers import Receiver
+
+    monkeypatch.setenv("RAPPORT_WEBHOOK_ALLOW_PRIVATE", "1")  # the receivers are on 127.0.0.1
+    crisis = "honestly I can't take this anymore, I just want to die"
+    first = [("col-1", "I live in Paris. I work at Airbus as an engineer."), ("col-2", crisis)]
+    later = [("col-3", "I moved to Berlin last month."), ("col-4", "As I said, I am an engineer.")]
+    hooks = {"A": Receiver(), "B": Receiver()}
+    stack = RunningStack(tmp_path / "data")
+    stack.start()
+    try:
+        key_file = stack.data_dir / "tracking-key"  # the erasure tombstones' HMAC key, made on first start
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and len(key_file.read_text().strip()) == 64
+        keys = {t: keys_cli(stack, "create", "--tenant", t).splitlines()[-1] for t in ("A", "B")}
+        for t, r in hooks.items():
+            with stack.client(keys[t]) as h:
+                resp = h.post("/webhooks", json={"url": r.url, "events": ["TriggerCreated"]})
+                assert resp.status_code == 201, resp.text
+
+        def send(t: str, msgs) -> dict:
+            with stack.client(keys[t]) as h:
+                r = h.post("/ingest", json=[{"contact_id": "sam", "role": "user", "event_id": i, "message": m}
+                                            for i, m in msgs])
+                assert r.status_code == 202, r.text
+                deadline = time.monotonic() + 90
+                while h.get("/context/sam", params={"after": msgs[-1][0]}).status_code == 504:
+                    assert time.monotonic() < deadline
+                return r.json()
+
+        def memories(t: str) -> list[dict]:
+            with stack.client(keys[t]) as h:
+                r = h.get("/contacts/sam/memories")
+                assert r.status_code == 200 and r.json()["tenantId"] == t
+                return r.json()["memories"]
+
+        def triggers(t: str) -> list[dict]:
+            with stack.client(keys[t]) as h:
+                return h.get("/contacts/sam/triggers").json()["triggers"]
+
+        assert send("A", first)["duplicates"] == 0
+        assert send("B", first)["duplicates"] == 0  # the same ids in another tenant are new events
+        a0, b0 = memories("A"), memories("B")
+        # the same messages make the same memories: all of B's, none shared with A's
+        assert sorted(m["content"] for m in b0) == sorted(m["content"] for m in a0) and len(b0) >= 4
+        assert not {m["id"] for m in a0} & {m["id"] for m in b0}
+        assert "Lives in Paris" in [m["content"] for m in b0]
+        assert [t["kind"] for t in triggers("B")].count("crisis") == 1
+        assert [t["kind"] for t in triggers("A")].count("crisis") == 1
+
+        send("B", later)
+        a1, b1 = {m["content"]: m for m in memories("A")}, {m["content"]: m for m in memories("B")}
+        assert a1["Lives in Paris"]["status"] == "active"
+        assert b1["Lives in Paris"]["status"] == "superseded"
+        assert all(m["sourceEventIds"] == ["col-1"] for c, m in a1.items() if "engineer" in c.lower())
+        assert any("col-4" in m["sourceEventIds"] for c, m in b1.items() if "engineer" in c.lower())
+        own = {t: {m["id"] for m in memories(t)} for t in ("A", "B")}
+        for t, other in (("A", "B"), ("B", "A")):
+            with stack.client(keys[t]) as h:
+                # a budget: a new contact's stage serves no memories by default
+                ctx = h.get("/context/sam", params={"budget": 2000}).json()
+                served = {m["id"] for m in ctx["memories"]}
+                assert served and served <= own[t] and not served & own[other], ctx
+                assert ("Berlin" in ctx["context_text"]) == (t == "B")  # only B moved
+                export = h.get("/contacts/sam/export").text
+                assert not any(i in export for i in own[other])
+            trig = {x["id"] for x in triggers(t)}
+            deadline = time.monotonic() + 60
+            while not received_triggers(hooks[t]):
+                assert time.monotonic() < deadline, f"{t}'s webhook got no trigger"
+                time.sleep(0.25)
+            time.sleep(1.0)  # anything misrouted would have arrived with it
+            docs = received_triggers(hooks[t])
+            assert {d["tenantId"] for d in docs} == {t}
+            assert {d["data"]["trigger"]["id"] for d in docs} <= trig
+            assert "crisis" in {d["data"]["trigger"]["kind"] for d in docs}
+
+        # erasure, then a re-send of the erased ids: duplicates, not a resurrection
+        with stack.client(keys["B"]) as h:
+            assert h.delete("/contacts/sam").status_code == 202
+            deadline = time.monotonic() + 60
+            while h.get("/contacts/sam/memories").json()["memories"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        again = send("B", first + later)
+        assert (again["duplicates"], again["accepted"]) == (4, 4), again
+        send("B", [("col-5", "I started learning the guitar")])
+        assert {s for m in memories("B") for s in m["sourceEventIds"]} == {"col-5"}
+        assert {m["id"] for m in memories("A")} == own["A"]  # A untouched by B's erasure
+    finally:
+        stack.stop()
+        for r in hooks.values():
+            r.close()
+
+
+def received_triggers(r) -> list[dict]:
+    return [orjson.loads(body) for _, body in list(r.requests)]

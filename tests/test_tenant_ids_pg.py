@@ -126,3 +126,45 @@ def test_issue_scenario_replays_verified_and_erased_ids_stay_duplicates(fresh_db
         assert tracking == tracking_key.erased_tracking_id("B", "sam") and "sam" not in tracking
     r = asyncio.run(rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=2, progress=False))
     assert r["verified"], r
+
+
+def test_a_version_made_before_tenant_keys_is_rekeyed_in_place(pg_url):
+    """`rapport up` of the new build on an old data dir: the live version gets migration 0008 with its
+    rows; afterwards two tenants' equal memory ids are two rows, and an update reaches only its own."""
+    v = "t" + uuid.uuid4().hex[:10]
+    schema = db.schema_of(v)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        db.migrate_meta(conn)
+        old = [m for m in db._migrations("version") if m[0] < "0008"]
+        with conn.transaction():
+            conn.execute(f"CREATE SCHEMA {schema}")
+            conn.execute(f"SET LOCAL search_path TO {schema}, public")
+            db._apply(conn, schema, old)
+        cols = ("id, tenant_id, contact_id, memory_type, content, importance, decay_rate, source, created_at, "
+                "updated_at, content_hash")
+        row = "(%s, %s, 'sam', 'fact', %s, 0.8, 0.001, 'rules', now(), now(), 'h')"
+        conn.execute(f"INSERT INTO {schema}.memories ({cols}) VALUES {row}", ("m-1", "A", "Lives in Paris"))
+        with pytest.raises(psycopg.errors.UniqueViolation):  # the old key: one id in one global space
+            conn.execute(f"INSERT INTO {schema}.memories ({cols}) VALUES {row}", ("m-1", "B", "Lives in Rome"))
+        db.ensure_version(conn, v, activate_if_none=False, status="building")
+        conn.execute(f"INSERT INTO {schema}.memories ({cols}) VALUES {row}", ("m-1", "B", "Lives in Rome"))
+        pk = conn.execute("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s::regclass "
+                          "AND contype = 'p'", (f"{schema}.memories",)).fetchone()[0]
+        assert pk == "PRIMARY KEY (tenant_id, contact_id, id)"
+        assert conn.execute(f"SELECT tenant_id, content FROM {schema}.memories ORDER BY tenant_id").fetchall() == [
+            ("A", "Lives in Paris"), ("B", "Lives in Rome")]
+        # every projector UPDATE names the tenant and contact: B's supersession of its m-1 leaves A's alone
+        from projections.projector import HANDLERS
+        from schemas import events as ev
+        from schemas.envelope import Envelope
+
+        sup = Envelope(event_id="d-1", event_type=ev.MEMORY_SUPERSEDED, schema_version=1, tenant_id="B",
+                       contact_id="sam", occurred_at="2026-04-03T10:00:00+00:00",
+                       recorded_at="2026-04-03T10:00:00+00:00",
+                       payload={"memoryId": "m-1", "supersededBy": "m-2", "validTo": "2026-04-03T10:00:00+00:00"})
+        with conn.transaction():
+            conn.execute(f"SET LOCAL search_path TO {schema}, public")
+            for sql, row in HANDLERS[ev.MEMORY_SUPERSEDED]:
+                conn.execute(sql, row(sup))
+        assert conn.execute(f"SELECT tenant_id, status FROM {schema}.memories ORDER BY tenant_id").fetchall() == [
+            ("A", "active"), ("B", "superseded")]
