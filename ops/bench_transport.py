@@ -43,7 +43,9 @@ async def _feed_and_time(kafka_url: str, topic_in: str, topic_out: str, events: 
     has gone through, so the worker's group join is not timed)."""
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-    servers = kafka_url.split("://", 1)[-1]
+    from streams.config import bootstrap_servers
+
+    servers = bootstrap_servers(kafka_url)
     producer = AIOKafkaProducer(bootstrap_servers=servers, acks="all", linger_ms=5)
     consumer = AIOKafkaConsumer(topic_out, bootstrap_servers=servers, group_id=f"{topic_out}-reader",
                                 auto_offset_reset="earliest", enable_auto_commit=False, fetch_max_wait_ms=50)
@@ -84,6 +86,10 @@ def transport_rate(kafka_url: str, events: int) -> float:
            "RAPPORT_INTERACTIONS_TOPIC": f"bench-transport-{run}-in",
            "RAPPORT_MEMORY_EVENTS_TOPIC": f"bench-transport-{run}-out",
            "RAPPORT_WORKER_WEB_PORT": "0"}
+    topics = [env["RAPPORT_INTERACTIONS_TOPIC"], env["RAPPORT_MEMORY_EVENTS_TOPIC"]]
+    # made before anything publishes (a cluster with auto-creation off refuses the first send), and
+    # deleted afterwards: an operator's cluster keeps no bench topics
+    asyncio.run(_bench_topics(kafka_url, topics, create=True))
     with tempfile.TemporaryDirectory(prefix="rapport-bench-transport-") as d:
         env["RAPPORT_FAUST_DATADIR"] = d
         proc = subprocess.Popen([sys.executable, "-m", "ops.bench_transport"], env=env,
@@ -98,6 +104,30 @@ def transport_rate(kafka_url: str, events: int) -> float:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+            asyncio.run(_bench_topics(kafka_url, topics, create=False))
+
+
+async def _bench_topics(kafka_url: str, topics: list[str], create: bool) -> None:
+    """Create the bench's two topics (the rapport topics' partitions and replication), or delete them."""
+    import dataclasses
+
+    from streams.config import Settings
+    from streams.topics import ensure_topics
+
+    s = dataclasses.replace(Settings.from_env(), kafka_url=kafka_url)
+    if create:
+        await ensure_topics(s, {t: (s.partitions, {}) for t in topics})
+        return
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=s.kafka_bootstrap)
+    await admin.start()
+    try:
+        await admin.delete_topics(topics)
+    except Exception:  # best effort: a broker without deletion leaves them
+        pass
+    finally:
+        await admin.close()
 
 
 if __name__ == "__main__":

@@ -85,8 +85,10 @@ class ChaosResult:
 class UpProcess:
     """`rapport up` in a child process, with the data dir and port given."""
 
-    def __init__(self, data_dir: Path, workers: int, port: int, cwd: Path | None = None):
+    def __init__(self, data_dir: Path, workers: int, port: int, cwd: Path | None = None,
+                 env: dict[str, str] | None = None):
         self.data_dir, self.workers, self.port = data_dir, workers, port
+        self.env = {**os.environ, **env} if env else None  # e.g. an external broker (ops/chaos_kafka.py)
         self.url = f"http://127.0.0.1:{port}"
         self.cwd = cwd
         self.proc: subprocess.Popen | None = None
@@ -95,7 +97,8 @@ class UpProcess:
     def start(self, timeout: float = 180) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "ops.cli", "up", "--data-dir", str(self.data_dir),
                                       "--http-port", str(self.port), "--workers", str(self.workers)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=self.cwd)
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=self.cwd,
+                                     env=self.env)
         ready = threading.Event()
 
         def read() -> None:
@@ -188,9 +191,11 @@ def wait_restarted(up: UpProcess, name: str, old_pid: int | None, limit_s: float
         time.sleep(0.2)
 
 
-def inject(up: UpProcess, fault: Fault, rng: random.Random) -> None:
+def inject(up: UpProcess, fault: Fault, rng: random.Random, extra: dict | None = None) -> None:
     kids = up.children()
-    if fault.kind == "worker-kill":
+    if extra and fault.kind in extra:  # faults of an external cluster (ops/chaos_kafka.py)
+        extra[fault.kind](up, fault, rng)
+    elif fault.kind == "worker-kill":
         fault.target = rng.choice(sorted(k for k in kids if k.startswith("worker")))
         os.kill(kids[fault.target], signal.SIGKILL)
     elif fault.kind == "api-kill":
@@ -230,8 +235,9 @@ def count(up: UpProcess, run: str, per_contact: dict[str, int]) -> tuple[int, in
 
 def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, workers: int = 1,
               others: tuple[str, ...] = ("api-kill", "pg-restart", "redis-stall"), gap_s: float = 14.0,
-              data_dir: Path | None = None, seed: int = 3, say=print) -> ChaosResult:  # noqa: ANN001
-    """Start a stack, stream `events` while injecting the faults `gap_s` apart (random order and
+              data_dir: Path | None = None, seed: int = 3, say=print,  # noqa: ANN001
+              env: dict[str, str] | None = None, extra: dict | None = None) -> ChaosResult:
+    """Start a stack (with `env` on top of ours: an external broker), stream `events` while injecting the faults `gap_s` apart (random order and
     jitter), wait for the backlog to drain, count, verify the digest, stop. Faults of one child are
     spread wider than the supervisor's crash-loop window allows (5 exits in 60 s) at gap_s >= 13."""
     from ops.embedded import free_port
@@ -242,7 +248,7 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
     if data_dir is None:
         own = tempfile.TemporaryDirectory(prefix="rapport-chaos-")
         data_dir = Path(own.name)
-    up = UpProcess(data_dir, workers, free_port(), cwd=Path(__file__).resolve().parents[1])
+    up = UpProcess(data_dir, workers, free_port(), cwd=Path(__file__).resolve().parents[1], env=env)
     res = ChaosResult()
     faults = [Fault("worker-kill") for _ in range(worker_kills)] + [Fault(k) for k in others]
     rng.shuffle(faults)
@@ -284,9 +290,9 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                 f.at = time.monotonic() - t0
                 t_fault = time.monotonic()
                 before = up.children()
-                inject(up, f, rng)
+                inject(up, f, rng, extra)
                 f.recovery_s = probe_recovery(c, run, n, t_fault)
-                if f.kind.endswith("-kill"):  # answering again may not wait for it (a second API process
+                if f.kind.endswith("-kill") and not (extra and f.kind in extra):  # answering again may not wait for it (a second API process
                     # answers at once): the next fault starts once the killed child is back
                     wait_restarted(up, f.target, before.get(f.target))
                 if f.kind in ("redis-stall", "pg-restart"):  # the apps ride these out: nothing restarts

@@ -75,6 +75,23 @@ def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processe
     sys.exit(code)
 
 
+def _topics_ready(s, timeout: float = 120.0):  # noqa: ANN001, ANN202
+    """streams.topics.ensure_topics, retried while the broker starts."""
+    import asyncio
+
+    from streams.topics import ensure_topics
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return asyncio.run(ensure_topics(s))
+        except Exception as e:  # broker not up yet
+            if time.monotonic() > deadline:
+                raise click.ClickException(f"broker at {s.kafka_url} not usable: {e}") from e
+            logging.getLogger("rapport.worker").info("broker not ready (%s); retrying", e)
+            time.sleep(1.0)
+
+
 @main.command()
 def worker() -> None:
     """One Faust worker process, configured from the environment (RAPPORT_*)."""
@@ -86,6 +103,9 @@ def worker() -> None:
 
     s = settings()
     telemetry.configure_tracing("worker")
+    # the topics exist before Faust declares them (it would make them with one replica and no
+    # retention); Faust's own topics get the same replication
+    app.conf.topic_replication_factor = _topics_ready(s).replication
     args = ["rapport", "worker", "--loglevel", {"warning": "warn", "critical": "crit"}.get(log_level(), log_level())]
     if telemetry.json_logs():  # Faust installs this config; --quiet: no banner on stdout, only JSON lines
         app.conf.logging_config = telemetry.logging_config("worker", log_level())
@@ -405,16 +425,29 @@ def bench_context(url, contacts, per_contact, archived, queries, concurrency) ->
 @click.option("--gap", default=15.0, show_default=True, help="seconds between faults")
 @click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart, Redis stall, "
                                              "broker kill)")
-def bench_chaos(events, contacts, worker_kills, workers, gap, no_others) -> None:  # noqa: ANN001
+@click.option("--kafka", is_flag=True, help="on a 3-broker Apache Kafka cluster started for the run (Java + "
+              "Maven), with its faults: a broker SIGKILLed, a partition leader restarted, a worker added")
+def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, kafka) -> None:  # noqa: ANN001
     """Faults injected into `rapport up` under load: events lost/duplicated, digest vs a clean replay."""
     import platform
 
     from ops.chaos import run_chaos, table
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers, gap_s=gap,
-                  others=() if no_others else ("api-kill", "pg-restart", "redis-stall", "broker-kill"),
-                  say=click.echo)
+    if kafka:
+        from ops.chaos_kafka import run_kafka_chaos
+        from ops.kafka_cluster import Unavailable
+
+        try:
+            r = run_kafka_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers,
+                                gap_s=gap, others=() if no_others else ("api-kill", "pg-restart", "redis-stall"),
+                                say=click.echo)
+        except Unavailable as e:
+            raise click.ClickException(str(e)) from None
+    else:
+        r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers, gap_s=gap,
+                      others=() if no_others else ("api-kill", "pg-restart", "redis-stall", "broker-kill"),
+                      say=click.echo)
     click.echo(table(r))
     for note in r.notes:
         click.echo(note, err=True)

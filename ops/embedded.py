@@ -337,7 +337,8 @@ class Stack:
         import json
 
         info = {k: self.env.get(v) for k, v in (("kafka_url", "RAPPORT_KAFKA_URL"), ("database_url",
-                "RAPPORT_DATABASE_URL"), ("redis_url", "RAPPORT_REDIS_URL"), ("broker_epoch", "RAPPORT_BROKER_EPOCH"))}
+                "RAPPORT_DATABASE_URL"), ("redis_url", "RAPPORT_REDIS_URL"), ("broker_epoch", "RAPPORT_BROKER_EPOCH"),
+                ("interactions_topic", "RAPPORT_INTERACTIONS_TOPIC"))}
         info.update(http_url=self.url, pid=os.getpid(), children={c.name: c.proc.pid for c in self.children},
                     metrics={c.name: c.metrics_url for c in self.children if c.metrics_url})
         run = self.data_dir / "run.json"  # it holds the database password: owner only

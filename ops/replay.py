@@ -31,13 +31,16 @@ class ReplayError(RuntimeError):
 
 def resolve_env(data_dir: str | None) -> dict[str, str]:
     """URLs from the environment, else from a running `rapport up --data-dir DIR` (DIR/run.json)."""
-    env = {k: os.environ[k] for k in ("RAPPORT_DATABASE_URL", "RAPPORT_KAFKA_URL") if os.environ.get(k)}
+    env = {k: os.environ[k] for k in ("RAPPORT_DATABASE_URL", "RAPPORT_KAFKA_URL", "RAPPORT_INTERACTIONS_TOPIC")
+           if os.environ.get(k)}
     run = Path(data_dir or "./.rapport") / "run.json"
     if "RAPPORT_DATABASE_URL" not in env and run.exists():
         info = json.loads(run.read_text())
         env.setdefault("RAPPORT_DATABASE_URL", info["database_url"])
         if info.get("kafka_url"):
             env.setdefault("RAPPORT_KAFKA_URL", info["kafka_url"])
+        if info.get("interactions_topic"):  # the running stack's topic (an external broker may hold several)
+            env.setdefault("RAPPORT_INTERACTIONS_TOPIC", info["interactions_topic"])
     if "RAPPORT_DATABASE_URL" not in env:
         raise ReplayError(f"no database: set RAPPORT_DATABASE_URL or run `rapport up` with this --data-dir "
                           f"({run} not found)")
@@ -101,7 +104,9 @@ async def log_batches(kafka_url: str, topic: str, group: str, size: int) -> Asyn
     """The topic from its earliest offset up to the end offsets seen at the start."""
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
-    consumer = AIOKafkaConsumer(bootstrap_servers=kafka_url.split("://", 1)[-1], group_id=group,
+    from streams.config import bootstrap_servers
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap_servers(kafka_url), group_id=group,
                                 auto_offset_reset="earliest", enable_auto_commit=False)
     await consumer.start()
     try:
@@ -264,7 +269,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     if source == "log":
         if "RAPPORT_KAFKA_URL" not in env:
             raise ReplayError("--from log needs the broker: RAPPORT_KAFKA_URL or a running `rapport up`")
-        topic = settings().interactions_topic
+        topic = env.get("RAPPORT_INTERACTIONS_TOPIC") or settings().interactions_topic
         async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size):
             await feed([Record(v, topic, p, o, k) for v, p, o, k in batch])
     elif not parallel:

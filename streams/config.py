@@ -31,6 +31,8 @@ class Settings:
     # broker identity: the embedded broker is started with a fresh cluster id each time, so offsets
     # recorded under another id are known to be from a different log
     broker_epoch: str | None = None
+    # replicas of each rapport topic; None = min(3, the brokers the cluster reports)
+    replication_factor: int | None = None
     # broker retention per partition (the ledger is the record; streams/topics.py)
     topic_retention_ms: int = 6 * 3600 * 1000
     topic_retention_bytes: int = 128 * 1024 * 1024
@@ -78,6 +80,7 @@ class Settings:
             dead_letter_topic=_env("RAPPORT_DEAD_LETTER_TOPIC", d.dead_letter_topic),
             projection_version=_env("RAPPORT_PROJECTION_VERSION"),
             broker_epoch=_env("RAPPORT_BROKER_EPOCH"),
+            replication_factor=int(_env("RAPPORT_REPLICATION_FACTOR", "0")) or None,
             topic_retention_ms=int(_env("RAPPORT_TOPIC_RETENTION_MS", str(d.topic_retention_ms))),
             topic_retention_bytes=int(_env("RAPPORT_TOPIC_RETENTION_BYTES", str(d.topic_retention_bytes))),
             batch_size=int(_env("RAPPORT_BATCH_SIZE", str(d.batch_size))),
@@ -106,7 +109,14 @@ class Settings:
     @property
     def kafka_bootstrap(self) -> str:
         """host:port list for aiokafka (Faust takes the kafka:// form)."""
-        return ",".join(u.split("://", 1)[-1] for u in self.kafka_url.split(";"))
+        return bootstrap_servers(self.kafka_url)
+
+
+def bootstrap_servers(kafka_url: str) -> str:
+    """RAPPORT_KAFKA_URL (`kafka://h:p`, several `;`- or `,`-separated for a cluster) as aiokafka's
+    `h1:p1,h2:p2`."""
+    parts = [u.strip() for u in kafka_url.replace(",", ";").split(";") if u.strip()]
+    return ",".join(u.split("://", 1)[-1].rstrip("/") for u in parts)
 
 
 @lru_cache(maxsize=1)

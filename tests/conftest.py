@@ -48,3 +48,43 @@ def embedder():
     from agents.embedder import MiniLMEmbedder
 
     return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster():
+    """A 3-broker Apache Kafka cluster (KRaft) on loopback for the whole run (ops/kafka_cluster.py), its
+    jars fetched with Maven on first use; skipped, with one line saying why, without Java or Maven.
+    RAPPORT_TEST_KAFKA_URL uses a running cluster instead."""
+    from ops.kafka_cluster import KafkaCluster, Unavailable, missing_tools
+
+    external = os.environ.get("RAPPORT_TEST_KAFKA_URL")
+    if external:
+        yield external
+        return
+    if (problem := missing_tools()) is not None:
+        pytest.skip(problem)
+    try:
+        cluster = KafkaCluster(size=3).start()
+    except Unavailable as e:
+        pytest.skip(str(e))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+BACKENDS = [pytest.param("embedded"), pytest.param("kafka", marks=pytest.mark.kafka)]
+
+
+@pytest.fixture
+def backend(request) -> dict[str, str]:
+    """The environment `rapport up` gets for a backend: {} for the embedded broker, or a 3-broker Apache
+    Kafka cluster with topics and consumer groups of this test's own. Parametrise with
+    `@pytest.mark.parametrize("backend", BACKENDS, indirect=True)`."""
+    if request.param == "embedded":
+        return {}
+    from ops.kafka_cluster import stack_env
+
+    cluster = request.getfixturevalue("kafka_cluster")
+    url = cluster if isinstance(cluster, str) else cluster.url
+    return stack_env(url, uuid.uuid4().hex[:8])

@@ -19,8 +19,10 @@ from ops.embedded import free_port
 
 class RunningStack:
     def __init__(self, data_dir: Path, workers: int = 1, port: int | None = None,
-                 api_processes: int | None = None):  # None: rapport up's default
+                 api_processes: int | None = None,  # None: rapport up's default
+                 env: dict[str, str] | None = None):  # extra environment, e.g. a backend's RAPPORT_KAFKA_URL
         self.data_dir, self.workers, self.api_processes = data_dir, workers, api_processes
+        self.env = {**os.environ, **(env or {})}
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -32,7 +34,7 @@ class RunningStack:
             [sys.executable, "-m", "ops.cli", "up", "--data-dir", str(self.data_dir), "--http-port", str(self.port),
              "--workers", str(self.workers),
              *(["--api-processes", str(self.api_processes)] if self.api_processes else [])], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            cwd=Path(__file__).resolve().parents[1])
+            cwd=Path(__file__).resolve().parents[1], env=self.env)
         ready = threading.Event()
 
         def read():
@@ -54,6 +56,11 @@ class RunningStack:
         for f in sorted((self.data_dir / "logs").glob("*.log")):
             out.append(f"--- {f.name}\n" + "\n".join(f.read_text(errors="replace").splitlines()[-30:]))
         return "\n".join(out)
+
+    def topic(self, name: str) -> str:
+        """The name of rapport's topic `name` (interactions, dead-letter, ...) for this stack."""
+        key = f"RAPPORT_{name.upper().replace('-', '_')}_TOPIC"
+        return self.env.get(key) or f"rapport.{name}"
 
     @property
     def run_info(self) -> dict:

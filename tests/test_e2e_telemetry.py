@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from ops.embedded import free_port
+from streams.config import bootstrap_servers
 from tests.stack import RunningStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -73,7 +74,7 @@ class Collector:
 async def publish_with_headers(kafka_url: str, key: bytes, value: bytes, headers: list) -> None:
     from aiokafka import AIOKafkaProducer
 
-    p = AIOKafkaProducer(bootstrap_servers=kafka_url.split("://", 1)[1])
+    p = AIOKafkaProducer(bootstrap_servers=bootstrap_servers(kafka_url))
     await p.start()
     try:
         await p.send_and_wait("rapport.interactions", key=key, value=value, headers=headers)

@@ -1,6 +1,8 @@
 -- The shared, unversioned part: the event ledger (every interaction, the durable copy of the log in
 -- the embedded default) and the registry of projection versions.
-CREATE EXTENSION IF NOT EXISTS vector;
+-- in public explicitly: a role named like a schema ("rapport", as in docker-compose.kafka.yml) has
+-- search_path "$user", public, which would put it in schema rapport, out of the versions' search_path
+CREATE EXTENSION IF NOT EXISTS vector SCHEMA public;
 
 CREATE TABLE IF NOT EXISTS rapport.ledger (
     seq            bigserial   PRIMARY KEY,
