@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import orjson
 import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -168,3 +169,29 @@ def test_a_version_made_before_tenant_keys_is_rekeyed_in_place(pg_url):
                 conn.execute(sql, row(sup))
         assert conn.execute(f"SELECT tenant_id, status FROM {schema}.memories ORDER BY tenant_id").fetchall() == [
             ("A", "active"), ("B", "superseded")]
+
+
+def test_recorded_moods_are_found_under_both_id_schemes_and_per_tenant(pg_url):
+    """The replay that moves a deployment to scheme 2 reuses the model moods the live version recorded
+    under scheme-1 ids; two tenants' equal event ids in one batch get their own moods."""
+    from agents.llm import RecordedMoods
+    from schemas.envelope import derived_id, legacy_derived_id
+
+    v = new_version(pg_url)
+    a, b = (interaction("m-1", "I feel great", tenant=t, contact="sam") for t in ("A", "B"))
+    mood = {"mood": "happy", "energy": "high", "style": "casual", "confidence": 0.9, "source": "llm"}
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for eid, env, m in ((legacy_derived_id("m-1", "mood"), a, mood),
+                            (derived_id(b, "mood"), b, {**mood, "mood": "sad"})):
+            conn.execute(f"INSERT INTO {db.schema_of(v)}.events (event_id, tenant_id, contact_id, event_type, "
+                         f"occurred_at, payload) VALUES (%s, %s, %s, 'MoodClassified', now(), %s::jsonb)",
+                         (eid, env.tenant_id, env.contact_id, orjson.dumps(m).decode()))
+
+    async def run():
+        conn = await db.connect_async(pg_url)
+        try:
+            return await RecordedMoods(conn, db.schema_of(v)).moods([a, b])
+        finally:
+            await conn.close()
+
+    assert asyncio.run(run()) == {("A", "m-1"): mood, ("B", "m-1"): {**mood, "mood": "sad"}}
