@@ -16,7 +16,7 @@ from typing import Any
 
 from agents.core.redaction import redact
 from schemas import events as ev
-from schemas.envelope import Envelope, derived_id
+from schemas.envelope import Envelope, derived_id, legacy_derived_id
 
 log = logging.getLogger("rapport.llm")
 
@@ -79,18 +79,23 @@ class RecordedMoods:
 
     async def moods(self, envs: list[Envelope]) -> dict[str, Any]:
         msgs = [e for e in envs if e.event_type == ev.INTERACTION_RECORDED]
-        ids = {derived_id(e, "mood"): (e.tenant_id, e.event_id) for e in msgs}
-        if not ids:
+        if not msgs:
             return {}
+        # by the id the live version gave it: scheme 2, or scheme 1 in a version built before it (the
+        # replay that moves a deployment to scheme 2 keeps the model's moods); within the tenant and contact
+        want = [(e, derived_id(e, "mood"), 0) for e in msgs] + [(e, legacy_derived_id(e.event_id, "mood"), 1)
+                                                               for e in msgs]
         cur = await self.conn.execute(
-            f"SELECT d.event_id, d.payload FROM {self.schema}.events d "
-            f"JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, i) "
+            f"SELECT b.n, d.payload FROM {self.schema}.events d "
+            f"JOIN unnest(%s::text[], %s::text[], %s::text[]) WITH ORDINALITY AS b(t, c, i, n) "
             f"ON d.tenant_id = b.t AND d.contact_id = b.c AND d.event_id = b.i "
             f"WHERE d.event_type = 'MoodClassified' AND d.payload->>'source' <> 'offline'",
-            ([e.tenant_id for e in msgs], [e.contact_id for e in msgs], [derived_id(e, "mood") for e in msgs]))
+            ([e.tenant_id for e, _, _ in want], [e.contact_id for e, _, _ in want], [i for _, i, _ in want]))
+        found = sorted(((want[n - 1][2], want[n - 1][0], payload) for n, payload in await cur.fetchall()),
+                       key=lambda x: x[0], reverse=True)  # scheme 2 last: it wins
         out = {}
-        for eid, payload in await cur.fetchall():
-            out[ids[eid]] = TIMEOUT if payload["source"] == "previous" else {
+        for _, e, payload in found:
+            out[(e.tenant_id, e.event_id)] = TIMEOUT if payload["source"] == "previous" else {
                 k: payload[k] for k in ("mood", "energy", "style", "confidence", "source")}
         return out
 

@@ -42,7 +42,7 @@ from schemas import events as ev
 from schemas import logsafe
 from schemas.cachekeys import window_key
 from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
-from streams import shredding, tracing
+from streams import shredding, tracing, tracking_key
 
 log = logging.getLogger("rapport.pipeline")
 
@@ -440,10 +440,15 @@ class InteractionPipeline:
     async def _already_applied(self, envs: list[Envelope]) -> set[tuple[str, str]]:
         if not envs:
             return set()
+        # applied, or erased with its contact (a keyed tombstone, streams/tracking_key.py): an erased
+        # contact's events published again straight to the topic do not bring it back
         cur = await self.conn.execute(
             "SELECT p.tenant_id, p.event_id FROM processed_events p "
-            "JOIN unnest(%s::text[], %s::text[]) AS b(t, e) ON p.tenant_id = b.t AND p.event_id = b.e",
-            ([e.tenant_id for e in envs], [e.event_id for e in envs]))
+            "JOIN unnest(%s::text[], %s::text[]) AS b(t, e) ON p.tenant_id = b.t AND p.event_id = b.e "
+            "UNION SELECT b.t, b.e FROM unnest(%s::text[], %s::text[], %s::text[]) AS b(t, e, k) "
+            "JOIN rapport.erased_events x ON x.tenant_id = b.t AND x.event_key = b.k",
+            ([e.tenant_id for e in envs], [e.event_id for e in envs], [e.tenant_id for e in envs],
+             [e.event_id for e in envs], [tracking_key.event_tombstone(e.tenant_id, e.event_id) for e in envs]))
         rows = await cur.fetchall()
         return {(t, e) for t, e in rows}
 

@@ -83,6 +83,12 @@ def scoped_id(tenant_id: str, contact_id: str, source_event_id: str, step: str) 
     return str(uuid.uuid5(DERIVED_NAMESPACE, f"{tenant_id}\x1f{contact_id}\x1f{source_event_id}\x1f{step}"))
 
 
+def legacy_derived_id(source_event_id: str, step: str) -> str:
+    """Id scheme 1 (no tenant, no contact): only to find what a version built before scheme 2 recorded
+    (a replay's recorded model moods, agents/llm.RecordedMoods); never for a new row."""
+    return str(uuid.uuid5(DERIVED_NAMESPACE, f"{source_event_id}\x1f{step}"))
+
+
 def new_event_id() -> str:
     return str(uuid.uuid4())
 

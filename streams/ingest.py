@@ -189,18 +189,30 @@ LEDGER_INSERT_MANY = (
     "WITH ORDINALITY AS u(t, c, e, ty, v, oa, ra, env, k, n) WHERE NOT EXISTS (SELECT 1 FROM rapport.erased_events x "
     "WHERE x.tenant_id = u.t AND x.event_key = u.k) ORDER BY u.n ON CONFLICT (tenant_id, event_id) DO NOTHING "
     "RETURNING tenant_id, event_id")
+# An erasure committing while the insert above waited on the ledger row it deletes: the insert's
+# snapshot saw no tombstone yet, and the row is gone; this statement (a new snapshot) sees the tombstone
+# and takes the event back out, in the same transaction, before anyone saw it.
+LEDGER_UNDO_ERASED = (
+    "DELETE FROM rapport.ledger l USING unnest(%s::text[], %s::text[], %s::text[]) AS u(t, e, k) "
+    "WHERE l.tenant_id = u.t AND l.event_id = u.e AND EXISTS (SELECT 1 FROM rapport.erased_events x "
+    "WHERE x.tenant_id = u.t AND x.event_key = u.k) RETURNING l.tenant_id, l.event_id")
 
 
 async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
-    """Insert into the ledger; return the (tenant, event id)s that were new. `pool` yields dict rows
-    (projections.db.configure_pool_conn), as in relay_once."""
+    """Insert into the ledger; return the (tenant, event id)s that were new (not in the ledger, not
+    erased: see rapport.erased_events). `pool` yields dict rows (projections.db.configure_pool_conn), as
+    in relay_once."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
                        e.recorded_at, orjson.dumps(e.to_dict()).decode(),
                        tracking_key.event_tombstone(e.tenant_id, e.event_id)) for e in envs]))
-    async with pool.connection() as conn:
+    async with pool.connection() as conn, conn.transaction():
         cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
-        rows = await cur.fetchall()
-    return {(r["tenant_id"], r["event_id"]) for r in rows}
+        new = {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
+        if new:
+            cur = await conn.execute(LEDGER_UNDO_ERASED, [list(c) for c in zip(*[
+                (e.tenant_id, e.event_id, k) for e, k in zip(envs, cols[8]) if (e.tenant_id, e.event_id) in new])])
+            new -= {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
+    return new
 
 
 async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -> tuple[list[Envelope], int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import orjson
 import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -168,3 +169,97 @@ def test_a_version_made_before_tenant_keys_is_rekeyed_in_place(pg_url):
                 conn.execute(sql, row(sup))
         assert conn.execute(f"SELECT tenant_id, status FROM {schema}.memories ORDER BY tenant_id").fetchall() == [
             ("A", "active"), ("B", "superseded")]
+
+
+def test_recorded_moods_are_found_under_both_id_schemes_and_per_tenant(pg_url):
+    """The replay that moves a deployment to scheme 2 reuses the model moods the live version recorded
+    under scheme-1 ids; two tenants' equal event ids in one batch get their own moods."""
+    from agents.llm import RecordedMoods
+    from schemas.envelope import derived_id, legacy_derived_id
+
+    v = new_version(pg_url)
+    a, b = (interaction("m-1", "I feel great", tenant=t, contact="sam") for t in ("A", "B"))
+    mood = {"mood": "happy", "energy": "high", "style": "casual", "confidence": 0.9, "source": "llm"}
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for eid, env, m in ((legacy_derived_id("m-1", "mood"), a, mood),
+                            (derived_id(b, "mood"), b, {**mood, "mood": "sad"})):
+            conn.execute(f"INSERT INTO {db.schema_of(v)}.events (event_id, tenant_id, contact_id, event_type, "
+                         f"occurred_at, payload) VALUES (%s, %s, %s, 'MoodClassified', now(), %s::jsonb)",
+                         (eid, env.tenant_id, env.contact_id, orjson.dumps(m).decode()))
+
+    async def run():
+        conn = await db.connect_async(pg_url)
+        try:
+            return await RecordedMoods(conn, db.schema_of(v)).moods([a, b])
+        finally:
+            await conn.close()
+
+    assert asyncio.run(run()) == {("A", "m-1"): mood, ("B", "m-1"): {**mood, "mood": "sad"}}
+
+
+async def _dict_pool(url: str):
+    from psycopg_pool import AsyncConnectionPool
+
+    pool = AsyncConnectionPool(url, min_size=1, max_size=2, open=False, configure=db.configure_pool_conn,
+                               kwargs={"autocommit": True})
+    await pool.open(wait=True)
+    return pool
+
+
+def test_a_resend_racing_the_erasure_transaction_is_a_duplicate(pg_url):
+    """The re-send arrives while the erasure's transaction has deleted the ledger row and written the
+    tombstone but not committed: the insert waits on the row, its snapshot has no tombstone, and the
+    row is gone when it goes on; the second statement of the ingest takes it back out."""
+    from projections.projector import _delete_ledger
+
+    tenant = "race-" + uuid.uuid4().hex[:8]
+    env = interaction("r-1", "My dog Bruno ate my shoes again", tenant=tenant, contact="zoe")
+
+    async def run():
+        with psycopg.connect(pg_url, autocommit=True) as c:
+            db.migrate_meta(c)
+        pool = await _dict_pool(pg_url)
+        try:
+            assert await ingest.record(pool, [env]) == {(tenant, "r-1")}
+            t1 = await psycopg.AsyncConnection.connect(pg_url)  # a transaction, as the projector's
+            async with t1.cursor() as cur:
+                await _delete_ledger(cur, tenant, "DELETE FROM rapport.ledger WHERE tenant_id=%s AND event_id=%s "
+                                                  "RETURNING event_id", (tenant, "r-1"))
+            resend = asyncio.create_task(ingest.record(pool, [env]))
+            await asyncio.sleep(1.0)
+            assert not resend.done()  # waiting on the ledger row the erasure deletes
+            await t1.commit()
+            await t1.close()
+            return await asyncio.wait_for(resend, 30)
+        finally:
+            await pool.close()
+
+    assert asyncio.run(run()) == set()
+    with psycopg.connect(pg_url) as c:
+        assert c.execute("SELECT count(*) FROM rapport.ledger WHERE tenant_id=%s", (tenant,)).fetchone()[0] == 0
+
+
+def test_the_worker_skips_an_erased_contacts_events_published_again(pg_url):
+    """A producer that publishes straight to the topic re-sends an erased contact's events: the tracking
+    records went with the contact, the tombstones did not, so nothing comes back."""
+    v = new_version(pg_url)
+    tenant = "t-" + uuid.uuid4().hex[:8]
+    envs = [interaction(f"z{i}", m, tenant=tenant, contact="zoe", minutes=i)
+            for i, m in enumerate(["I moved to Berlin last month", "My dog Bruno ate my shoes again"])]
+    erase = contact_erased(event_id="erase-zoe", tenant_id=tenant, contact_id="zoe", at=envs[-1].occurred_at)
+
+    async def run(batch, epoch):
+        conn = await db.connect_async(pg_url, schema=db.schema_of(v))
+        try:
+            return await InteractionPipeline(conn, FakeEmbedder(), broker_epoch=epoch, version=v).process(records(batch))
+        finally:
+            await conn.close()
+
+    assert asyncio.run(run(envs + [erase], "a")).applied == 3
+    again = asyncio.run(run(envs + [erase], "b"))
+    assert (again.applied, again.skipped) == (0, 3)
+    with psycopg.connect(pg_url) as c:
+        for table in ("memories", "contacts", "processed_events", "events"):
+            n = c.execute(f"SELECT count(*) FROM {db.schema_of(v)}.{table} WHERE tenant_id=%s AND contact_id='zoe'",
+                          (tenant,)).fetchone()[0]
+            assert n == 0, table
