@@ -235,7 +235,7 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
             pass
     child = spawn("postgres", [str(_pg_bin() / "postgres"), "-D", str(pgdata), "-k", str(sock), "-h", "",
                                "-c", "max_connections=200", "-c", "shared_buffers=256MB",
-                               "-c", "synchronous_commit=off", "-c", "fsync=on"],
+                               "-c", "fsync=on"],
                   log_dir, user=user, stop_signal=signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown
     base = f"postgresql://postgres:{password}@/postgres?host={sock}"
     deadline = time.monotonic() + 60
