@@ -75,6 +75,10 @@ def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processe
     sys.exit(code)
 
 
+NO_RECORD_KEY = ("no record key: set RAPPORT_RECORD_KEY (a secret of 32+ bytes shared with the API) or "
+                 "RAPPORT_RECORD_KEY_FILE; `rapport up` makes <data-dir>/record-key")
+
+
 @main.command()
 def worker() -> None:
     """One Faust worker process, configured from the environment (RAPPORT_*)."""
@@ -85,6 +89,8 @@ def worker() -> None:
     from streams.app import app
 
     s = settings()
+    if s.record_key is None:  # every record would be dead-lettered: say why and stop, before joining the group
+        raise click.ClickException(NO_RECORD_KEY)
     telemetry.configure_tracing("worker")
     args = ["rapport", "worker", "--loglevel", {"warning": "warn", "critical": "crit"}.get(log_level(), log_level())]
     if telemetry.json_logs():  # Faust installs this config; --quiet: no banner on stdout, only JSON lines

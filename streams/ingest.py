@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from streams import metrics
 from schemas import events as ev
-from schemas import validate
+from schemas import recordsig, validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
 from streams import shredding, tracing
 
@@ -149,8 +149,9 @@ def parse_ingest_body(raw: bytes, tenant: Callable[[str | None, int], str] = lam
 class Publisher:
     """An aiokafka producer that keys every event by tenant/contact."""
 
-    def __init__(self, bootstrap: str, topic: str):
+    def __init__(self, bootstrap: str, topic: str, signing_key: bytes | None = None):
         self.bootstrap, self.topic = bootstrap, topic
+        self.signing_key = signing_key  # every record signed with it (schemas/recordsig.py); None: unsigned
         self._producer = None
 
     async def start(self) -> None:
@@ -175,7 +176,9 @@ class Publisher:
                 "messaging.system": "kafka", "messaging.operation.type": "send",
                 "messaging.destination.name": self.topic, "messaging.batch.message_count": len(rows)}):
             headers = tracing.record_headers()
-            futs = [await self._producer.send(self.topic, key=k, value=v, headers=headers) for k, v in rows]
+            futs = [await self._producer.send(self.topic, key=k, value=v,
+                                              headers=recordsig.signed_headers(self.signing_key, k, v, headers))
+                    for k, v in rows]
             await asyncio.gather(*futs)
 
 
