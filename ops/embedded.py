@@ -350,10 +350,11 @@ def secret_file(f: Path, nbytes: int) -> str:
 
 def redis_args(binary: Path, data: Path, sock: Path, password: str) -> list[str]:
     """redis-server on a unix socket only (no TCP: port 0), with a password, its dangerous commands
-    renamed to nothing, saving its cache into `data` every minute (SAVE/BGSAVE are disabled for clients,
-    not for the server's own schedule)."""
+    renamed to nothing, and no dump: it is a cache of what PostgreSQL holds, and session windows should
+    not sit in a file after an erasure. (Earlier versions passed `--save "60 1"` as one argument,
+    which Redis reads as no save points: they never saved either.)"""
     args = [str(binary), "--port", "0", "--unixsocket", str(sock / "redis.sock"), "--unixsocketperm", "700",
-            "--requirepass", password, "--dir", str(data), "--dbfilename", "cache.rdb", "--save", "60 1",
+            "--requirepass", password, "--dir", str(data), "--dbfilename", "cache.rdb", "--save", "",
             "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"]
     for cmd in REDIS_DISABLED:
         args += ["--rename-command", cmd, ""]
