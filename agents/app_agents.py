@@ -17,6 +17,7 @@ from agents.scheduler import due_ticks
 from agents import metrics
 from projections import db, projector
 from schemas import events as ev
+from schemas import recordsig
 from schemas.cachekeys import worker_key
 from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
@@ -37,6 +38,8 @@ async def pipeline() -> InteractionPipeline:
         import redis.asyncio as aioredis
 
         s = settings()
+        if s.record_key is None:  # `rapport worker` refuses to start without one (ops/cli.py)
+            raise RuntimeError("no record key: set RAPPORT_RECORD_KEY or RAPPORT_RECORD_KEY_FILE")
         version = db.prepare(s.database_url, s.projection_version)
         conn = await db.connect_async(s.database_url, schema=db.schema_of(version))
         from agents import llm
@@ -47,7 +50,8 @@ async def pipeline() -> InteractionPipeline:
         _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
                                         redis=aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                                                 socket_connect_timeout=REDIS_TIMEOUT_S),
-                                        version=version, follow_active=s.projection_version is None, moods=llm.from_settings())
+                                        version=version, follow_active=s.projection_version is None, moods=llm.from_settings(),
+                                        signing_key=s.record_key)
     return _pipeline
 
 
@@ -72,7 +76,12 @@ async def publish_source(env) -> None:  # noqa: ANN001
         log.info("%s %s dropped: its contact has no key (erased)", env.event_type, env.event_id)
         return
     env = shredding.seal_envelope(env, keys.get(contact))
-    await interactions_topic.send(key=partition_key(*contact), value=encode(env))
+    await send_signed(interactions_topic, partition_key(*contact), encode(env))
+
+
+async def send_signed(topic, key: bytes, value: bytes, headers: list | None = None) -> None:  # noqa: ANN001
+    """Every record a worker publishes carries rapport's signature (schemas/recordsig.py)."""
+    await topic.send(key=key, value=value, headers=recordsig.signed_headers(settings().record_key, key, value, headers))
 
 
 async def seal_derived(p: InteractionPipeline, derived: list) -> list:
@@ -183,9 +192,9 @@ async def send_derived(p: InteractionPipeline, derived: list) -> None:
     kinds = metrics.trigger_kinds(derived)  # read before sealing hides the payload
     for e in await seal_derived(p, derived):
         key, value = derived_record(e)
-        await memory_events_topic.send(key=key, value=value, headers=headers)
+        await send_signed(memory_events_topic, key, value, headers)
         if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers
-            await triggers_topic.send(key=key, value=value, headers=headers)
+            await send_signed(triggers_topic, key, value, headers)
             metrics.TRIGGERS_PUBLISHED.labels(kinds[e.event_id]).inc()
 
 
@@ -254,7 +263,7 @@ async def schedule_due_work() -> None:
     if _scheduler_conn is None or _scheduler_conn.closed or _scheduler_conn.broken:
         _scheduler_conn = await db.connect_async(settings().database_url, autocommit=True, connect_timeout=5)
     for env in await due_ticks(_scheduler_conn, now_utc()):
-        await interactions_topic.send(key=partition_key(env.tenant_id, env.contact_id), value=encode(env))
+        await send_signed(interactions_topic, partition_key(env.tenant_id, env.contact_id), encode(env))
 
 
 @app.timer(interval=5.0)

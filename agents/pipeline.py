@@ -39,7 +39,7 @@ from agents.embedder import Embedder
 from projections import db
 from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
-from schemas import logsafe
+from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key
 from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
 from streams import shredding, tracing, tracking_key
@@ -124,7 +124,8 @@ class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
                  redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
-                 switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True):
+                 switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True,
+                 signing_key: bytes | None = None):
         self.conn = conn  # search_path = the projection version's schema
         self.version = version
         self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
@@ -145,6 +146,15 @@ class InteractionPipeline:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
         self.keys = shredding.KeyRing(cache_size)  # contact keys (streams/shredding.py)
         self.erased: set[tuple[str, str]] = set()  # the contacts the last batch erased
+        # records from the broker must carry rapport's signature (schemas/recordsig.py); None: not checked
+        # (records read from the ledger, tests feeding the pipeline directly)
+        self.signing_key = signing_key
+
+    def unsigned(self, r: Record) -> str | None:
+        """Why `r` is not a record rapport signed (a dead letter's reason), or None."""
+        if self.signing_key is None:
+            return None
+        return recordsig.problem(self.signing_key, r.key, r.value, r.headers)
 
     def forget_cache(self) -> None:
         """Partitions moved to another worker: its writes make our cached states stale."""
@@ -221,6 +231,9 @@ class InteractionPipeline:
         self.cache.pop(key, None)  # type: ignore[arg-type]
         async with self.conn.transaction():
             envs: list[tuple[Envelope, Record]] = []
+            forged = [r for r in recs if self.unsigned(r)]  # dead letters, never tracking records
+            out.dead_letters += [DeadLetter(r, self.unsigned(r) or reason) for r in forged]
+            recs = [r for r in recs if r not in forged]
             for r, value in zip(recs, await self.keys.open_records(self.conn, [r.value for r in recs])):
                 try:
                     envs.append((shredding.decode_opened(value), r))
@@ -275,15 +288,21 @@ class InteractionPipeline:
         envs: list[tuple[Envelope, Record]] = []
         seen: set[tuple[str, str]] = set()
         marks = self._marks(records) if track_offsets else {}
+        # a record rapport did not sign is not even parsed: a dead letter, nothing tracked
+        forged = [self.unsigned(r) for r in records]
         # crypto-shredding: sealed payloads opened with their contacts' keys (one query, cached)
-        opened = await self.keys.open_records(self.conn, [r.value for r in records])
-        for r, value in zip(records, opened):
+        opened = await self.keys.open_records(self.conn, [b"null" if why else r.value
+                                                          for r, why in zip(records, forged)])
+        for r, value, why in zip(records, opened, forged):
             if r.partition is not None and r.offset is not None:
                 tp = (r.topic, r.partition)
                 wm = self.watermarks.get(tp)  # type: ignore[union-attr]
                 if wm and wm[0] == self.broker_epoch and r.offset < wm[1]:
                     out.skipped += 1
                     continue
+            if why:
+                out.dead_letters.append(DeadLetter(r, why))
+                continue
             if isinstance(value, shredding.Shredded):  # its contact's key was erased: gone, no dead letter
                 value.skip()
                 out.skipped += 1

@@ -6,6 +6,8 @@ faults hit the children of the real supervisor:
   - worker-kill: SIGKILL of a random worker at a random point,
   - api-kill:    SIGKILL of the API,
   - pg-restart:  PostgreSQL stopped (fast shutdown) under load; the supervisor starts it again,
+  - pg-kill:     SIGKILL of every PostgreSQL process at once (no shutdown: what was not flushed is gone;
+    a 202 must not be among it), the supervisor starts it again,
   - redis-stall: SIGSTOP of redis-server for 8 s, then SIGCONT (no restart: a stalled cache),
   - broker-kill: SIGKILL of the embedded broker, whose storage is memory only: it restarts empty under
     a new cluster id, the API and workers with it, and the relay re-publishes from the ledger.
@@ -204,6 +206,9 @@ def inject(up: UpProcess, fault: Fault, rng: random.Random, extra: dict | None =
     elif fault.kind == "pg-restart":
         fault.target = "postgres"
         os.kill(kids["postgres"], signal.SIGINT)  # PostgreSQL's fast shutdown; the supervisor restarts it
+    elif fault.kind == "pg-kill":
+        fault.target = "postgres"
+        kill_postgres(kids["postgres"])
     elif fault.kind == "broker-kill":
         fault.target = "broker"
         os.kill(kids["broker"], signal.SIGKILL)  # memory-only: it comes back empty, under a new epoch
@@ -214,6 +219,12 @@ def inject(up: UpProcess, fault: Fault, rng: random.Random, extra: dict | None =
         threading.Timer(STALL_S, lambda: os.kill(pid, signal.SIGCONT)).start()
     else:
         raise ValueError(fault.kind)
+
+
+def kill_postgres(postmaster_pid: int) -> None:
+    """SIGKILL the postmaster and its processes at once (its process group: ops/embedded.py starts each
+    child in its own), as the OOM killer or a container stop would: WAL still in shared memory is lost."""
+    os.killpg(postmaster_pid, signal.SIGKILL)
 
 
 def count(up: UpProcess, run: str, per_contact: dict[str, int]) -> tuple[int, int, int]:
@@ -295,7 +306,7 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                 if f.kind.endswith("-kill") and not (extra and f.kind in extra):  # answering again may not wait for it (a second API process
                     # answers at once): the next fault starts once the killed child is back
                     wait_restarted(up, f.target, before.get(f.target))
-                if f.kind in ("redis-stall", "pg-restart"):  # the apps ride these out: nothing restarts
+                if f.kind in ("redis-stall", "pg-restart", "pg-kill"):  # the apps ride these out: nothing restarts
                     if f.kind == "redis-stall":
                         time.sleep(max(0.0, t_fault + STALL_S + 6 - time.monotonic()))  # past the stall
                     after = up.children()

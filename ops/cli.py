@@ -92,6 +92,10 @@ def _topics_ready(s, timeout: float = 120.0):  # noqa: ANN001, ANN202
             time.sleep(1.0)
 
 
+NO_RECORD_KEY = ("no record key: set RAPPORT_RECORD_KEY (a secret of 32+ bytes shared with the API) or "
+                 "RAPPORT_RECORD_KEY_FILE; `rapport up` makes <data-dir>/record-key")
+
+
 @main.command()
 def worker() -> None:
     """One Faust worker process, configured from the environment (RAPPORT_*)."""
@@ -102,6 +106,8 @@ def worker() -> None:
     from streams.app import app
 
     s = settings()
+    if s.record_key is None:  # every record would be dead-lettered: say why and stop, before joining the group
+        raise click.ClickException(NO_RECORD_KEY)
     telemetry.configure_tracing("worker")
     # the topics exist before Faust declares them (it would make them with one replica and no
     # retention); Faust's own topics get the same replication
@@ -423,8 +429,8 @@ def bench_context(url, contacts, per_contact, archived, queries, concurrency) ->
 @click.option("--worker-kills", default=10, show_default=True, help="SIGKILLs of a random worker")
 @click.option("--workers", default=2, show_default=True, help="worker processes of the embedded stack")
 @click.option("--gap", default=15.0, show_default=True, help="seconds between faults")
-@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart, Redis stall, "
-                                             "broker kill)")
+@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart and "
+                                             "SIGKILL, Redis stall, broker kill)")
 @click.option("--kafka", is_flag=True, help="on a 3-broker Apache Kafka cluster started for the run (Java + "
               "Maven), with its faults: a broker SIGKILLed, a partition leader restarted, a worker added")
 def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, kafka) -> None:  # noqa: ANN001
@@ -446,7 +452,7 @@ def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, kafka) 
             raise click.ClickException(str(e)) from None
     else:
         r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers, gap_s=gap,
-                      others=() if no_others else ("api-kill", "pg-restart", "redis-stall", "broker-kill"),
+                      others=() if no_others else ("api-kill", "pg-restart", "pg-kill", "redis-stall", "broker-kill"),
                       say=click.echo)
     click.echo(table(r))
     for note in r.notes:

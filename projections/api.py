@@ -158,7 +158,10 @@ class Service:
         # do that); at the default 700 the young generation was collected every few requests: 4.6% of
         # the API's CPU under 8 clients, 1.9% at 20,000 (cycles are rare here: the rest is garbage anyway)
         gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
-        self.publisher = ingest_mod.Publisher(s.kafka_bootstrap, s.interactions_topic)
+        if s.record_key is None:
+            log.error("no record key (RAPPORT_RECORD_KEY or RAPPORT_RECORD_KEY_FILE): the records this API "
+                      "publishes are unsigned, and the workers dead-letter them")
+        self.publisher = ingest_mod.Publisher(s.kafka_bootstrap, s.interactions_topic, s.record_key)
         self.relay_task = asyncio.create_task(self._start_publisher_and_relay())
         self.access_task = asyncio.create_task(self._flush_accesses())
 

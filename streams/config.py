@@ -64,6 +64,9 @@ class Settings:
     faust_datadir: str = "./.rapport/faust"
     rebalance_timeout_s: float = 10.0
     fetch_max_wait_ms: int = 50
+    # the secret the API and workers sign and check broker records with (schemas/recordsig.py):
+    # RAPPORT_RECORD_KEY, or the file RAPPORT_RECORD_KEY_FILE (`rapport up`: <data-dir>/record-key)
+    record_key: bytes | None = field(default=None, repr=False)
 
     @staticmethod
     def from_env() -> "Settings":
@@ -104,6 +107,7 @@ class Settings:
             faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
             fetch_max_wait_ms=int(_env("RAPPORT_FETCH_MAX_WAIT_MS", str(d.fetch_max_wait_ms))),
             rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
+            record_key=record_key_from_env(),
         )
 
     @property
@@ -117,6 +121,18 @@ def bootstrap_servers(kafka_url: str) -> str:
     `h1:p1,h2:p2`."""
     parts = [u.strip() for u in kafka_url.replace(",", ";").split(";") if u.strip()]
     return ",".join(u.split("://", 1)[-1].rstrip("/") for u in parts)
+
+
+def record_key_from_env() -> bytes | None:
+    """RAPPORT_RECORD_KEY, else the contents of RAPPORT_RECORD_KEY_FILE, else None."""
+    from schemas.recordsig import parse_key
+
+    if (text := _env("RAPPORT_RECORD_KEY")) is not None:
+        return parse_key(text, "RAPPORT_RECORD_KEY")
+    if (path := _env("RAPPORT_RECORD_KEY_FILE")) is not None:
+        with open(path, encoding="utf-8") as f:
+            return parse_key(f.read(), path)
+    return None
 
 
 @lru_cache(maxsize=1)

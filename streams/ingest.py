@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from streams import metrics
 from schemas import events as ev
-from schemas import validate
+from schemas import recordsig, validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
 from streams import shredding, tracing, tracking_key
 
@@ -149,8 +149,9 @@ def parse_ingest_body(raw: bytes, tenant: Callable[[str | None, int], str] = lam
 class Publisher:
     """An aiokafka producer that keys every event by tenant/contact."""
 
-    def __init__(self, bootstrap: str, topic: str):
+    def __init__(self, bootstrap: str, topic: str, signing_key: bytes | None = None):
         self.bootstrap, self.topic = bootstrap, topic
+        self.signing_key = signing_key  # every record signed with it (schemas/recordsig.py); None: unsigned
         self._producer = None
 
     async def start(self) -> None:
@@ -175,7 +176,9 @@ class Publisher:
                 "messaging.system": "kafka", "messaging.operation.type": "send",
                 "messaging.destination.name": self.topic, "messaging.batch.message_count": len(rows)}):
             headers = tracing.record_headers()
-            futs = [await self._producer.send(self.topic, key=k, value=v, headers=headers) for k, v in rows]
+            futs = [await self._producer.send(self.topic, key=k, value=v,
+                                              headers=recordsig.signed_headers(self.signing_key, k, v, headers))
+                    for k, v in rows]
             await asyncio.gather(*futs)
 
 
@@ -198,14 +201,20 @@ LEDGER_UNDO_ERASED = (
     "WHERE x.tenant_id = u.t AND x.event_key = u.k) RETURNING l.tenant_id, l.event_id")
 
 
+SYNCHRONOUS = "SET LOCAL synchronous_commit = on"
+
+
 async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
-    """Insert into the ledger; return the (tenant, event id)s that were new (not in the ledger, not
-    erased: see rapport.erased_events). `pool` yields dict rows (projections.db.configure_pool_conn), as
-    in relay_once."""
+    """Insert into the ledger, committed durably (synchronous commit: a PostgreSQL crash right after
+    cannot lose it); return the (tenant, event id)s that were new (not in the ledger, not erased: see
+    rapport.erased_events). `pool` yields dict rows (projections.db.configure_pool_conn), as in relay_once."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
                        e.recorded_at, orjson.dumps(e.to_dict()).decode(),
                        tracking_key.event_tombstone(e.tenant_id, e.event_id)) for e in envs]))
     async with pool.connection() as conn, conn.transaction():
+        # a 202 acknowledges this row: its commit waits for the WAL flush whatever the server's (or the
+        # session's) synchronous_commit says; the projections' commits may stay asynchronous
+        await conn.execute(SYNCHRONOUS)
         cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
         new = {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
         if new:
@@ -243,7 +252,8 @@ async def seal(pool: Any, envs: list[Envelope]) -> list[Envelope]:
     contact that has none: a new one, or one erased before these events were recorded). The keys are
     read on every call, never cached here: this process cannot see a worker's erasure, and an event
     recorded after it must be sealed with the contact's new key (streams/shredding.py)."""
-    async with pool.connection() as conn:
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute(SYNCHRONOUS)  # a key the broker's copy is sealed with must outlive a crash
         keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(envs))
     return [shredding.seal_envelope(e, keys.get((e.tenant_id, e.contact_id))) for e in envs]
 
@@ -290,7 +300,8 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
             covered = seq
     if todo:
         # the ledger holds plaintext; the broker gets sealed payloads, under the contact's current key
-        async with pool.connection() as conn:
+        async with pool.connection() as conn, conn.transaction():
+            await conn.execute(SYNCHRONOUS)
             keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(d for _, d in todo))
         todo = [(k, orjson.dumps(shredding.seal_dict(d, keys.get((d["tenant_id"], d["contact_id"])))))
                 for k, d in todo]

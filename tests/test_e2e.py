@@ -43,14 +43,18 @@ def wait_for(c, contact: str, event_id: str, **params) -> dict:
     return r.json()
 
 
-async def publish_raw(kafka_url: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
+async def publish_raw(kafka_url: str, topic: str, records: list[tuple[bytes, bytes]],
+                      signing_key: bytes | None = None) -> None:
+    """Records straight on a topic, signed with `signing_key` (schemas/recordsig.py) when given."""
     from aiokafka import AIOKafkaProducer
+
+    from schemas.recordsig import signed_headers
 
     p = AIOKafkaProducer(bootstrap_servers=bootstrap_servers(kafka_url))
     await p.start()
     try:
         for k, v in records:
-            await p.send_and_wait(topic, key=k, value=v)
+            await p.send_and_wait(topic, key=k, value=v, headers=signed_headers(signing_key, k, v))
     finally:
         await p.stop()
 
@@ -123,8 +127,10 @@ def test_ingest_context_poison_restart_and_clean_stop(tmp_path, backend):
             good = dataclasses.replace(  # a producer records it now, like the API does
                 interaction(f"{run}-direct", "I started learning the guitar", contact="arjun", minutes=20),
                 recorded_at=format_time(now_utc()))
+            key = (stack.data_dir / "record-key").read_text().strip().encode()  # a producer given the key
             asyncio.run(publish_raw(info["kafka_url"], stack.topic("interactions"),
-                                    [(b"default/arjun", b"\x00poison"), (partition_key("default", "arjun"), encode(good))]))
+                                    [(b"default/arjun", b"\x00poison"), (partition_key("default", "arjun"), encode(good))],
+                                    signing_key=key))
             ctx = wait_for(c, "arjun", good.event_id, budget=2000)
             assert "I started learning the guitar" in [m["content"] for m in ctx["memories"]]
             dead = asyncio.run(read_topic(info["kafka_url"], stack.topic("dead-letter")))
@@ -193,7 +199,7 @@ def test_ingest_context_poison_restart_and_clean_stop(tmp_path, backend):
                     n = conn.execute(f"SELECT count(*) FROM {schema}.{table} WHERE contact_id='arjun'").fetchone()[0]
                     assert n == 0, (schema, table, n)
             r = redis.Redis.from_url(stack.run_info["redis_url"])
-            assert [k for k in r.keys("*") if b"arjun" in k] == []
+            assert [k for k in r.scan_iter("*") if b"arjun" in k] == []  # KEYS is disabled (ops/embedded.py)
         code, took, alive = stack.stop()
         assert code == 0 and alive == []
     finally:
@@ -217,7 +223,7 @@ def test_two_workers_share_partitions_and_apply_each_event_once(tmp_path, backen
                 wait_for(c, f"c{k}", f"w2-{k}-{per_contact - 1}")
             import redis
             r = redis.Redis.from_url(stack.run_info["redis_url"])
-            assignments = [orjson.loads(r.get(k))["partitions"] for k in r.keys("rapport:workers:*")]
+            assignments = [orjson.loads(r.get(k))["partitions"] for k in r.scan_iter("rapport:workers:*")]
             assert len(assignments) == 2 and all(assignments), assignments
             assert not set(assignments[0]) & set(assignments[1])
             import psycopg

@@ -10,6 +10,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from agents.pipeline import InteractionPipeline, Record
 from ops import replay as rp
+from schemas.recordsig import signed_headers
 from projections import db
 from projections.projector import CONTACT_TABLES
 from schemas import events as ev
@@ -116,13 +117,15 @@ async def test_sealed_log_is_processed_and_an_erasure_shreds_it(fresh_db, monkey
 
         # `rapport replay --from log` over the whole log: the same projection as live; re-applying the
         # old erasure erases only the new version's rows -- ana's new key and later events stay
-        whole = [(v, 0, i, k) for i, (k, v) in enumerate(pub.sent)]  # everything the broker got
+        key = b"r" * 32  # the log's records carry the API's signature (schemas/recordsig.py)
+        whole = [(v, 0, i, k, signed_headers(key, k, v)) for i, (k, v) in enumerate(pub.sent)]  # everything the broker got
 
         async def fake_log(*args, **kw):  # noqa: ANN002, ANN003
             yield whole
 
         monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
         monkeypatch.setenv("RAPPORT_KAFKA_URL", "unused:9092")
+        monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
         monkeypatch.setattr(rp, "log_batches", fake_log)
         monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
         monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")

@@ -32,6 +32,7 @@ import httpx
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from schemas import recordsig
 from schemas.envelope import InvalidEvent, decode
 from streams import shredding
 from streams.config import Settings, settings
@@ -107,7 +108,8 @@ async def consume(s: Settings, pool: AsyncConnectionPool, stopping: asyncio.Even
             batch = await consumer.getmany(timeout_ms=500, max_records=s.batch_size)
             if not batch:
                 continue
-            await _store_retrying([m.value for msgs in batch.values() for m in msgs], pool, stopping)
+            await _store_retrying(signed_values(s.record_key, [m for msgs in batch.values() for m in msgs]),
+                                  pool, stopping)
             try:
                 await consumer.commit({tp: msgs[-1].offset + 1 for tp, msgs in batch.items()})
             except KafkaError as err:  # a rebalance: the batch is read again and enqueues nothing twice
@@ -133,6 +135,21 @@ async def _wait_for_subscriptions(pool: AsyncConnectionPool, stopping: asyncio.E
         except asyncio.TimeoutError:
             pass
     return False
+
+
+def signed_values(key: bytes | None, msgs: list) -> list[bytes]:
+    """The values of the records rapport signed (schemas/recordsig.py): a record another local user or
+    producer forged on the broker never becomes a webhook. The others are logged (kind only) and skipped."""
+    if key is None:
+        return [m.value for m in msgs]
+    out = []
+    for m in msgs:
+        why = recordsig.problem(key, m.key, m.value, m.headers)
+        if why:
+            log.warning("record %s/%s@%s skipped: %s", m.topic, m.partition, m.offset, why.split(":", 1)[0])
+        else:
+            out.append(m.value)
+    return out
 
 
 async def _store_retrying(values: list[bytes], pool: AsyncConnectionPool, stopping: asyncio.Event) -> None:
