@@ -24,7 +24,7 @@ from streams import metrics
 from schemas import events as ev
 from schemas import validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
-from streams import shredding, tracing
+from streams import outbox, shredding, tracing
 
 log = logging.getLogger("rapport.ingest")
 
@@ -186,21 +186,31 @@ LEDGER_INSERT_MANY = (
     "RETURNING tenant_id, event_id")
 
 
-async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
+async def record(pool: Any, envs: list[Envelope], admission: outbox.Admission | None = None) -> set[tuple[str, str]]:
     """Insert into the ledger; return the (tenant, event id)s that were new. `pool` yields dict rows
-    (projections.db.configure_pool_conn), as in relay_once."""
+    (projections.db.configure_pool_conn), as in relay_once. With an `admission`, in one transaction
+    with the tenants' backlog check (raises outbox.Backlogged, nothing recorded)."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
                        e.recorded_at, orjson.dumps(e.to_dict()).decode()) for e in envs]))
     async with pool.connection() as conn:
-        cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
-        rows = await cur.fetchall()
+        if admission is None:
+            cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
+            rows = await cur.fetchall()
+        else:
+            async with conn.transaction():
+                await admission.admit(conn, Counter(e.tenant_id for e in envs))
+                cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
+                rows = await cur.fetchall()
+                await admission.admitted(conn, Counter(r["tenant_id"] for r in rows))
     return {(r["tenant_id"], r["event_id"]) for r in rows}
 
 
-async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -> tuple[list[Envelope], int]:
-    """Record, then publish the new events. Returns (new events, duplicates). A publish failure is
-    logged, not raised: the events are durable in the ledger and the relay will publish them."""
-    new = await record(pool, envs)
+async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope],
+                 admission: outbox.Admission | None = None) -> tuple[list[Envelope], int]:
+    """Record, then publish the new events. Returns (new events, duplicates); raises outbox.Backlogged
+    when an `admission` refuses. A publish failure is logged, not raised: the events are durable in the
+    ledger and the relay will publish them."""
+    new = await record(pool, envs, admission)
     seen: set[tuple[str, str]] = set()
     fresh = []
     for e in envs:
