@@ -35,6 +35,8 @@ from pathlib import Path
 from ops.supervision import RestartPolicy, Restarts, log_tail
 
 PR_SET_PDEATHSIG = 1
+DEPENDENT_STOP_S = 5.0  # a broker restart gives the API, workers and webhooks this long to stop, together
+EMBEDDED_SESSION_TIMEOUT_S = 4.0
 
 
 def _die_with_parent() -> None:
@@ -71,6 +73,7 @@ class Child:
     log: Path | None = None
     restarts: Restarts = field(default_factory=Restarts)
     restart_at: float | None = None  # set while a restart is pending (the backoff)
+    started_at: float | None = None  # on the supervisor's clock, when it restarted the child (None: unknown)
     metrics_url: str | None = None  # the API's /metrics, a worker's Faust web /metrics
 
     def tail(self, lines: int = 20) -> str:
@@ -325,6 +328,10 @@ class Stack:
         if not env.get("RAPPORT_KAFKA_URL"):
             child, env["RAPPORT_KAFKA_URL"], env["RAPPORT_BROKER_EPOCH"] = start_broker(logs)
             self._add(child)
+            # the embedded broker makes a restarted worker's join wait about half the session timeout
+            # for the killed member: a short session (heartbeats every 1.3 s) keeps a worker kill's
+            # recovery short (README: Operations). A Kafka cluster refuses sessions under 6 s by default.
+            env.setdefault("RAPPORT_SESSION_TIMEOUT_S", str(EMBEDDED_SESSION_TIMEOUT_S))
         env.setdefault("RAPPORT_FAUST_DATADIR", str(self.data_dir / "faust"))
         self.env = env
         self.write_run_file()
@@ -388,7 +395,7 @@ class Stack:
             if c.alive():
                 continue
             if c.restart_at is None:
-                delay = c.restarts.on_exit(now)
+                delay = c.restarts.on_exit(now, None if c.started_at is None else now - c.started_at)
                 if delay is None:
                     raise CrashLoop(c, self.policy)
                 self.say(f"{c.name} exited (code {c.proc.returncode}); restarting in {delay:g} s "
@@ -399,6 +406,7 @@ class Stack:
                 c.restart_at = None
                 try:
                     self.restart(c)
+                    c.started_at = now
                 except RuntimeError as err:  # it did not come up: one more exit, with its backoff
                     delay = c.restarts.on_exit(now)
                     if delay is None:
@@ -420,11 +428,17 @@ class Stack:
         c.proc, c.log, c.metrics_url = new.proc, new.log, new.metrics_url
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
-            for dep in [d for d in self.children
-                        if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]:
-                dep.stop(timeout=15)
+            deps = [d for d in self.children if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]
+            for dep in deps:  # all at once: their old broker is gone, nothing they would flush to it counts
+                if dep.alive():
+                    dep.proc.send_signal(dep.stop_signal)
+            deadline = time.monotonic() + DEPENDENT_STOP_S
+            for dep in deps:
+                dep.stop(timeout=max(0.1, deadline - time.monotonic()))
+            for dep in deps:
                 fresh = self._spawn_app(dep.name)
                 dep.proc, dep.log, dep.metrics_url, dep.restart_at = fresh.proc, fresh.log, fresh.metrics_url, None
+                dep.started_at = None
             self.say(f"API, workers and webhook delivery restarted on the new broker "
                      f"(epoch {self.env['RAPPORT_BROKER_EPOCH']})")
         self.write_run_file()

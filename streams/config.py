@@ -61,6 +61,7 @@ class Settings:
     web_host: str = "127.0.0.1"
     faust_datadir: str = "./.rapport/faust"
     rebalance_timeout_s: float = 10.0
+    session_timeout_s: float | None = None  # None: the rebalance timeout
     fetch_max_wait_ms: int = 50
 
     @staticmethod
@@ -101,6 +102,7 @@ class Settings:
             faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
             fetch_max_wait_ms=int(_env("RAPPORT_FETCH_MAX_WAIT_MS", str(d.fetch_max_wait_ms))),
             rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
+            session_timeout_s=float(_env("RAPPORT_SESSION_TIMEOUT_S", "0")) or None,
         )
 
     @property

@@ -69,3 +69,12 @@ def test_a_child_that_keeps_exiting_is_restarted_then_stops_everything_naming_it
     assert message.startswith("worker-0 is crash-looping (3 exits within 60 s, last exit code 3)")
     assert "boom: cannot start" in message     # the tail of its log
     assert said[0] == "worker-0 exited (code 3); restarting in 1 s (exit 1 of at most 2 in 60 s)"
+
+
+def test_a_child_that_ran_a_while_before_it_exited_restarts_at_once_and_still_counts_toward_the_limit():
+    """A kill after a healthy run is not a crash loop: the base delay, whatever the exits before it."""
+    r = Restarts(RestartPolicy(base_s=0.5, max_s=8, window_s=60, limit=4, healthy_s=10))
+    assert r.on_exit(0, ran_s=30) == 0.5
+    assert r.on_exit(15, ran_s=14.5) == 0.5      # the second exit in the window: still the base delay
+    assert r.on_exit(17, ran_s=1.5) == 2.0       # a quick exit: the backoff of the third exit
+    assert r.on_exit(40, ran_s=22) is None       # the fourth exit within 60 s: a crash loop all the same
