@@ -403,9 +403,10 @@ def bench_context(url, contacts, per_contact, archived, queries, concurrency) ->
 @click.option("--worker-kills", default=10, show_default=True, help="SIGKILLs of a random worker")
 @click.option("--workers", default=2, show_default=True, help="worker processes of the embedded stack")
 @click.option("--gap", default=15.0, show_default=True, help="seconds between faults")
-@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart, Redis stall, "
-                                             "broker kill)")
-def bench_chaos(events, contacts, worker_kills, workers, gap, no_others) -> None:  # noqa: ANN001
+@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart and crash, "
+                                             "Redis stall, broker kill, second tenant)")
+@click.option("--max-recovery", default=10.0, show_default=True, help="seconds; a slower recovery fails the run")
+def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_recovery) -> None:  # noqa: ANN001
     """Faults injected into `rapport up` under load: events lost/duplicated, digest vs a clean replay."""
     import platform
 
@@ -413,12 +414,13 @@ def bench_chaos(events, contacts, worker_kills, workers, gap, no_others) -> None
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers, gap_s=gap,
-                  others=() if no_others else ("api-kill", "pg-restart", "redis-stall", "broker-kill"),
+                  others=() if no_others else ("api-kill", "pg-restart", "pg-kill", "redis-stall", "broker-kill",
+                                               "twin-tenant"),
                   say=click.echo)
     click.echo(table(r))
     for note in r.notes:
         click.echo(note, err=True)
-    sys.exit(0 if r.ok() else 1)
+    sys.exit(0 if r.ok(max_recovery) else 1)
 
 
 @bench.command("extraction")
