@@ -240,7 +240,7 @@ def inject(up: Backend, fault: Fault, rng: random.Random) -> None:
         os.kill(kids["postgres"], signal.SIGINT)  # PostgreSQL's fast shutdown; the supervisor restarts it
     elif fault.kind == "pg-kill":
         fault.target = "postgres"
-        os.killpg(kids["postgres"], signal.SIGKILL)  # the postmaster and every backend: a crash
+        kill_postgres(kids["postgres"])
     elif fault.kind == "broker-kill":
         fault.target = "broker"
         os.kill(kids["broker"], signal.SIGKILL)  # memory-only: it comes back empty, under a new epoch
@@ -251,6 +251,12 @@ def inject(up: Backend, fault: Fault, rng: random.Random) -> None:
         threading.Timer(STALL_S, lambda: os.kill(pid, signal.SIGCONT)).start()
     else:
         raise ValueError(fault.kind)
+
+
+def kill_postgres(postmaster_pid: int) -> None:
+    """SIGKILL the postmaster and its processes at once (its process group: ops/embedded.py starts each
+    child in its own), as the OOM killer or a container stop would: WAL still in shared memory is lost."""
+    os.killpg(postmaster_pid, signal.SIGKILL)
 
 
 def count(up: Backend, run: str, per_contact: dict[str, int], tenant: str = TENANT) -> tuple[int, int, int]:

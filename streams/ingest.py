@@ -186,22 +186,26 @@ LEDGER_INSERT_MANY = (
     "RETURNING tenant_id, event_id")
 
 
+SYNCHRONOUS = "SET LOCAL synchronous_commit = on"
+
+
 async def record(pool: Any, envs: list[Envelope], admission: outbox.Admission | None = None) -> set[tuple[str, str]]:
-    """Insert into the ledger; return the (tenant, event id)s that were new. `pool` yields dict rows
-    (projections.db.configure_pool_conn), as in relay_once. With an `admission`, in one transaction
-    with the tenants' backlog check (raises outbox.Backlogged, nothing recorded)."""
+    """Insert into the ledger, committed durably (synchronous commit: a PostgreSQL crash right after
+    cannot lose it); return the (tenant, event id)s that were new. `pool` yields dict rows
+    (projections.db.configure_pool_conn), as in relay_once. With an `admission`, in the same transaction
+    as the tenants' backlog check (raises outbox.Backlogged, nothing recorded)."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
                        e.recorded_at, orjson.dumps(e.to_dict()).decode()) for e in envs]))
-    async with pool.connection() as conn:
-        if admission is None:
-            cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
-            rows = await cur.fetchall()
-        else:
-            async with conn.transaction():
-                await admission.admit(conn, Counter(e.tenant_id for e in envs))
-                cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
-                rows = await cur.fetchall()
-                await admission.admitted(conn, Counter(r["tenant_id"] for r in rows))
+    async with pool.connection() as conn, conn.transaction():
+        # a 202 acknowledges this row: its commit waits for the WAL flush whatever the server's (or the
+        # session's) synchronous_commit says; the projections' commits may stay asynchronous
+        await conn.execute(SYNCHRONOUS)
+        if admission is not None:
+            await admission.admit(conn, Counter(e.tenant_id for e in envs))
+        cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
+        rows = await cur.fetchall()
+        if admission is not None:
+            await admission.admitted(conn, Counter(r["tenant_id"] for r in rows))
     return {(r["tenant_id"], r["event_id"]) for r in rows}
 
 
@@ -235,7 +239,8 @@ async def seal(pool: Any, envs: list[Envelope]) -> list[Envelope]:
     contact that has none: a new one, or one erased before these events were recorded). The keys are
     read on every call, never cached here: this process cannot see a worker's erasure, and an event
     recorded after it must be sealed with the contact's new key (streams/shredding.py)."""
-    async with pool.connection() as conn:
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute(SYNCHRONOUS)  # a key the broker's copy is sealed with must outlive a crash
         keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(envs))
     return [shredding.seal_envelope(e, keys.get((e.tenant_id, e.contact_id))) for e in envs]
 
@@ -282,7 +287,8 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
             covered = seq
     if todo:
         # the ledger holds plaintext; the broker gets sealed payloads, under the contact's current key
-        async with pool.connection() as conn:
+        async with pool.connection() as conn, conn.transaction():
+            await conn.execute(SYNCHRONOUS)
             keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(d for _, d in todo))
         todo = [(k, orjson.dumps(shredding.seal_dict(d, keys.get((d["tenant_id"], d["contact_id"])))))
                 for k, d in todo]
