@@ -32,11 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
 
-from ops.supervision import RestartPolicy, Restarts, log_tail
+from ops.supervision import RestartPolicy, Restarts, log_tail, rotation_due, rss_mb
 
 PR_SET_PDEATHSIG = 1
 DEPENDENT_STOP_S = 5.0  # a broker restart gives the API, workers and webhooks this long to stop, together
 EMBEDDED_SESSION_TIMEOUT_S = 4.0
+# the embedded broker is restarted (a planned broker-kill: lost 0) past this resident size, at most once
+# every BROKER_ROTATE_MIN_UP_S; 0 = never (README: Operations)
+BROKER_MAX_RSS_MB = float(os.environ.get("RAPPORT_BROKER_MAX_RSS_MB", "1024"))
+BROKER_ROTATE_MIN_UP_S = 300.0
 
 
 def _die_with_parent() -> None:
@@ -73,7 +77,7 @@ class Child:
     log: Path | None = None
     restarts: Restarts = field(default_factory=Restarts)
     restart_at: float | None = None  # set while a restart is pending (the backoff)
-    started_at: float | None = None  # on the supervisor's clock, when it restarted the child (None: unknown)
+    started_at: float | None = None  # on the supervisor's clock: (re)started or first seen running (None: unknown)
     metrics_url: str | None = None  # the API's /metrics, a worker's Faust web /metrics
 
     def tail(self, lines: int = 20) -> str:
@@ -307,6 +311,7 @@ class Stack:
     children: list[Child] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     policy: RestartPolicy = field(default_factory=RestartPolicy.from_env)
+    broker_max_rss_mb: float = BROKER_MAX_RSS_MB  # only an embedded broker is a child
     say: Any = field(default=lambda line: print(f"rapport: {line}", file=sys.stderr, flush=True))
 
     @property
@@ -393,6 +398,15 @@ class Stack:
         Raises CrashLoop when a child exits too often (the caller stops everything)."""
         for c in list(self.children):
             if c.alive():
+                if c.started_at is None:  # first seen running: it runs at least since now
+                    c.started_at = now
+                if c.name == "broker" and rotation_due(rss_mb(c.proc.pid), self.broker_max_rss_mb,
+                                                       now - c.started_at, BROKER_ROTATE_MIN_UP_S):
+                    self.say(f"broker holds {rss_mb(c.proc.pid) or 0:.0f} MiB (limit {self.broker_max_rss_mb:g}, "
+                             f"RAPPORT_BROKER_MAX_RSS_MB): restarting it to give the memory back")
+                    c.stop(timeout=10)
+                    self.restart(c)
+                    c.started_at = now
                 continue
             if c.restart_at is None:
                 delay = c.restarts.on_exit(now, None if c.started_at is None else now - c.started_at)

@@ -49,3 +49,24 @@ class Restarts:
 
 def log_tail(text: str, lines: int = 20) -> str:
     return "\n".join(text.splitlines()[-lines:])
+
+
+def rss_mb(pid: int) -> float | None:
+    """A process's resident set in MiB (Linux /proc; None elsewhere or when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def rotation_due(rss: float | None, limit_mb: float, up_s: float | None, min_up_s: float) -> bool:
+    """Whether the embedded broker is restarted to give its memory back (pure). Its memory-only storage
+    keeps every record until it stops: it honours no retention and refuses DeleteRecords (README:
+    Operations), so past `limit_mb` a planned restart is the only release; never twice within `min_up_s`.
+    A limit of 0 turns rotation off."""
+    return bool(limit_mb) and rss is not None and rss > limit_mb and up_s is not None and up_s >= min_up_s
+
