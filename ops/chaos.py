@@ -10,7 +10,11 @@ faults hit the children of the real supervisor:
     a 202 must not be among it), the supervisor starts it again,
   - redis-stall: SIGSTOP of redis-server for 8 s, then SIGCONT (no restart: a stalled cache),
   - broker-kill: SIGKILL of the embedded broker, whose storage is memory only: it restarts empty under
-    a new cluster id, the API and workers with it, and the relay re-publishes from the ledger.
+    a new cluster id, the API and workers with it, and the relay re-publishes from the ledger,
+  - pg-kill:     SIGKILL of PostgreSQL's whole process group right after a 202 for a batch of its own
+    (a crash, not a shutdown: what was not flushed is gone): every event answered 202 must survive,
+  - twin-tenant: for the whole run a second tenant sends the same event ids, contacts and messages as
+    the first: each tenant gets all its events applied and the same projection (memories per contact).
 Recovery of one fault: from the fault until an event sent right after it is visible in /context
 (`after=`). The producer retries what the API refuses while a part is down, with the same event ids
 (ingest is idempotent), as a producer should.
@@ -18,6 +22,9 @@ Recovery of one fault: from the fault until an event sent right after it is visi
 Counted at the end, from PostgreSQL: lost = events accepted (202) without a tracking record; duplicated
 = events folded more than once (a contact's messageCount above the events sent to it); digest = the
 live projection against `rapport replay --into ... --verify` (rebuilt from the ledger).
+
+The stack under test is a `Backend` (`UpProcess`: `rapport up` with its embedded parts); another
+backend (a Kafka cluster) plugs in by giving the same few methods. `table` prints a result, pure.
 """
 from __future__ import annotations
 
@@ -32,14 +39,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from ops.bench import message
 
 TENANT = "default"  # the tenant of the data dir's own key (CONTRACT.md)
+TWIN = "chaos-twin"  # the second tenant of a twin-tenant run (the data dir's key is an admin key)
 STALL_S = 8.0
+RUN_WIDE = ("twin-tenant",)  # faults that last the whole run rather than happen at one moment
+PG_KILL_BATCH = 10
 # worker kills at least this far apart: a slow recovery must not bunch them into a crash loop (the
 # supervisor's limit is 5 exits of one child within 60 s; this fault suite is not testing that)
 KILL_SPACING_S = 15.5
@@ -70,18 +80,37 @@ class ChaosResult:
     lost: int = 0
     duplicated: int = 0
     digest_equal: bool = False
+    twins_equal: bool | None = None  # a twin-tenant run: both tenants' projections alike (None: no such run)
     drain_s: float = 0.0
     supervisor_exit: int | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
+    def timed(self) -> list[Fault]:
+        return [f for f in self.faults if f.kind not in RUN_WIDE]
+
+    @property
     def max_recovery_s(self) -> float | None:
-        r = [f.recovery_s for f in self.faults if f.recovery_s is not None]
+        r = [f.recovery_s for f in self.timed if f.recovery_s is not None]
         return max(r) if r else None
 
-    def ok(self) -> bool:
+    def ok(self, recovery_limit_s: float | None = None) -> bool:
+        recovered = all(f.recovery_s is not None and not f.collateral for f in self.timed)
+        in_time = recovery_limit_s is None or (self.max_recovery_s or 0.0) < recovery_limit_s
         return (self.lost == 0 and self.duplicated == 0 and self.digest_equal and self.applied == self.sent
-                and all(f.recovery_s is not None and not f.collateral for f in self.faults))
+                and self.twins_equal is not False and recovered and in_time)
+
+
+class Backend(Protocol):
+    """What run_chaos needs of the stack under test."""
+    url: str
+
+    def start(self) -> None: ...
+    def stop(self) -> int | None: ...  # the stack's exit code
+    def headers(self) -> dict[str, str]: ...  # an admin key's (it names both tenants)
+    def children(self) -> dict[str, int]: ...  # part -> pid: api, worker-N, postgres, redis, broker
+    def database_url(self) -> str: ...
+    def verify_replay(self, version: str) -> tuple[bool, str]: ...  # rebuild into `version`, compare
 
 
 class UpProcess:
@@ -125,6 +154,15 @@ class UpProcess:
     def database_url(self) -> str:
         return json.loads((self.data_dir / "run.json").read_text())["database_url"]
 
+    def headers(self) -> dict[str, str]:
+        return auth_headers(self.data_dir)
+
+    def verify_replay(self, version: str) -> tuple[bool, str]:
+        v = subprocess.run([sys.executable, "-m", "ops.cli", "replay", "--into", version, "--verify",
+                            "--data-dir", str(self.data_dir)], capture_output=True, text=True, cwd=self.cwd,
+                           timeout=900)
+        return v.returncode == 0 and "MATCH" in v.stdout, v.stdout[-1500:] + v.stderr[-500:]
+
     def stop(self, timeout: float = 60) -> int | None:
         if self.proc is None:
             return None
@@ -138,11 +176,12 @@ class UpProcess:
         return self.proc.returncode
 
 
-def make_events(n: int, contacts: int, run: str, seed: int = 11) -> list[dict[str, Any]]:
-    """n events over `contacts` contacts, a contact's events in time order, batches mixing contacts."""
+def make_events(n: int, contacts: int, run: str, seed: int = 11, tenant: str = TENANT) -> list[dict[str, Any]]:
+    """n events over `contacts` contacts, a contact's events in time order, batches mixing contacts.
+    The same arguments with another tenant give the same ids, contacts and messages."""
     rng = random.Random(seed)
     t0 = 1_760_000_000
-    return [{"contact_id": f"chaos-{run}-{i % contacts}", "tenant_id": TENANT, "event_id": f"chaos-{run}-{i}",
+    return [{"contact_id": f"chaos-{run}-{i % contacts}", "tenant_id": tenant, "event_id": f"chaos-{run}-{i}",
              "role": "user" if i % 3 != 2 else "assistant", "message": message(rng),
              "occurred_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0 + i * 7))}
             for i in range(n)]
@@ -193,7 +232,7 @@ def wait_restarted(up: UpProcess, name: str, old_pid: int | None, limit_s: float
         time.sleep(0.2)
 
 
-def inject(up: UpProcess, fault: Fault, rng: random.Random, extra: dict | None = None) -> None:
+def inject(up: Backend, fault: Fault, rng: random.Random, extra: dict | None = None) -> None:
     kids = up.children()
     if extra and fault.kind in extra:  # faults of an external cluster (ops/chaos_kafka.py)
         extra[fault.kind](up, fault, rng)
@@ -227,8 +266,8 @@ def kill_postgres(postmaster_pid: int) -> None:
     os.killpg(postmaster_pid, signal.SIGKILL)
 
 
-def count(up: UpProcess, run: str, per_contact: dict[str, int]) -> tuple[int, int, int]:
-    """(applied, lost, duplicated) of the run's events, from the live projection."""
+def count(up: Backend, run: str, per_contact: dict[str, int], tenant: str = TENANT) -> tuple[int, int, int]:
+    """(applied, lost, duplicated) of the run's events of `tenant`, from the live projection."""
     import psycopg
 
     from projections import db
@@ -236,42 +275,74 @@ def count(up: UpProcess, run: str, per_contact: dict[str, int]) -> tuple[int, in
     with psycopg.connect(up.database_url(), autocommit=True) as c:
         schema = db.schema_of(db.active_version(c))
         applied = c.execute(f"SELECT count(*) FROM {schema}.processed_events WHERE tenant_id=%s AND event_id LIKE %s "
-                            f"AND event_id NOT LIKE %s", (TENANT, f"chaos-{run}-%", f"chaos-{run}-probe%")).fetchone()[0]
+                            f"AND event_id NOT LIKE %s", (tenant, f"chaos-{run}-%", f"chaos-{run}-probe%")).fetchone()[0]
         folded = dict(c.execute(f"SELECT contact_id, message_count FROM {schema}.contacts WHERE tenant_id=%s AND "
-                                f"contact_id LIKE %s", (TENANT, f"chaos-{run}-%")).fetchall())
+                                f"contact_id LIKE %s", (tenant, f"chaos-{run}-%")).fetchall())
     sent = sum(per_contact.values())
     duplicated = sum(max(0, folded.get(k, 0) - n) for k, n in per_contact.items())
     return applied, sent - applied, duplicated
 
 
+def twin_differences(up: Backend, run: str) -> list[str]:
+    """Contacts whose projection differs between the two tenants of a twin-tenant run (same events):
+    their message counts, or how many memories each holds."""
+    import psycopg
+
+    from projections import db
+
+    with psycopg.connect(up.database_url(), autocommit=True) as c:
+        schema = db.schema_of(db.active_version(c))
+        rows = c.execute(
+            f"SELECT k.tenant_id, k.contact_id, k.message_count, (SELECT count(*) FROM {schema}.memories m "
+            f"WHERE m.tenant_id = k.tenant_id AND m.contact_id = k.contact_id) FROM {schema}.contacts k "
+            f"WHERE k.tenant_id = ANY(%s) AND k.contact_id LIKE %s AND k.contact_id NOT LIKE %s",
+            ([TENANT, TWIN], f"chaos-{run}-%", f"chaos-{run}-probe%")).fetchall()
+    seen: dict[str, dict[str, tuple[int, int]]] = {TENANT: {}, TWIN: {}}
+    for tenant, contact, messages, memories in rows:
+        seen[tenant][contact] = (messages, memories)
+    return [f"{k}: {seen[TENANT].get(k)} vs {seen[TWIN].get(k)} (messages, memories)"
+            for k in sorted(set(seen[TENANT]) | set(seen[TWIN])) if seen[TENANT].get(k) != seen[TWIN].get(k)]
+
+
 def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, workers: int = 1,
               others: tuple[str, ...] = ("api-kill", "pg-restart", "redis-stall"), gap_s: float = 14.0,
               data_dir: Path | None = None, seed: int = 3, say=print,  # noqa: ANN001
-              env: dict[str, str] | None = None, extra: dict | None = None) -> ChaosResult:
-    """Start a stack (with `env` on top of ours: an external broker), stream `events` while injecting the faults `gap_s` apart (random order and
-    jitter), wait for the backlog to drain, count, verify the digest, stop. Faults of one child are
-    spread wider than the supervisor's crash-loop window allows (5 exits in 60 s) at gap_s >= 13."""
+              backend: Backend | None = None, env: dict[str, str] | None = None,
+              extra: dict | None = None) -> ChaosResult:
+    """Start a stack (`backend`, default `rapport up` on `data_dir`, with `env` on top of ours: an external
+    broker), stream `events` while injecting the faults `gap_s` apart (random order and jitter), wait for
+    the backlog to drain, count, verify the digest, stop. Faults of one child are spread wider than the
+    supervisor's crash-loop window allows (5 exits in 60 s) at gap_s >= 13. `others` may name a run-wide
+    fault (twin-tenant); `extra` maps fault kinds of an external cluster to their injectors
+    (ops/chaos_kafka.py)."""
     from ops.embedded import free_port
 
     rng = random.Random(seed)
     run = f"{seed}{int(time.time()) % 100000}"
     own = None
-    if data_dir is None:
-        own = tempfile.TemporaryDirectory(prefix="rapport-chaos-")
-        data_dir = Path(own.name)
-    up = UpProcess(data_dir, workers, free_port(), cwd=Path(__file__).resolve().parents[1], env=env)
+    if backend is None:
+        if data_dir is None:
+            own = tempfile.TemporaryDirectory(prefix="rapport-chaos-")
+            data_dir = Path(own.name)
+        backend = UpProcess(data_dir, workers, free_port(), cwd=Path(__file__).resolve().parents[1],
+                             env=env)
+    up = backend
     res = ChaosResult()
-    faults = [Fault("worker-kill") for _ in range(worker_kills)] + [Fault(k) for k in others]
+    faults = [Fault("worker-kill") for _ in range(worker_kills)] + [Fault(k) for k in others if k not in RUN_WIDE]
     rng.shuffle(faults)
-    res.faults = faults
+    twin = "twin-tenant" in others
+    res.faults = faults + [Fault("twin-tenant")] * twin
     evs = make_events(events, contacts, run, seed)
-    per_contact: dict[str, int] = {}
+    tenants = [TENANT] + [TWIN] * twin
+    per_contact: dict[str, dict[str, int]] = {t: {} for t in tenants}
     for e in evs:
-        per_contact[e["contact_id"]] = per_contact.get(e["contact_id"], 0) + 1
+        for t in tenants:
+            per_contact[t][e["contact_id"]] = per_contact[t].get(e["contact_id"], 0) + 1
     try:
         up.start()
-        say(f"stack ready at {up.url}; {len(evs)} events, faults: {', '.join(f.kind for f in faults)}")
-        headers = auth_headers(data_dir)
+        say(f"stack ready at {up.url}; {len(evs)} events{' for each of 2 tenants' if twin else ''}, "
+            f"faults: {', '.join(f.kind for f in res.faults)}")
+        headers = up.headers()
         span = gap_s * (len(faults) + 1)
         batch = 50
         pace = span / max(1, len(evs) // batch)  # the ingest spans every fault
@@ -283,6 +354,8 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                 with httpx.Client(base_url=up.url, timeout=30, headers=headers) as c:
                     for i in range(0, len(evs), batch):
                         post_until_accepted(c, evs[i:i + batch])
+                        if twin:  # the same ids, contacts and messages, as the other tenant
+                            post_until_accepted(c, [{**e, "tenant_id": TWIN} for e in evs[i:i + batch]])
                         time.sleep(max(0.0, t0 + (i // batch + 1) * pace - time.monotonic()))
             except BaseException as err:  # noqa: BLE001 - reported below
                 errors.append(err)
@@ -298,17 +371,26 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                 time.sleep(max(0.0, due - time.monotonic()))
                 if f.kind == "worker-kill":
                     last_kill = time.monotonic()
+                before = up.children()
+                if f.kind == "pg-kill":  # right after a 202 of a batch of its own: those events must survive
+                    acked = [{"contact_id": f"chaos-{run}-pgkill", "tenant_id": TENANT,
+                              "event_id": f"chaos-{run}-pgkill-{n}-{i}", "role": "user",
+                              "message": f"note {i} before the database crash"} for i in range(PG_KILL_BATCH)]
+                    post_until_accepted(c, acked)
+                    per_contact[TENANT][f"chaos-{run}-pgkill"] = per_contact[TENANT].get(f"chaos-{run}-pgkill", 0) + len(acked)
                 f.at = time.monotonic() - t0
                 t_fault = time.monotonic()
-                before = up.children()
                 inject(up, f, rng, extra)
                 f.recovery_s = probe_recovery(c, run, n, t_fault)
-                if f.kind.endswith("-kill") and not (extra and f.kind in extra):  # answering again may not wait for it (a second API process
-                    # answers at once): the next fault starts once the killed child is back
+                if (f.kind.endswith("-kill") and f.kind != "pg-kill"
+                        and not (extra and f.kind in extra)):  # answering again may not wait for it (a
+                    # second API process answers at once): the next fault starts once the killed child is back
                     wait_restarted(up, f.target, before.get(f.target))
-                if f.kind in ("redis-stall", "pg-restart", "pg-kill"):  # the apps ride these out: nothing restarts
+                if f.kind in ("redis-stall", "pg-restart", "pg-kill"):  # ridden out: nothing else restarts
                     if f.kind == "redis-stall":
                         time.sleep(max(0.0, t_fault + STALL_S + 6 - time.monotonic()))  # past the stall
+                    else:
+                        wait_restarted(up, f.target, before.get(f.target))
                     after = up.children()
                     f.collateral = sorted(k for k in before if k != f.target and after.get(k) != before[k])
                 say(f"  {f.kind} ({f.target}) at {f.at:.0f} s: recovered in "
@@ -317,21 +399,25 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
         producer.join()
         if errors:
             raise errors[0]
-        res.sent = len(evs)
+        res.sent = sum(sum(p.values()) for p in per_contact.values())
         t_drain = time.monotonic()
-        while True:  # the backlog drains: every event tracked (or no progress for 120 s)
-            applied, lost, dup = count(up, run, per_contact)
-            if lost == 0 or time.monotonic() - t_drain > 180:
+        while True:  # the backlog drains: every event tracked (or no progress for 180 s)
+            counts = [count(up, run, per_contact[t], t) for t in tenants]
+            if all(lost == 0 for _, lost, _ in counts) or time.monotonic() - t_drain > 180:
                 break
             time.sleep(1.0)
-        res.applied, res.lost, res.duplicated = applied, lost, dup
+        res.applied, res.lost, res.duplicated = (sum(x[i] for x in counts) for i in range(3))
         res.drain_s = time.monotonic() - t_drain
+        if twin:
+            differ = twin_differences(up, run)
+            res.twins_equal = not differ and counts[0] == counts[1]
+            if not res.twins_equal:
+                res.notes.append(f"tenants {TENANT} and {TWIN} (equal event ids) differ: applied/lost/duplicated "
+                                 f"{counts[0]} vs {counts[1]}; contacts: " + "; ".join(differ[:5]))
         say(f"drained in {res.drain_s:.1f} s; verifying against a rebuild from the ledger")
-        v = subprocess.run([sys.executable, "-m", "ops.cli", "replay", "--into", f"chaos{run}", "--verify",
-                            "--data-dir", str(data_dir)], capture_output=True, text=True, cwd=up.cwd, timeout=900)
-        res.digest_equal = v.returncode == 0 and "MATCH" in v.stdout
+        res.digest_equal, out = up.verify_replay(f"chaos{run}")
         if not res.digest_equal:
-            res.notes.append(v.stdout[-1500:])
+            res.notes.append(out)
             res.notes.append(differing_tables(up.database_url(), f"chaos{run}"))
     finally:
         res.supervisor_exit = up.stop()
@@ -360,21 +446,35 @@ def differing_tables(url: str, version: str) -> str:
             b = {r[0] for r in c.execute(f"SELECT concat_ws(chr(31), {exprs}) FROM {new}.{t}{where}")}
             if a != b:
                 out.append(f"{t}: {len(a - b)} rows only live, {len(b - a)} only in the rebuild; e.g.\n"
-                           f"  live:    {sorted(a - b)[:1]}\n  rebuild: {sorted(b - a)[:1]}")
+                           f"  live:    {str(sorted(a - b)[:1])[:400]}\n  rebuild: {str(sorted(b - a)[:1])[:400]}")
     return "\n".join(out) or "no table differs"
 
 
 def table(r: ChaosResult) -> str:
-    kinds: dict[str, int] = {}
+    """The result as a Markdown table (pure): faults, sent, applied, lost, duplicated, digest equal, the
+    recovery of each kind of fault and the longest."""
+    kinds: dict[str, list[Fault]] = {}
     for f in r.faults:
-        kinds[f.kind] = kinds.get(f.kind, 0) + 1
-    rows = [("faults injected", ", ".join(f"{n}x {k}" for k, n in kinds.items())),
+        kinds.setdefault(f.kind, []).append(f)
+
+    def secs(x: float | None) -> str:
+        return "—" if x is None else f"{x:.1f} s"
+
+    rows = [("faults injected", ", ".join(f"{len(fs)}x {k}" for k, fs in kinds.items())),
             ("events sent", str(r.sent)), ("events applied", str(r.applied)), ("events lost", str(r.lost)),
             ("events duplicated", str(r.duplicated)),
-            ("digest equal to a clean replay", "yes" if r.digest_equal else "NO"),
-            ("max recovery time", "—" if r.max_recovery_s is None else f"{r.max_recovery_s:.1f} s"),
-            ("backlog drained after the last fault in", f"{r.drain_s:.1f} s"),
-            ("rapport up exit code at the end", str(r.supervisor_exit))]
+            ("digest equal to a clean replay", "yes" if r.digest_equal else "NO")]
+    if r.twins_equal is not None:
+        rows.append(("second tenant with equal event ids: same projection", "yes" if r.twins_equal else "NO"))
+    for k, fs in kinds.items():
+        if k not in RUN_WIDE:
+            rec = [f.recovery_s for f in fs]
+            worst = None if any(x is None for x in rec) else max(rec)  # type: ignore[type-var]
+            rows.append((f"recovery after {k}", ", ".join(secs(x) for x in rec) + (
+                f" (max {secs(worst)})" if len(rec) > 1 else "")))
+    rows += [("max recovery time", secs(r.max_recovery_s)),
+             ("backlog drained after the last fault in", f"{r.drain_s:.1f} s"),
+             ("rapport up exit code at the end", str(r.supervisor_exit))]
     w = max(len(a) for a, _ in rows)
     return "\n".join([f"| {'':<{w}} | result |", f"|{'-' * (w + 2)}|--------|"] +
                      [f"| {a:<{w}} | {b} |" for a, b in rows])

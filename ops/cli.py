@@ -429,11 +429,12 @@ def bench_context(url, contacts, per_contact, archived, queries, concurrency) ->
 @click.option("--worker-kills", default=10, show_default=True, help="SIGKILLs of a random worker")
 @click.option("--workers", default=2, show_default=True, help="worker processes of the embedded stack")
 @click.option("--gap", default=15.0, show_default=True, help="seconds between faults")
-@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart and "
-                                             "SIGKILL, Redis stall, broker kill)")
+@click.option("--no-others", is_flag=True, help="only worker kills (no API kill, PostgreSQL restart and crash, "
+                                             "Redis stall, broker kill, second tenant)")
+@click.option("--max-recovery", default=10.0, show_default=True, help="seconds; a slower recovery fails the run")
 @click.option("--kafka", is_flag=True, help="on a 3-broker Apache Kafka cluster started for the run (Java + "
               "Maven), with its faults: a broker SIGKILLed, a partition leader restarted, a worker added")
-def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, kafka) -> None:  # noqa: ANN001
+def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_recovery, kafka) -> None:  # noqa: ANN001
     """Faults injected into `rapport up` under load: events lost/duplicated, digest vs a clean replay."""
     import platform
 
@@ -452,12 +453,13 @@ def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, kafka) 
             raise click.ClickException(str(e)) from None
     else:
         r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers, gap_s=gap,
-                      others=() if no_others else ("api-kill", "pg-restart", "pg-kill", "redis-stall", "broker-kill"),
+                      others=() if no_others else ("api-kill", "pg-restart", "pg-kill", "redis-stall",
+                                                   "broker-kill", "twin-tenant"),
                       say=click.echo)
     click.echo(table(r))
     for note in r.notes:
         click.echo(note, err=True)
-    sys.exit(0 if r.ok() else 1)
+    sys.exit(0 if r.ok(max_recovery) else 1)
 
 
 @bench.command("extraction")

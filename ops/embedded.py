@@ -33,10 +33,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
 
-from ops.supervision import RestartPolicy, Restarts, log_tail
+from ops.supervision import RestartPolicy, Restarts, log_tail, rotation_due, rss_mb
 from streams import tracking_key
 
 PR_SET_PDEATHSIG = 1
+DEPENDENT_STOP_S = 5.0  # a broker restart gives the API, workers and webhooks this long to stop, together
+EMBEDDED_SESSION_TIMEOUT_S = 4.0
+# the embedded broker is restarted (a planned broker-kill: lost 0) past this resident size, at most once
+# every BROKER_ROTATE_MIN_UP_S; 0 = never (README: Operations)
+BROKER_MAX_RSS_MB = float(os.environ.get("RAPPORT_BROKER_MAX_RSS_MB", "1024"))
+BROKER_ROTATE_MIN_UP_S = 300.0
 
 
 def _die_with_parent() -> None:
@@ -73,6 +79,7 @@ class Child:
     log: Path | None = None
     restarts: Restarts = field(default_factory=Restarts)
     restart_at: float | None = None  # set while a restart is pending (the backoff)
+    started_at: float | None = None  # on the supervisor's clock: (re)started or first seen running (None: unknown)
     metrics_url: str | None = None  # the API's /metrics, a worker's Faust web /metrics
 
     def tail(self, lines: int = 20) -> str:
@@ -411,6 +418,7 @@ class Stack:
     children: list[Child] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     policy: RestartPolicy = field(default_factory=RestartPolicy.from_env)
+    broker_max_rss_mb: float = BROKER_MAX_RSS_MB  # only an embedded broker is a child
     say: Any = field(default=lambda line: print(f"rapport: {line}", file=sys.stderr, flush=True))
 
     @property
@@ -434,6 +442,10 @@ class Stack:
         if not env.get("RAPPORT_KAFKA_URL"):
             child, env["RAPPORT_KAFKA_URL"], env["RAPPORT_BROKER_EPOCH"] = start_broker(logs)
             self._add(child)
+            # the embedded broker makes a restarted worker's join wait about half the session timeout
+            # for the killed member: a short session (heartbeats every 1.3 s) keeps a worker kill's
+            # recovery short (README: Operations). A Kafka cluster refuses sessions under 6 s by default.
+            env.setdefault("RAPPORT_SESSION_TIMEOUT_S", str(EMBEDDED_SESSION_TIMEOUT_S))
         if not env.get("RAPPORT_RECORD_KEY") and not env.get("RAPPORT_RECORD_KEY_FILE"):
             env["RAPPORT_RECORD_KEY_FILE"] = str(record_key_file(self.data_dir))
         if not env.get("RAPPORT_FAUST_DATADIR"):
@@ -501,9 +513,18 @@ class Stack:
         Raises CrashLoop when a child exits too often (the caller stops everything)."""
         for c in list(self.children):
             if c.alive():
+                if c.started_at is None:  # first seen running: it runs at least since now
+                    c.started_at = now
+                if c.name == "broker" and rotation_due(rss_mb(c.proc.pid), self.broker_max_rss_mb,
+                                                       now - c.started_at, BROKER_ROTATE_MIN_UP_S):
+                    self.say(f"broker holds {rss_mb(c.proc.pid) or 0:.0f} MiB (limit {self.broker_max_rss_mb:g}, "
+                             f"RAPPORT_BROKER_MAX_RSS_MB): restarting it to give the memory back")
+                    c.stop(timeout=10)
+                    self.restart(c)
+                    c.started_at = now
                 continue
             if c.restart_at is None:
-                delay = c.restarts.on_exit(now)
+                delay = c.restarts.on_exit(now, None if c.started_at is None else now - c.started_at)
                 if delay is None:
                     raise CrashLoop(c, self.policy)
                 self.say(f"{c.name} exited (code {c.proc.returncode}); restarting in {delay:g} s "
@@ -514,6 +535,7 @@ class Stack:
                 c.restart_at = None
                 try:
                     self.restart(c)
+                    c.started_at = now
                 except RuntimeError as err:  # it did not come up: one more exit, with its backoff
                     delay = c.restarts.on_exit(now)
                     if delay is None:
@@ -535,11 +557,17 @@ class Stack:
         c.proc, c.log, c.metrics_url = new.proc, new.log, new.metrics_url
         self.say(f"{c.name} restarted (pid {c.proc.pid})")
         if c.name == "broker":  # an empty broker under a new epoch: its clients start over with it
-            for dep in [d for d in self.children
-                        if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]:
-                dep.stop(timeout=15)
+            deps = [d for d in self.children if is_api(d.name) or d.name == "webhooks" or d.name.startswith("worker")]
+            for dep in deps:  # all at once: their old broker is gone, nothing they would flush to it counts
+                if dep.alive():
+                    dep.proc.send_signal(dep.stop_signal)
+            deadline = time.monotonic() + DEPENDENT_STOP_S
+            for dep in deps:
+                dep.stop(timeout=max(0.1, deadline - time.monotonic()))
+            for dep in deps:
                 fresh = self._spawn_app(dep.name)
                 dep.proc, dep.log, dep.metrics_url, dep.restart_at = fresh.proc, fresh.log, fresh.metrics_url, None
+                dep.started_at = None
             self.say(f"API, workers and webhook delivery restarted on the new broker "
                      f"(epoch {self.env['RAPPORT_BROKER_EPOCH']})")
         self.write_run_file()

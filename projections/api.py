@@ -133,8 +133,7 @@ class Service:
         self.traces = tracing.RecentTraces()  # event id -> the ingest request's span (tracing on only)
 
     async def _backlog(self, tenant_id: str | None) -> tuple[int, float | None]:
-        return await outbox.backlog(self.pool, await self.store.schema(), self.relay_cursor, tenant_id,
-                                    cap=BACKLOG_LIMIT if tenant_id is not None else outbox.COUNT_CAP)
+        return await outbox.backlog(self.pool, await self.store.schema(), self.relay_cursor, tenant_id)
 
     async def start(self) -> None:
         import redis.asyncio as aioredis
@@ -611,13 +610,14 @@ async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) 
         envs = ingest_mod.parse_ingest_body(raw, lambda named, i: auth.tenant_for(p, named, f"{i}.tenant_id"))
     except ingest_mod.BadRequest as e:
         return JSONBody(e.body, status_code=e.status)
-    for tenant in sorted({e.tenant_id for e in envs}):  # backpressure: README "Backpressure"
-        n, _ = await svc.backlogs.get(tenant)
-        if n >= BACKLOG_LIMIT:
-            return JSONBody({"error": "too many unprocessed events for this tenant; retry later",
-                             "tenantId": tenant, "backlog": n, "limit": BACKLOG_LIMIT},
-                            status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
-    fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs)
+    # backpressure, atomic across requests and API processes (streams/outbox.py; README "Backpressure")
+    admission = outbox.Admission(BACKLOG_LIMIT, await svc.store.schema(), svc.relay_cursor)
+    try:
+        fresh, dups = await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, envs, admission)
+    except outbox.Backlogged as b:
+        return JSONBody({"error": "too many unprocessed events for this tenant; retry later",
+                         "tenantId": b.tenant_id, "backlog": b.backlog, "limit": b.limit},
+                        status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
     svc.traces.remember((e.tenant_id, e.event_id) for e in envs)  # what /context?after= links to
     return JSONBody({"accepted": len(envs), "eventIds": [e.event_id for e in envs], "duplicates": dups},
                           status_code=202)

@@ -109,6 +109,18 @@ async def connect_async(database_url: str, schema: str | None = None, **kw: Any)
     return conn
 
 
+def _steady_pool_reconnects() -> None:
+    """psycopg_pool retries a failed connection after 1 s, then doubles the wait without a cap (2, 4, 8,
+    16 s): after a PostgreSQL crash the API answered again up to 15 s after the database did (`rapport
+    bench chaos`, pg-kill). Every pool of this process retries each second instead (jittered)."""
+    from psycopg_pool import base
+
+    base.AttemptWithBackoff.DELAY_BACKOFF = 1.0
+
+
+_steady_pool_reconnects()
+
+
 async def configure_pool_conn(conn: psycopg.AsyncConnection) -> None:
     await register_vector_async(conn)
     conn.row_factory = dict_row  # type: ignore[assignment]

@@ -57,8 +57,8 @@ app = faust.App(
     # A group (re)join waits up to the rebalance timeout for members; on the embedded broker the
     # default (60 s) made every start and scale-out stall ~30 s. Worker batches take < 1 s.
     broker_rebalance_timeout=s.rebalance_timeout_s,
-    broker_session_timeout=s.rebalance_timeout_s,
-    broker_heartbeat_interval=min(3.0, s.rebalance_timeout_s / 3),
+    broker_session_timeout=s.session_timeout_s or s.rebalance_timeout_s,
+    broker_heartbeat_interval=min(3.0, (s.session_timeout_s or s.rebalance_timeout_s) / 3),
     # the pipeline keeps its own state in PostgreSQL; no Faust tables, so no changelog topics
     store="memory://",
     datadir=s.faust_datadir,

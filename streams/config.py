@@ -63,6 +63,7 @@ class Settings:
     web_host: str = "127.0.0.1"
     faust_datadir: str = "./.rapport/faust"
     rebalance_timeout_s: float = 10.0
+    session_timeout_s: float | None = None  # None: the rebalance timeout
     fetch_max_wait_ms: int = 50
     # the secret the API and workers sign and check broker records with (schemas/recordsig.py):
     # RAPPORT_RECORD_KEY, or the file RAPPORT_RECORD_KEY_FILE (`rapport up`: <data-dir>/record-key)
@@ -108,6 +109,7 @@ class Settings:
             fetch_max_wait_ms=int(_env("RAPPORT_FETCH_MAX_WAIT_MS", str(d.fetch_max_wait_ms))),
             rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
             record_key=record_key_from_env(),
+            session_timeout_s=float(_env("RAPPORT_SESSION_TIMEOUT_S", "0")) or None,
         )
 
     @property

@@ -24,7 +24,7 @@ from streams import metrics
 from schemas import events as ev
 from schemas import recordsig, validate
 from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
-from streams import shredding, tracing, tracking_key
+from streams import outbox, shredding, tracing, tracking_key
 
 log = logging.getLogger("rapport.ingest")
 
@@ -204,10 +204,12 @@ LEDGER_UNDO_ERASED = (
 SYNCHRONOUS = "SET LOCAL synchronous_commit = on"
 
 
-async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
+async def record(pool: Any, envs: list[Envelope], admission: outbox.Admission | None = None) -> set[tuple[str, str]]:
     """Insert into the ledger, committed durably (synchronous commit: a PostgreSQL crash right after
     cannot lose it); return the (tenant, event id)s that were new (not in the ledger, not erased: see
-    rapport.erased_events). `pool` yields dict rows (projections.db.configure_pool_conn), as in relay_once."""
+    rapport.erased_events). `pool` yields dict rows (projections.db.configure_pool_conn), as in relay_once.
+    With an `admission`, in the same transaction as the tenants' backlog check (raises outbox.Backlogged,
+    nothing recorded)."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,
                        e.recorded_at, orjson.dumps(e.to_dict()).decode(),
                        tracking_key.event_tombstone(e.tenant_id, e.event_id)) for e in envs]))
@@ -215,19 +217,25 @@ async def record(pool: Any, envs: list[Envelope]) -> set[tuple[str, str]]:
         # a 202 acknowledges this row: its commit waits for the WAL flush whatever the server's (or the
         # session's) synchronous_commit says; the projections' commits may stay asynchronous
         await conn.execute(SYNCHRONOUS)
+        if admission is not None:
+            await admission.admit(conn, Counter(e.tenant_id for e in envs))
         cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
         new = {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
         if new:
             cur = await conn.execute(LEDGER_UNDO_ERASED, [list(c) for c in zip(*[
                 (e.tenant_id, e.event_id, k) for e, k in zip(envs, cols[8]) if (e.tenant_id, e.event_id) in new])])
             new -= {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
+        if admission is not None:
+            await admission.admitted(conn, Counter(t for t, _ in new))
     return new
 
 
-async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope]) -> tuple[list[Envelope], int]:
-    """Record, then publish the new events. Returns (new events, duplicates). A publish failure is
-    logged, not raised: the events are durable in the ledger and the relay will publish them."""
-    new = await record(pool, envs)
+async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope],
+                 admission: outbox.Admission | None = None) -> tuple[list[Envelope], int]:
+    """Record, then publish the new events. Returns (new events, duplicates); raises outbox.Backlogged
+    when an `admission` refuses. A publish failure is logged, not raised: the events are durable in the
+    ledger and the relay will publish them."""
+    new = await record(pool, envs, admission)
     seen: set[tuple[str, str]] = set()
     fresh = []
     for e in envs:

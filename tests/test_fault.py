@@ -2,9 +2,11 @@
 
 Scaled down from `rapport bench chaos` (ops/chaos.py, which runs the full version and prints the
 table) to fit CI: 3 SIGKILLs of the worker, one of the API, a PostgreSQL restart and an 8 s Redis
-stall while 1,800 events stream in. Every event is applied exactly once, each fault recovers, and the
-live projection equals a clean rebuild from the ledger (`rapport replay --verify`). And PostgreSQL
-SIGKILLed (every process of it) while events stream in: no event answered 202 is lost."""
+stall while 1,800 events stream in; then a PostgreSQL crash (SIGKILL of its process group) right after
+a 202; then a second tenant sending the same event ids as the first. Every event is applied exactly
+once, each fault recovers, and the live projection equals a clean rebuild from the ledger (`rapport
+replay --verify`). And PostgreSQL SIGKILLed (every process of it) while single events stream in from
+four producers, three times: no event answered 202 is lost."""
 from __future__ import annotations
 
 import threading
@@ -14,22 +16,55 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ops.chaos import kill_postgres, post_until_accepted, run_chaos, table
+from ops.chaos import ChaosResult, Fault, kill_postgres, post_until_accepted, run_chaos, table
 
-pytestmark = [pytest.mark.fault, pytest.mark.e2e]
+fault = [pytest.mark.fault, pytest.mark.e2e]
 
 
+def report(lines: list[str], r: ChaosResult) -> str:
+    return "\n".join(lines) + "\n" + table(r) + "\n" + "\n".join(r.notes)
+
+
+@fault[0]
+@fault[1]
 def test_kills_restarts_and_stalls_lose_nothing_and_double_nothing():
     lines: list[str] = []
     r = run_chaos(events=1800, contacts=40, worker_kills=3, workers=1, gap_s=12.0, say=lines.append)
-    report = "\n".join(lines) + "\n" + table(r) + "\n" + "\n".join(r.notes)
-    assert [f.kind for f in r.faults].count("worker-kill") == 3, report
-    assert all(f.recovery_s is not None for f in r.faults), report
+    assert [f.kind for f in r.faults].count("worker-kill") == 3, report(lines, r)
+    assert all(f.recovery_s is not None for f in r.faults), report(lines, r)
     # a Redis stall and a database restart are ridden out: no worker or API restarted for them
-    assert [(f.kind, f.collateral) for f in r.faults if f.collateral] == [], report
-    assert (r.sent, r.applied, r.lost, r.duplicated) == (1800, 1800, 0, 0), report
-    assert r.digest_equal, report
-    assert r.supervisor_exit == 0, report  # and the stack still stops cleanly after all that
+    assert [(f.kind, f.collateral) for f in r.faults if f.collateral] == [], report(lines, r)
+    assert (r.sent, r.applied, r.lost, r.duplicated) == (1800, 1800, 0, 0), report(lines, r)
+    assert r.digest_equal, report(lines, r)
+    assert r.supervisor_exit == 0, report(lines, r)  # and the stack still stops cleanly after all that
+
+
+@fault[0]
+@fault[1]
+def test_a_postgres_crash_right_after_a_202_loses_none_of_the_accepted_events():
+    """SIGKILL of PostgreSQL's process group right after the 202 of a batch of 10 (ops/chaos.py, pg-kill),
+    twice, with a worker kill between them, while 600 events stream in: all 620 applied, once."""
+    lines: list[str] = []
+    r = run_chaos(events=600, contacts=20, worker_kills=1, workers=1, gap_s=12.0, others=("pg-kill", "pg-kill"),
+                  say=lines.append)
+    assert [f.kind for f in r.faults].count("pg-kill") == 2, report(lines, r)
+    assert all(f.recovery_s is not None for f in r.faults), report(lines, r)
+    assert (r.sent, r.applied, r.lost, r.duplicated) == (620, 620, 0, 0), report(lines, r)
+    assert r.digest_equal, report(lines, r)
+
+
+@fault[0]
+@fault[1]
+def test_a_second_tenant_sending_the_same_event_ids_gets_all_its_events_and_the_same_projection():
+    """Two tenants send the same 600 event ids, contacts and messages (ops/chaos.py, twin-tenant) through
+    a worker kill: each gets all 600 applied once, and each contact has the same message count and the
+    same number of memories in both."""
+    lines: list[str] = []
+    r = run_chaos(events=600, contacts=20, worker_kills=1, workers=1, gap_s=12.0, others=("twin-tenant",),
+                  say=lines.append)
+    assert (r.sent, r.applied, r.lost, r.duplicated) == (1200, 1200, 0, 0), report(lines, r)
+    assert r.twins_equal, report(lines, r)
+    assert r.digest_equal, report(lines, r)
 
 
 def _wait_restarted(stack, name: str, old_pid: int, limit_s: float = 90) -> int:
@@ -45,6 +80,8 @@ def _wait_restarted(stack, name: str, old_pid: int, limit_s: float = 90) -> int:
     raise AssertionError(f"{name} was not restarted within {limit_s:g} s\n{stack.logs()}")
 
 
+@fault[0]
+@fault[1]
 def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path):
     """A 202 means the ledger row is committed synchronously. Four producers stream single events (the
     database busy, as under load: asynchronous commits then wait in shared memory for the WAL writer);
@@ -115,3 +152,23 @@ def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path):
         assert not pending, f"after= still not answered for {pending}; {report}\n{stack.logs()}"
         assert applied == len(ids), report
         assert all(n == m for _, n, m in folds), report
+
+
+def test_the_table_names_every_kind_of_fault_with_its_recoveries_and_the_books():
+    """ops/chaos.table is pure: the result printed as `rapport bench chaos` prints it (no stack: not in
+    the fault suite)."""
+    r = ChaosResult(faults=[Fault("worker-kill", recovery_s=4.31), Fault("pg-kill", recovery_s=9.0),
+                            Fault("worker-kill", recovery_s=6.5), Fault("twin-tenant")],
+                    sent=1210, applied=1210, digest_equal=True, twins_equal=False, drain_s=3.0, supervisor_exit=0)
+    t = table(r).splitlines()
+    assert "| faults injected " in t[2] and t[2].endswith("| 2x worker-kill, 1x pg-kill, 1x twin-tenant |")
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in t[2:]}
+    assert rows["events sent"] == "1210" and rows["events lost"] == "0" and rows["events duplicated"] == "0"
+    assert rows["digest equal to a clean replay"] == "yes"
+    assert rows["second tenant with equal event ids: same projection"] == "NO"
+    assert rows["recovery after worker-kill"] == "4.3 s, 6.5 s (max 6.5 s)"
+    assert rows["recovery after pg-kill"] == "9.0 s"
+    assert rows["max recovery time"] == "9.0 s"
+    assert r.ok() is False  # the twins differ
+    assert ChaosResult(faults=r.faults, sent=1, applied=1, digest_equal=True, twins_equal=True).ok(10.0)
+    assert not ChaosResult(faults=r.faults, sent=1, applied=1, digest_equal=True, twins_equal=True).ok(9.0)

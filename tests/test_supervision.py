@@ -69,3 +69,65 @@ def test_a_child_that_keeps_exiting_is_restarted_then_stops_everything_naming_it
     assert message.startswith("worker-0 is crash-looping (3 exits within 60 s, last exit code 3)")
     assert "boom: cannot start" in message     # the tail of its log
     assert said[0] == "worker-0 exited (code 3); restarting in 1 s (exit 1 of at most 2 in 60 s)"
+
+
+def test_a_child_that_ran_a_while_before_it_exited_restarts_at_once_and_still_counts_toward_the_limit():
+    """A kill after a healthy run is not a crash loop: the base delay, whatever the exits before it."""
+    r = Restarts(RestartPolicy(base_s=0.5, max_s=8, window_s=60, limit=4, healthy_s=10))
+    assert r.on_exit(0, ran_s=30) == 0.5
+    assert r.on_exit(15, ran_s=14.5) == 0.5      # the second exit in the window: still the base delay
+    assert r.on_exit(17, ran_s=1.5) == 2.0       # a quick exit: the backoff of the third exit
+    assert r.on_exit(40, ran_s=22) is None       # the fourth exit within 60 s: a crash loop all the same
+
+
+def test_broker_rotation_is_due_past_the_memory_limit_and_never_twice_within_the_minimum_uptime():
+    from ops.supervision import rotation_due
+
+    assert rotation_due(1100.0, 1024, up_s=400, min_up_s=300)
+    assert not rotation_due(1000.0, 1024, up_s=400, min_up_s=300)   # under the limit
+    assert not rotation_due(1100.0, 1024, up_s=200, min_up_s=300)   # restarted too recently
+    assert not rotation_due(None, 1024, up_s=400, min_up_s=300)     # no /proc: no reading, no rotation
+    assert not rotation_due(5000.0, 0, up_s=400, min_up_s=300)      # 0 turns it off
+
+
+def test_the_supervisor_restarts_a_broker_that_holds_too_much_memory(tmp_path):
+    """Stack.supervise on a real process standing in for the broker (its RSS is real, a few MiB, over a
+    limit of 1 MiB), with an injected clock: not before the minimum uptime, then once, by a restart."""
+    import sys
+
+    from ops import embedded
+    from ops.embedded import Stack, spawn
+
+    (tmp_path / "logs").mkdir()
+    restarted: list[str] = []
+
+    class Fake(Stack):
+        def restart(self, c):  # noqa: ANN001, ANN202
+            restarted.append(c.name)
+            fresh = spawn(c.name, [sys.executable, "-c", "import time; time.sleep(60)"], self.data_dir / "logs")
+            c.proc = fresh.proc
+
+    said: list[str] = []
+    stack = Fake(tmp_path, broker_max_rss_mb=1.0, say=said.append)
+    stack._add(spawn("broker", [sys.executable, "-c", "import time; time.sleep(60)"], tmp_path / "logs"))
+    broker = stack.children[0]
+    first = broker.proc
+    import time
+
+    from ops.supervision import rss_mb
+
+    deadline = time.monotonic() + 30
+    while (rss_mb(first.pid) or 0) < 2 and time.monotonic() < deadline:  # past the interpreter's start
+        time.sleep(0.05)
+    try:
+        stack.supervise(1000.0)                                   # first seen: its uptime starts now
+        stack.supervise(1000.0 + embedded.BROKER_ROTATE_MIN_UP_S - 1)
+        assert restarted == [] and first.poll() is None
+        stack.supervise(1000.0 + embedded.BROKER_ROTATE_MIN_UP_S)  # over the limit and up long enough
+        assert restarted == ["broker"] and first.poll() is not None and broker.proc is not first
+        assert said[0].startswith("broker holds ") and "restarting it to give the memory back" in said[0]
+        stack.supervise(1000.0 + embedded.BROKER_ROTATE_MIN_UP_S + 1)  # the new one is young: left alone
+        assert restarted == ["broker"]
+    finally:
+        for c in stack.children:
+            c.proc.kill()
