@@ -40,7 +40,7 @@ from projections.store import Store
 from schemas import events as ev
 from schemas import logsafe, validate
 from schemas.cachekeys import WORKER_PREFIX, window_key
-from schemas.envelope import format_time, new_event_id, now_utc, parse_time
+from schemas.envelope import format_time, new_event_id, now_utc
 from streams import ingest as ingest_mod
 from streams import shredding
 from streams import outbox, tracing
@@ -420,7 +420,6 @@ def bad_param(field: str, problem: str) -> JSONBody:
 MAX_PAYLOAD_BODY = 256 * 1024  # POST /payload (message 16 KiB + system prompt 64 KiB + service data, tools)
 MAX_INGEST_BODY = ingest_mod.MAX_BATCH * 20 * 1024
 MAX_QUERY_BYTES = ev.MAX_MESSAGE_BYTES  # `query` is the user's current message
-MAX_AS_OF_CHARS = 64
 AS_OF_HORIZON = timedelta(days=3653)
 
 
@@ -465,7 +464,7 @@ def check_param(field: str, value: str | None, problem: str | None) -> None:
 
 
 def contact_param(contact_id: str) -> str:
-    check_param("contact_id", contact_id, validate.check_id(contact_id))
+    check_param("contact_id", contact_id, validate.check_contact_id(contact_id))
     return contact_id
 
 
@@ -475,11 +474,9 @@ def parse_as_of(value: str | None) -> datetime | None:
     if value is None:
         return None  # the contact's own now (contact_now)
     try:
-        if len(value) > MAX_AS_OF_CHARS:
-            raise ValueError
-        at = parse_time(value)
-    except ValueError:
-        raise BadParam(400, "as_of", "must be an RFC 3339 timestamp") from None
+        at = validate.parse_rfc3339(value)  # the same rule as occurred_at (schemas/validate.py)
+    except ValueError as e:
+        raise BadParam(400, "as_of", f"must be an RFC 3339 timestamp: {e}") from None
     if not validate.EARLIEST <= at <= now_utc() + AS_OF_HORIZON:
         raise BadParam(400, "as_of", "must lie between 1970-01-01T00:00:00Z and ten years from now")
     return at
@@ -790,10 +787,15 @@ class PayloadRequest(BaseModel):
     # read-your-writes, as GET /context's: an event_id to wait for (up to 5 s; 504 if not reflected)
     after: str | None = Field(default=None, min_length=1, max_length=128)
 
-    @field_validator("contact_id", "tenant_id", "after")
+    @field_validator("tenant_id", "after")
     @classmethod
     def _ids(cls, v: str | None) -> str | None:
         return v if v is None else validate.require(v, validate.check_id(v))
+
+    @field_validator("contact_id")
+    @classmethod
+    def _contact(cls, v: str) -> str:
+        return validate.require(v, validate.check_contact_id(v))
 
     @field_validator("persona_id")
     @classmethod
