@@ -62,6 +62,9 @@ class Settings:
     faust_datadir: str = "./.rapport/faust"
     rebalance_timeout_s: float = 10.0
     fetch_max_wait_ms: int = 50
+    # which optional kinds of secrets the fold redacts, per tenant (agents/core/redaction.parse_policy):
+    # "phone=off; acme: phone=on"; unset: phone numbers, national ids and bank accounts are redacted
+    redact: str | None = None
 
     @staticmethod
     def from_env() -> "Settings":
@@ -100,6 +103,7 @@ class Settings:
             web_port=int(_env("RAPPORT_WORKER_WEB_PORT", "0")),
             faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
             fetch_max_wait_ms=int(_env("RAPPORT_FETCH_MAX_WAIT_MS", str(d.fetch_max_wait_ms))),
+            redact=_env("RAPPORT_REDACT"),
             rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
         )
 
