@@ -10,6 +10,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from projections import api
 from schemas import validate
 from streams.ingest import BadRequest, parse_ingest_body
 from tests.test_replay_pg import fresh_db  # noqa: F401
@@ -62,6 +63,9 @@ def test_what_the_validator_accepts_postgresql_stores_and_the_rest_is_a_4xx(conn
             parse_ingest_body(orjson.dumps({"contact_id": "c", "role": "user", "message": "hi", "occurred_at": value}))
         assert refused.value.status == 422
         assert [e["field"] for e in refused.value.body["errors"]] == ["occurred_at"]
+        with pytest.raises(api.BadParam) as bad:  # GET /context?as_of=: the same rule, a 400
+            api.parse_as_of(value)
+        assert (bad.value.status, bad.value.field) == (400, "as_of")
         return
     # the ledger's column type, parsed from the text the envelope carries (streams/ingest.py)
     stored = conn.execute("SELECT %s::text::timestamptz", (value,)).fetchone()[0]
