@@ -35,6 +35,7 @@ from datetime import timezone
 
 from agents.core import consolidation
 from agents.core import contact as core
+from agents.core.redaction import parse_policy
 from agents.embedder import Embedder
 from projections import db
 from projections.projector import Applied, Batch, project_segments
@@ -43,6 +44,7 @@ from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key
 from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
 from streams import shredding, tracing, tracking_key
+from streams.config import settings
 
 log = logging.getLogger("rapport.pipeline")
 
@@ -122,7 +124,7 @@ def record_outcomes(records: list[Record], outcome: Outcome) -> list[tuple[str, 
 
 class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
-                 redis: Any = None, config: core.CoreConfig = core.CoreConfig(), window_ttl_s: int = 24 * 3600,
+                 redis: Any = None, config: core.CoreConfig | None = None, window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
                  switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True,
                  signing_key: bytes | None = None):
@@ -136,7 +138,8 @@ class InteractionPipeline:
         self.records = records  # its source events go into the ledger (False: they were read from it)
         self.embedder = embedder
         self.redis = redis
-        self.config = config
+        # the fold's settings; the redaction policy from RAPPORT_REDACT (a live worker and a replay alike)
+        self.config = config or core.CoreConfig(redaction=parse_policy(settings().redact))
         self.broker_epoch = broker_epoch
         self.window_ttl_s = window_ttl_s
         self.cache: OrderedDict[tuple[str, str], dict] = OrderedDict()
@@ -326,8 +329,14 @@ class InteractionPipeline:
         out.skipped += len(envs) - len(fresh)
 
         states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
-        plans = [core.plan_memories(e) if e.event_type == ev.INTERACTION_RECORDED
-                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else [] for e, _ in fresh]
+        # each message is redacted knowing what the contact's previous one left open ("my card is 4242
+        # 4242" / "4242 4242"), also within this batch: the carries in log order
+        carries = core.redaction_carries(states, [e for e, _ in fresh if time_problem(e) is None], self.config)
+        carries_of = iter(carries)
+        carries = [next(carries_of) if time_problem(e) is None else None for e, _ in fresh]
+        plans = [core.plan_memories(e, self.config, carry) if e.event_type == ev.INTERACTION_RECORDED
+                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else []
+                 for (e, _), carry in zip(fresh, carries)]
         if (prefetch := getattr(self.embedder, "prefetch", None)) is not None:  # a replay's recorded vectors
             await prefetch(self.conn, set(states))
         await self._embed([m for ms in plans for m in ms])

@@ -479,6 +479,17 @@ def bench_mood(data) -> None:  # noqa: ANN001
     run(["--data", data] if data else [])
 
 
+@bench.command("redaction")
+@click.option("--data", default=None, help="labelled JSONL (default: tests/data/redaction_labelled.jsonl)")
+@click.option("--show", is_flag=True, help="print every miss and false positive")
+@click.option("--json", "as_json", is_flag=True)
+def bench_redaction(data, show, as_json) -> None:  # noqa: ANN001
+    """Secrets redaction: precision and recall per kind on the labelled set's dev and held-out parts."""
+    from ops.bench_redaction import main as run
+
+    run((["--data", data] if data else []) + (["--show"] if show else []) + (["--json"] if as_json else []))
+
+
 @bench.command("year")
 def bench_year() -> None:
     """A year of daily chat for one contact through the fold: active memories per month, by type."""

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from fastapi.responses import JSONResponse, Response
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from agents.embedder import BatchingEmbedder, query_embedder
 from projections import metrics
@@ -40,12 +40,12 @@ from projections.store import Store
 from schemas import events as ev
 from schemas import logsafe, validate
 from schemas.cachekeys import WORKER_PREFIX, window_key
-from schemas.envelope import format_time, new_event_id, now_utc, parse_time
+from schemas.envelope import format_time, new_event_id, now_utc
 from streams import ingest as ingest_mod
 from streams import shredding
 from streams import outbox, tracing
 from streams.config import loopback, settings
-from streams.resilience import bounded
+from streams.resilience import bounded, within
 from streams.webhooks import store as webhook_store
 
 log = logging.getLogger("rapport.api")
@@ -76,6 +76,17 @@ RETRY_AFTER_S = 5
 # /healthz says degraded (still 200) past either of these
 LAG_DEGRADED_EVENTS = int(os.environ.get("RAPPORT_LAG_DEGRADED_EVENTS", "10000"))
 LAG_DEGRADED_AGE_S = float(os.environ.get("RAPPORT_LAG_DEGRADED_AGE_S", "60"))
+# every database call is bounded (issue 20: a stalled PostgreSQL made requests hang ~10 s and /healthz
+# hang): a connection from the pool within DB_POOL_TIMEOUT_S, a new one within DB_CONNECT_TIMEOUT_S, a
+# statement within DB_STATEMENT_TIMEOUT_S on the server; a probe every DB_PROBE_EVERY_S that gets no
+# answer within DB_PROBE_TIMEOUT_S marks the database down: requests in flight and new ones answer 503
+# with the reason at once (DatabaseGuard), /healthz within HEALTH_BUDGET_S, until a probe answers again
+DB_POOL_TIMEOUT_S = float(os.environ.get("RAPPORT_DB_POOL_TIMEOUT_S", "3"))
+DB_CONNECT_TIMEOUT_S = 3
+DB_STATEMENT_TIMEOUT_S = float(os.environ.get("RAPPORT_DB_STATEMENT_TIMEOUT_S", "15"))
+DB_PROBE_EVERY_S = 0.5
+DB_PROBE_TIMEOUT_S = 1.0
+HEALTH_BUDGET_S = 0.8
 
 
 class AccessRecorder:
@@ -131,6 +142,11 @@ class Service:
         self.ready_once = False
         self.backlogs = outbox.Cached(self._backlog, ttl_s=1.0)
         self.traces = tracing.RecentTraces()  # event id -> the ingest request's span (tracing on only)
+        # why the database is taken to be down (None: it answers), and a future resolved when it goes
+        # down, which requests in flight wait on beside their own work (DatabaseGuard)
+        self.db_down: str | None = None
+        self.db_went_down: asyncio.Future | None = None
+        self.db_watch: asyncio.Task | None = None
 
     async def _backlog(self, tenant_id: str | None) -> tuple[int, float | None]:
         return await outbox.backlog(self.pool, await self.store.schema(), self.relay_cursor, tenant_id)
@@ -140,9 +156,13 @@ class Service:
 
         s = self.s
         await asyncio.to_thread(db.prepare, s.database_url, s.projection_version)
-        self.pool = AsyncConnectionPool(s.database_url, min_size=4, max_size=16, open=False,
-                                        configure=db.configure_pool_conn, kwargs={"autocommit": True})
+        self.pool = AsyncConnectionPool(
+            s.database_url, min_size=4, max_size=16, open=False, timeout=DB_POOL_TIMEOUT_S,
+            configure=db.configure_pool_conn,
+            kwargs={"autocommit": True, "connect_timeout": DB_CONNECT_TIMEOUT_S,
+                    "options": f"-c statement_timeout={int(DB_STATEMENT_TIMEOUT_S * 1000)}"})
         await self.pool.open(wait=True)
+        self.db_watch = self.start_database_watch()
         self.store = Store(self.pool)
         self.relay_cursor = await outbox.load_cursor(self.pool, await self.store.schema())
         # a stalled Redis costs a request at most REDIS_TIMEOUT_S, then the PostgreSQL fallback answers
@@ -269,7 +289,7 @@ class Service:
             await outbox.save_cursor(self.pool, schema, cursor)
 
     async def stop(self) -> None:
-        for task in (self.relay_task, self.access_task):
+        for task in (self.relay_task, self.access_task, self.db_watch):
             if task:
                 task.cancel()
         envs = self.accesses.drain()
@@ -290,27 +310,71 @@ class Service:
             self._batched[1].close()
             self._batched = None
 
+    def went_down(self) -> asyncio.Future:
+        if self.db_went_down is None or self.db_went_down.done():
+            self.db_went_down = asyncio.get_running_loop().create_future()
+        return self.db_went_down
+
+    async def _probe_database(self) -> None:
+        async with self.pool.connection(timeout=DB_PROBE_TIMEOUT_S) as conn:
+            await conn.execute("SELECT 1")
+
+    def start_database_watch(self) -> asyncio.Task:
+        """Probe the database every DB_PROBE_EVERY_S; one probe runs at a time (a stalled one is left to
+        psycopg's own cancellation, the database counting as down until a probe answers)."""
+        async def watch() -> None:
+            probe: asyncio.Task | None = None
+            while True:
+                if probe is None or probe.done():
+                    probe = asyncio.ensure_future(self._probe_database())
+                done, _ = await asyncio.wait({probe}, timeout=DB_PROBE_TIMEOUT_S)
+                problem = None
+                if not done:
+                    problem = f"the database did not answer within {DB_PROBE_TIMEOUT_S:g} s"
+                elif probe.exception() is not None:
+                    problem = f"the database is unreachable ({type(probe.exception()).__name__})"
+                if problem and self.db_down is None:
+                    log.error("database down: %s", problem)
+                    self.db_down = problem
+                    self.went_down().set_result(problem)
+                elif problem is None and self.db_down is not None:
+                    log.warning("database answers again")
+                    self.db_down = None
+                await asyncio.sleep(DB_PROBE_EVERY_S)
+
+        return asyncio.ensure_future(watch())
+
     async def health(self) -> dict[str, Any]:
+        """Every check at once, each within HEALTH_BUDGET_S: /healthz answers within a second whatever
+        stalls (a database known to be down is not asked again)."""
         checks: dict[str, Any] = {"broker": self.broker_ok}
+
+        async def cache() -> int:
+            await self.redis.ping()
+            return len(await self._workers())
+
+        database = (asyncio.ensure_future(within(self._probe_database(), HEALTH_BUDGET_S, "the database"))
+                    if self.db_down is None else None)
+        cached = asyncio.ensure_future(within(cache(), HEALTH_BUDGET_S, "redis"))
         try:
-            async with self.pool.connection() as conn:
-                await conn.execute("SELECT 1")
-            checks["database"] = True
+            await database if database is not None else None
+            checks["database"] = database is not None
         except Exception:
             checks["database"] = False
         try:
-            await bounded(self.redis.ping(), REDIS_TIMEOUT_S, "redis")
-            workers = await bounded(self._workers(), REDIS_TIMEOUT_S, "redis")
-            checks["cache"], checks["workers"] = True, len(workers)
+            checks["workers"] = await cached
+            checks["cache"] = True
         except Exception:
             checks["cache"], checks["workers"] = False, 0
         checks["ok"] = bool(checks["broker"] and checks["database"] and checks["cache"] and checks["workers"])
         if checks["database"]:
-            try:
-                n, age = await bounded(self.backlogs.get(None), 2.0, "the backlog count")
+            try:  # what is left of the budget (the count is cached for a second)
+                n, age = await within(self.backlogs.get(None), 0.3, "the backlog count")
                 checks["lag"] = {"events": n, "oldestAgeS": None if age is None else round(age, 1)}
             except Exception:
                 checks["lag"] = None
+        if self.db_down is not None:
+            checks["databaseProblem"] = self.db_down
         return checks
 
     async def _workers(self) -> list:
@@ -422,7 +486,6 @@ def bad_param(field: str, problem: str) -> JSONBody:
 MAX_PAYLOAD_BODY = 256 * 1024  # POST /payload (message 16 KiB + system prompt 64 KiB + service data, tools)
 MAX_INGEST_BODY = ingest_mod.MAX_BATCH * 20 * 1024
 MAX_QUERY_BYTES = ev.MAX_MESSAGE_BYTES  # `query` is the user's current message
-MAX_AS_OF_CHARS = 64
 AS_OF_HORIZON = timedelta(days=3653)
 
 
@@ -467,7 +530,7 @@ def check_param(field: str, value: str | None, problem: str | None) -> None:
 
 
 def contact_param(contact_id: str) -> str:
-    check_param("contact_id", contact_id, validate.check_id(contact_id))
+    check_param("contact_id", contact_id, validate.check_contact_id(contact_id))
     return contact_id
 
 
@@ -477,11 +540,9 @@ def parse_as_of(value: str | None) -> datetime | None:
     if value is None:
         return None  # the contact's own now (contact_now)
     try:
-        if len(value) > MAX_AS_OF_CHARS:
-            raise ValueError
-        at = parse_time(value)
-    except ValueError:
-        raise BadParam(400, "as_of", "must be an RFC 3339 timestamp") from None
+        at = validate.parse_rfc3339(value)  # the same rule as occurred_at (schemas/validate.py)
+    except ValueError as e:
+        raise BadParam(400, "as_of", f"must be an RFC 3339 timestamp: {e}") from None
     if not validate.EARLIEST <= at <= now_utc() + AS_OF_HORIZON:
         raise BadParam(400, "as_of", "must lie between 1970-01-01T00:00:00Z and ten years from now")
     return at
@@ -566,6 +627,61 @@ class Timing:
                     span.set_status(Status(StatusCode.ERROR))
 
 
+class DatabaseGuard:
+    """Requests while the database is down (Service.start_database_watch) answer 503 with the reason
+    at once; a request in flight when it goes down answers 503 then, its work cancelled and left to
+    finish in the background (its late answer dropped): nothing waits on a stalled PostgreSQL.
+    /healthz and /metrics answer for themselves."""
+
+    OWN = frozenset({"/healthz", "/metrics"})
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in self.OWN or svc.pool is None:
+            return await self.app(scope, receive, send)
+        if svc.db_down is not None:
+            return await self._unavailable(svc.db_down, scope, receive, send)
+        down = svc.went_down()
+        answered = False
+
+        async def send_unless_late(message: dict) -> None:
+            nonlocal answered
+            if answered is None:  # this request was answered 503: the late answer goes nowhere
+                raise asyncio.CancelledError
+            answered = True
+            await send(message)
+
+        work = asyncio.ensure_future(self.app(scope, receive, send_unless_late))
+        await asyncio.wait({work, down}, return_when=asyncio.FIRST_COMPLETED)
+        if work.done() or answered:
+            return await work
+        answered = None
+        work.cancel()
+        work.add_done_callback(lambda t: t.cancelled() or t.exception())
+        await self._unavailable(svc.db_down or "the database went down", scope, receive, send)
+
+    @staticmethod
+    async def _unavailable(reason: str, scope: dict, receive: Any, send: Any) -> None:
+        await error(503, "the database is unavailable; retry later", reason=reason)(scope, receive, send)
+
+
+@app.exception_handler(psycopg.OperationalError)
+async def database_gone(request: Request, exc: psycopg.OperationalError) -> JSONBody:
+    """A connection lost or refused mid-request (the server restarting): 503, not a 500."""
+    log.error("%s %s: database unavailable (%s)", request.method, request.url.path, type(exc).__name__)
+    return error(503, "the database is unavailable; retry later", reason=type(exc).__name__)
+
+
+@app.exception_handler(PoolTimeout)
+async def database_busy(request: Request, exc: PoolTimeout) -> JSONBody:
+    log.error("%s %s: no database connection within %g s", request.method, request.url.path, DB_POOL_TIMEOUT_S)
+    return error(503, "the database is unavailable; retry later",
+                 reason=f"no database connection within {DB_POOL_TIMEOUT_S:g} s")
+
+
+app.add_middleware(DatabaseGuard)
 app.add_middleware(Timing)
 
 
@@ -596,7 +712,10 @@ def health_status(h: dict[str, Any], ready_once: bool) -> tuple[str, bool, list[
 @app.get("/healthz", response_model=out.Health, responses={503: {"model": out.Health}})
 async def healthz() -> JSONBody:
     h = await svc.health()
+    problem = h.pop("databaseProblem", None)
     status, degraded, reasons, code = health_status(h, svc.ready_once)
+    if problem and not h["database"]:
+        reasons.append(problem)
     if h["ok"]:
         svc.ready_once = True
     return JSONBody({"status": status, "degraded": degraded, "reasons": reasons, **h}, status_code=code)
@@ -793,10 +912,15 @@ class PayloadRequest(BaseModel):
     # read-your-writes, as GET /context's: an event_id to wait for (up to 5 s; 504 if not reflected)
     after: str | None = Field(default=None, min_length=1, max_length=128)
 
-    @field_validator("contact_id", "tenant_id", "after")
+    @field_validator("tenant_id", "after")
     @classmethod
     def _ids(cls, v: str | None) -> str | None:
         return v if v is None else validate.require(v, validate.check_id(v))
+
+    @field_validator("contact_id")
+    @classmethod
+    def _contact(cls, v: str) -> str:
+        return validate.require(v, validate.check_contact_id(v))
 
     @field_validator("persona_id")
     @classmethod

@@ -68,6 +68,9 @@ class Settings:
     # the secret the API and workers sign and check broker records with (schemas/recordsig.py):
     # RAPPORT_RECORD_KEY, or the file RAPPORT_RECORD_KEY_FILE (`rapport up`: <data-dir>/record-key)
     record_key: bytes | None = field(default=None, repr=False)
+    # which optional kinds of secrets the fold redacts, per tenant (agents/core/redaction.parse_policy):
+    # "phone=off; acme: phone=on"; unset: phone numbers, national ids and bank accounts are redacted
+    redact: str | None = None
 
     @staticmethod
     def from_env() -> "Settings":
@@ -107,6 +110,7 @@ class Settings:
             web_port=int(_env("RAPPORT_WORKER_WEB_PORT", "0")),
             faust_datadir=_env("RAPPORT_FAUST_DATADIR", d.faust_datadir),
             fetch_max_wait_ms=int(_env("RAPPORT_FETCH_MAX_WAIT_MS", str(d.fetch_max_wait_ms))),
+            redact=_env("RAPPORT_REDACT"),
             rebalance_timeout_s=float(_env("RAPPORT_REBALANCE_TIMEOUT_S", str(d.rebalance_timeout_s))),
             record_key=record_key_from_env(),
             session_timeout_s=float(_env("RAPPORT_SESSION_TIMEOUT_S", "0")) or None,

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from streams import metrics
 from schemas import events as ev
 from schemas import recordsig, validate
-from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, parse_time, partition_key
+from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, partition_key
 from streams import outbox, shredding, tracing, tracking_key
 
 log = logging.getLogger("rapport.ingest")
@@ -65,10 +65,15 @@ class IngestEvent(BaseModel):
     def _message_text(cls, v: str) -> str:
         return validate.require(v, validate.check_text(v))
 
-    @field_validator("contact_id", "tenant_id", "event_id", "outcome_of")
+    @field_validator("tenant_id", "event_id", "outcome_of")
     @classmethod
     def _ids(cls, v: str | None) -> str | None:
         return v if v is None else validate.require(v, validate.check_id(v))
+
+    @field_validator("contact_id")
+    @classmethod
+    def _contact(cls, v: str) -> str:
+        return validate.require(v, validate.check_contact_id(v))  # `_tenant` is the service's, not a client's
 
     @field_validator("conversation_id", "session_id", "channel", "display_name", "persona_id")
     @classmethod
@@ -80,10 +85,7 @@ class IngestEvent(BaseModel):
     def _rfc3339(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        try:
-            at = parse_time(v)
-        except (ValueError, TypeError):
-            raise ValueError("must be an RFC 3339 timestamp, e.g. 2026-04-03T22:15:00+05:30") from None
+        at = validate.parse_rfc3339(v)  # ValueError naming the problem: 422 on occurred_at
         return validate.require(v, validate.check_time(at, now_utc()))
 
 

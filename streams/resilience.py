@@ -47,3 +47,21 @@ async def bounded(aw: Awaitable[T], seconds: float, what: str) -> T:
         return await asyncio.wait_for(aw, seconds)
     except asyncio.TimeoutError:
         raise TimeoutError(f"{what} did not answer within {seconds:g} s") from None
+
+
+async def within(aw: Awaitable[T], seconds: float, what: str) -> T:
+    """`aw` with a deadline that holds even when cancelling it does not: past `seconds` it is cancelled
+    and left to finish on its own (psycopg, cancelled mid-query, waits up to 10 s for a server that
+    stopped answering to confirm), and TimeoutError names what stalled. `bounded` waits for that."""
+    task = asyncio.ensure_future(aw)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        task.add_done_callback(_consume)
+        raise TimeoutError(f"{what} did not answer within {seconds:g} s")
+    return task.result()
+
+
+def _consume(task: "asyncio.Future[Any]") -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: no "exception was never retrieved" at exit

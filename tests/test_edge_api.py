@@ -110,6 +110,48 @@ def test_ingest_rejects_what_processing_cannot_handle(client):
     assert envs[0].tenant_id == "acme" and envs[0].payload["message"] == "a\tb\r\nc"
 
 
+# what Python's ISO parser took and PostgreSQL refused (a 500) or RFC 3339 does not allow (issue 20)
+NOT_RFC3339 = ["2026-04-03T22:15:00+16:00", "2026-04-03T22:15:00-16:00", "2026-04-03T22:15:00+23:59",
+               "2026-04-03T22:15:00+14:01", "2026-W14-5T10:00:00Z", "2026-W14-5", "2026-04-03T22:15:00,5Z",
+               "2026-04-03T22Z", "2026-04-03T22:15Z", "2026-04-03T22:15:00Z\x00", "2026-04-03", "20260403",
+               "20260403T221500Z", "2026-04-03T22:15:00+05:30:30", "2026-04-03T22:15:00+0530",
+               "2026-04-03T22:15:00", "2026-04-03T22:15:00.Z", "2026-04-03T22:15:00.1234567891Z",
+               " 2026-04-03T22:15:00Z", "2026-04-03T22:15:00Z ", "2026-04-03T23:59:60Z", "2026-02-29T10:00:00Z",
+               "2026-04-03T22:15:00+05:60", "2026-04-03_22:15:00Z", "\u0662026-04-03T22:15:00Z", "2026-093T10:00:00Z"]
+
+
+@pytest.mark.parametrize("value", NOT_RFC3339)
+def test_occurred_at_and_as_of_are_rfc3339_only(client, value):
+    r = client.post("/ingest", headers=H, json=[event(), event(occurred_at=value)])
+    assert r.status_code == 422, r.text
+    assert [(e["index"], e["field"]) for e in r.json()["errors"]] == [(1, "occurred_at")]
+    r = client.get("/context/c", params={"as_of": value}, headers=H)
+    assert r.status_code == 400 and r.json()["errors"][0]["field"] == "as_of", r.text
+
+
+@pytest.mark.parametrize("value", ["2026-04-03T22:15:00+05:30", "2026-04-03t22:15:00z", "2026-04-03 22:15:00Z",
+                                   "2026-04-03T22:15:00.123456789-14:00", "2026-04-03T22:15:00-00:00",
+                                   "2024-02-29T10:00:00.5+14:00"])
+def test_rfc3339_forms_are_accepted_as_sent(value):
+    from streams.ingest import parse_ingest_body
+    envs = parse_ingest_body(orjson.dumps(event(occurred_at=value)), lambda named, i: named or "acme")
+    assert envs[0].occurred_at == value
+
+
+@pytest.mark.parametrize("contact", ["_tenant", "_", "_anything"])
+def test_reserved_contact_ids_are_refused_everywhere(client, contact):
+    r = client.post("/ingest", headers=H, json=[event(), event(contact_id=contact, message="We ship to Mars.")])
+    assert r.status_code == 422 and [(e["index"], e["field"]) for e in r.json()["errors"]] == [(1, "contact_id")]
+    assert "reserved" in r.json()["errors"][0]["problem"]
+    r = client.post("/ingest", headers=H, json=event(contact_id=contact, scope="tenant"))
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "contact_id"
+    r = client.post("/payload", headers=H, json={"contact_id": contact, "message": "hi"})
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["contact_id"]
+    for method, path in [("GET", p[:-1] + contact if p.endswith("/c") else p.replace("/c/", f"/{contact}/")) for p in GETS] + [("DELETE", f"/contacts/{contact}")]:
+        r = client.request(method, path, headers=H)
+        assert r.status_code == 400 and r.json()["errors"][0]["field"] == "contact_id", (method, path, r.text)
+
+
 def test_payload_after_is_an_event_id(client):
     for after in ("a/b", "", "x" * 129):
         r = client.post("/payload", headers=H, json={"contact_id": "c", "message": "hi", "after": after})

@@ -13,13 +13,13 @@ Processing one batch is two phases so that embeddings can be computed for a whol
 from __future__ import annotations
 
 import orjson
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
 from agents.core.decay import latest
-from agents.core.redaction import admitted
+from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit
 from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
@@ -39,6 +39,9 @@ def _copy(state: State) -> State:
 class CoreConfig:
     session_gap_s: int = 30 * 60
     window_size: int = 20
+    # which kinds of secrets are redacted for which tenant (agents/core/redaction.py): an input of the
+    # fold like the others, so a replay with the same settings redacts the same way
+    redaction: Policy = field(default=DEFAULT_POLICY)
 
 
 def new_state(tenant_id: str, contact_id: str) -> State:
@@ -252,11 +255,33 @@ def apply_label(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
     return s, out
 
 
-def plan_memories(env: Envelope) -> list[dict[str, Any]]:
+CARRY_KEY = "redactionCarry"  # what the contact's last message left open to its next (redaction.Carry)
+
+
+def redaction_carries(states: dict[tuple[str, str], State], envs: list[Envelope], cfg: CoreConfig = CoreConfig()
+                      ) -> list[Carry | None]:
+    """The carry each event's message is redacted with, in log order: from the contact's state, then
+    from its previous message in `envs` (a batch), as apply_interaction will see it; an erasure starts
+    afresh. What plan_memories needs before the batch is folded."""
+    current = {key: s.get(CARRY_KEY) for key, s in states.items()}
+    out = []
+    for e in envs:
+        key = (e.tenant_id, e.contact_id)
+        carry = current.get(key)
+        out.append(carry)
+        if e.event_type == ev.INTERACTION_RECORDED:
+            current[key] = admit(e, carry, cfg.redaction)[1]
+        elif e.event_type == ev.CONTACT_ERASED:
+            current[key] = None
+    return out
+
+
+def plan_memories(env: Envelope, cfg: CoreConfig = CoreConfig(), carry: Carry | None = None) -> list[dict[str, Any]]:
     """Candidate memories of one interaction, before entity linking and dedup: the rules' facts and
     preferences, and one episode for a meaningful user message. Memories are global to the contact
-    (seed 004); sessions and summaries are the persona's."""
-    env = admitted(env)  # secrets never become memories (agents/core/redaction.py)
+    (seed 004); sessions and summaries are the persona's. `carry`: what the contact's previous message
+    left open (redaction_carries)."""
+    env, _ = admit(env, carry, cfg.redaction)  # secrets never become memories (agents/core/redaction.py)
     p = env.payload
     if p["role"] != "user" or mem.is_low_content(p["message"]):
         return []
@@ -347,8 +372,13 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
     `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier);
     `known`, `fresh`: what a due consolidation tier needs (agents/core/consolidation.py)."""
-    env = admitted(env)  # secrets never reach the window, episodes or summaries (agents/core/redaction.py)
+    # secrets never reach the window, episodes or summaries (agents/core/redaction.py)
+    env, carry = admit(env, state.get(CARRY_KEY), cfg.redaction)
     s = _copy(state)
+    if carry is None:
+        s.pop(CARRY_KEY, None)
+    else:
+        s[CARRY_KEY] = carry
     p, at = env.payload, env.occurred
     # consolidation due by this event's time runs first, as it would have on a tick in between
     out: list[Envelope] = consolidation.run_due(s, env, known, fresh)
