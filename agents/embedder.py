@@ -302,6 +302,14 @@ class OpenAIEmbedder:
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
 
+def embed_each(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
+    """Each distinct text in a model call of its own: the vector of a text then does not depend on what
+    else was embedded with it (a batch's shape moves the runtime's float rounding by a few ulps), so a
+    replay that batches differently computes the same bits (agents/pipeline.py `_embed_sync`)."""
+    done = {t: embedder.embed([t])[0] for t in dict.fromkeys(texts)}
+    return [done[t] for t in texts]
+
+
 class RecordedEmbedder:
     """For a replay: the vectors the live version stored, looked up by the text they embed; the model
     only for texts it never stored (a candidate the dedup merged away, a pattern's text).
@@ -317,22 +325,41 @@ class RecordedEmbedder:
         # `model` is called on the first text live never stored: loading the local model takes ~1 s
         self.model, self.model_name, self.schema = model, model_name, live_schema
         self.vectors: dict[str, np.ndarray] = {}
+        self.by_id: dict[str, tuple[str, np.ndarray]] = {}  # memory id -> (its embedding text, vector)
         self.recorded = self.computed = 0  # texts answered from the live projection / by the model
 
     async def prefetch(self, conn, contacts: set[tuple[str, str]]) -> None:  # noqa: ANN001
         from agents.core.memory import embedding_text
 
-        self.vectors = {}
+        self.vectors, self.by_id = {}, {}
         if not contacts:
             return
         cur = await conn.execute(
-            f"SELECT m.content, m.speaker, m.embedding FROM {self.schema}.memories m "
+            f"SELECT m.id, m.content, m.speaker, m.embedding FROM {self.schema}.memories m "
             f"JOIN unnest(%s::text[], %s::text[]) AS b(t, c) ON m.tenant_id = b.t AND m.contact_id = b.c "
             f"WHERE m.embedding IS NOT NULL AND m.embedding_model = %s AND m.source <> 'consolidation'",
             ([t for t, _ in contacts], [c for _, c in contacts], self.model_name), binary=True)
-        for content, speaker, vec in await cur.fetchall():
-            self.vectors[embedding_text({"content": content, "speaker": speaker})] = \
-                np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+        for mid, content, speaker, vec in await cur.fetchall():
+            text = embedding_text({"content": content, "speaker": speaker})
+            v = np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+            self.vectors[text] = v
+            self.by_id[mid] = (text, v)
+
+    def embed_messages(self, items: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        """Message vectors as live computed them (agents/pipeline.py `_embed_sync`): for each (the id of
+        the message's episode, its text), the vector live stored with that episode when its text is the
+        message's (computed alone, as a message), else the model's, one text per call as live did. Never
+        a vector read by text from another row: that one may come from a batch, a few ulps away."""
+        out = []
+        for mid, text in items:
+            hit = self.by_id.get(mid)
+            if hit is not None and hit[0] == text:
+                out.append(hit[1])
+                self.recorded += 1
+            else:
+                out.append(self.model().embed([text])[0])
+                self.computed += 1
+        return out
 
     @property
     def dim(self) -> int:

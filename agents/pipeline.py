@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import orjson
 import psycopg
 from psycopg.rows import dict_row
@@ -35,7 +36,8 @@ from datetime import timezone
 
 from agents.core import consolidation
 from agents.core import contact as core
-from agents.embedder import Embedder
+from agents.core import mood as mood_model
+from agents.embedder import Embedder, embed_each
 from projections import db
 from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
@@ -311,7 +313,8 @@ class InteractionPipeline:
                  else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else [] for e, _ in fresh]
         if (prefetch := getattr(self.embedder, "prefetch", None)) is not None:  # a replay's recorded vectors
             await prefetch(self.conn, set(states))
-        await self._embed([m for ms in plans for m in ms])
+        said = self._messages(e for e, _ in fresh)
+        message_vectors = await self._embed([m for ms in plans for m in ms], said)
 
         hot = await self._hot_vectors(states.values())
         known, new_vectors = await self._consolidation_inputs(states, fresh)
@@ -343,8 +346,9 @@ class InteractionPipeline:
                 elif e.event_type == ev.MEMORIES_PROPOSED:
                     new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
                 else:
-                    new_state, derived = core.apply_interaction(states[key], e, candidates, self.config, hot,
-                                                                llm_moods.get(e.event_id), **tiers)
+                    new_state, derived = core.apply_interaction(
+                        states[key], e, candidates, self.config, hot, llm_moods.get(e.event_id), **tiers,
+                        message_vector=message_vectors.get(e.event_id))
             except Exception as err:  # a bug must not stop the stream: park the event with the reason, once
                 log.error("processing failed for %s: %s", e.event_id, logsafe.where(err))  # no message text
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
@@ -483,22 +487,62 @@ class InteractionPipeline:
         while len(self.cache) > self.cache_size:
             self.cache.popitem(last=False)
 
-    async def _embed(self, memories: list[dict]) -> None:
-        if not memories:
-            return
+    def _messages(self, envs: Any) -> list[tuple[str, str, str]]:
+        """(event id, its episode's id, text) of the user messages whose sentence embedding the fold gets:
+        only when the embedder is the model the mood weights were trained on (another model's vectors
+        mean nothing to them: the fold then runs on the words alone)."""
+        if self.embedder.model_name != mood_model.VECTOR_MODEL:
+            return []
+        out = []
+        for e in envs:
+            text = core.message_embedding_text(e)
+            if text is not None:
+                out.append((e.event_id, core.episode_id(e), text))
+        return out
+
+    def _embed_sync(self, texts: list[str], said: list[tuple[str, str, str]]
+                    ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Vectors of the candidates' texts (one batched call) and of the messages (by event id).
+
+        A message's vector is computed alone, one text per model call, never in a batch: the runtime's
+        float rounding depends on the batch's shape (up to ~5e-8 per component), and a mood or a risk
+        score read off the vector must not depend on which events shared a batch, or a replay (other
+        batches) would not give the live projection byte for byte. A replay reads the vector live
+        stored with the message's own episode when its text is the message's (`embed_messages` of
+        RecordedEmbedder), else computes it alone as live did. A candidate whose text is a message's
+        (its episode, said without a speaker) takes that vector: one model call per text."""
+        by_text: dict[str, Any] = {}
+        by_event: dict[str, np.ndarray] = {}
+        if said:
+            each = getattr(self.embedder, "embed_messages", None)
+            items = [(mid, t) for _, mid, t in said]
+            vecs = each(items) if each is not None else embed_each(self.embedder, [t for _, t in items])
+            for (eid, _, t), v in zip(said, vecs):
+                by_event[eid] = np.asarray(v, dtype=np.float32)
+                by_text.setdefault(t, by_event[eid])
+        rest = list(dict.fromkeys(t for t in texts if t not in by_text))  # a text said twice: embedded once
+        if rest:
+            by_text.update(zip(rest, self.embedder.embed(rest)))
+        return by_text, by_event
+
+    async def _embed(self, memories: list[dict], said: list[tuple[str, str, str]] | None = None
+                     ) -> dict[str, np.ndarray]:
+        """Vectors onto the candidate memories; returns the messages' vectors by event id (`_embed_sync`)."""
+        if not memories and not said:
+            return {}
         from agents.core.memory import embedding_text
 
         texts = [embedding_text(m) for m in memories]
-        distinct = list(dict.fromkeys(texts))  # a text said twice in a batch is embedded once
         try:
-            vecs = await asyncio.get_running_loop().run_in_executor(self._pool, self.embedder.embed, distinct)
+            by_text, by_event = await asyncio.get_running_loop().run_in_executor(
+                self._pool, self._embed_sync, texts, said or [])
         except Exception:  # an unreachable remote embedder must not stop memory extraction
             log.exception("embedding failed; memories are stored without vectors")
-            return
-        by_text = {t: v.tolist() for t, v in zip(distinct, vecs)}
+            return {}
         for m, t in zip(memories, texts):
-            m["embedding"] = list(by_text[t])
+            m["embedding"] = by_text[t].tolist()
             m["embeddingModel"] = self.embedder.model_name
+        return by_event
 
     async def _refresh_redis(self, segments: list[Batch], erased: set[tuple[str, str]]) -> None:
         states = {k: s for b in segments for k, s in b.states.items()}  # the last state of each contact

@@ -276,12 +276,29 @@ def plan_memories(env: Envelope) -> list[dict[str, Any]]:
             m["replaces"] = item["replaces"]  # read by the dedup layer (remember), never stored
         out.append(m)
     episode = mem.new_memory(
-        memory_id=derived_id(env.event_id, "memory:episode"), tenant_id=env.tenant_id,
+        memory_id=episode_id(env), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
         created_at=env.occurred_at, source_event_ids=[env.event_id],
         entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"),
         scope=scope)
     return out + [episode]
+
+
+def episode_id(env: Envelope) -> str:
+    """The id of the episode memory a user message makes (plan_memories)."""
+    return derived_id(env.event_id, "memory:episode")
+
+
+def message_embedding_text(env: Envelope) -> str | None:
+    """The text whose sentence embedding the fold gets as `message_vector`: a user message redacted and
+    whitespace-folded (the episode's content, so an episode said without a speaker shares its vector),
+    None for anything else."""
+    if env.event_type != ev.INTERACTION_RECORDED:
+        return None
+    p = admitted(env).payload
+    if p.get("role") != "user" or not isinstance(p.get("message"), str):
+        return None
+    return mem.episode_content(p["message"])
 
 
 def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
@@ -343,10 +360,14 @@ def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig(), know
 def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
                       cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None,
                       llm_mood: dict[str, Any] | None = None, known: consolidation.Known | None = None,
-                      fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
+                      fresh: consolidation.Known | None = None, message_vector: Any = None
+                      ) -> tuple[State, list[Envelope]]:
     """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
     `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier);
-    `known`, `fresh`: what a due consolidation tier needs (agents/core/consolidation.py)."""
+    `known`, `fresh`: what a due consolidation tier needs (agents/core/consolidation.py);
+    `message_vector`: the sentence embedding of a user message's text as the fold sees it
+    (`message_embedding_text`), a float32 numpy vector of the local model, or None (no model, another
+    embedding model, a fold without vectors): the detectors then work from the words alone."""
     env = admitted(env)  # secrets never reach the window, episodes or summaries (agents/core/redaction.py)
     s = _copy(state)
     p, at = env.payload, env.occurred
@@ -406,7 +427,7 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
         candidates, entity_events = link_entities(s, env, candidates)
         out.extend(entity_events)
     if p["role"] == "user":
-        emotion_events, emotion_memories = emotion.step_message(s, env, llm_mood)
+        emotion_events, emotion_memories = emotion.step_message(s, env, llm_mood, message_vector=message_vector)
         out.extend(emotion_events)
         candidates = candidates + emotion_memories
     s["memoryIndex"], memory_events, _ = remember.remember(

@@ -31,10 +31,11 @@ def _pattern_memory(env: Envelope, content: str, key: str, importance: float, re
                           importance=importance, memory_key=key, entity_refs=refs or [], source="rules")
 
 
-def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | str | None = None
-                 ) -> tuple[list[Envelope], list[dict[str, Any]]]:
+def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | str | None = None,
+                 message_vector: Any = None) -> tuple[list[Envelope], list[dict[str, Any]]]:
     """Classify the user's message and run the per-message detectors. Mutates `s` (the fold's copy).
     `llm_mood`: the mood model's answer (a dict), "timeout" or "error" (see agents/llm.py), or None.
+    `message_vector`: the message's sentence embedding (contact.apply_interaction), or None.
     Returns (events, pattern/episode memories to integrate through the usual dedup path)."""
     text, at = env.payload["message"], env.occurred_at
     out: list[Envelope] = []
@@ -46,7 +47,7 @@ def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | st
     elif llm_mood == "timeout" and previous:  # the model was too slow: keep the mood we had
         m = {k: previous[k] for k in ("mood", "energy", "style", "confidence")} | {"source": "previous"}
     else:  # no model, the model down, or no previous mood: the offline classifier
-        m = {**mood_model.classify(text), "source": "offline"}
+        m = {**mood_model.classify(text, vector=message_vector), "source": "offline"}
     history = s.get("moodHistory")
     base = patterns.baseline(history)
     unusual = bool(base) and patterns.is_unusual(m, base)

@@ -64,6 +64,7 @@ MOODS = ("happy", "sad", "anxious", "excited", "neutral", "angry", "frustrated",
 ENERGIES = ("high", "medium", "low")
 STYLES = ("playful", "deep", "casual", "supportive", "romantic", "venting")
 MODEL_PATH = Path(__file__).with_name("data") / "mood_model.npz"
+VECTOR_MODEL = "all-MiniLM-L6-v2"  # the sentence embedding `classify(vector=...)` expects (agents/embedder.py)
 N_BUCKETS = 1 << 18
 FEATURE_VERSION = 1  # bump when the features change; the artifact records the version it was trained on
 
@@ -502,8 +503,9 @@ def style_of(mood: str, energy: str, c: Cues) -> str:
     return "casual"
 
 
-def classify(text: str) -> dict[str, Any]:
-    """{"mood", "energy", "style", "confidence"} for one message; deterministic, offline."""
+def classify(text: str, vector: Any = None) -> dict[str, Any]:
+    """{"mood", "energy", "style", "confidence"} for one message; deterministic, offline. `vector`: the
+    message's sentence embedding when the shell has one (not used by this model yet)."""
     c = Cues(text)
     if not c.words and not c.emoji and not any(t in EMOTICONS for t in c.tokens):
         return {"mood": "neutral", "energy": "high" if c.excl >= 3 or c.excl_run else "medium",
