@@ -490,6 +490,18 @@ def bench_redaction(data, show, as_json) -> None:  # noqa: ANN001
     run((["--data", data] if data else []) + (["--show"] if show else []) + (["--json"] if as_json else []))
 
 
+@bench.command("safety")
+@click.option("--split", type=click.Choice(["heldout", "train"]), default="heldout",
+              help="the part of the crisis set (default: the held-out part, never trained on)")
+@click.option("--public", type=int, default=0, help="also N rows of the weak public set (information only)")
+@click.option("--json", "as_json", is_flag=True, help="the full result as JSON (misses and false alarms included)")
+def bench_safety(split, public, as_json) -> None:  # noqa: ANN001
+    """Crisis detection: recall per clinical level and warning sign, false alarms per kind of hard negative."""
+    from ops.bench_safety import main as run
+
+    run(["--split", split, "--public", str(public)] + (["--json"] if as_json else []))
+
+
 @bench.command("year")
 def bench_year() -> None:
     """A year of daily chat for one contact through the fold: active memories per month, by type."""

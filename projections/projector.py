@@ -131,6 +131,9 @@ PATTERN_UPDATE = (
     "accessed_at=EXCLUDED.accessed_at, updated_at=EXCLUDED.updated_at, embedding=EXCLUDED.embedding, "
     "embedding_model=EXCLUDED.embedding_model, embedding_dim=EXCLUDED.embedding_dim")
 
+# what a trigger's row keeps beyond its columns (GET /contacts/{id}/triggers shows them): a crisis flag's
+# category, clinical level, cue, model score, detector and conversation context; an insight's audience
+TRIGGER_DETAILS = ("category", "audience", "level", "cue", "score", "detector", "context")
 MEMORY_ENTITY_INSERT = ("INSERT INTO memory_entities (memory_id, tenant_id, contact_id, ref) "
                         "SELECT %s, %s, %s, unnest(%s::text[]) ON CONFLICT (tenant_id, contact_id, memory_id, ref) DO NOTHING")
 
@@ -223,7 +226,7 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         "ON CONFLICT (tenant_id, contact_id, id) DO NOTHING",
         lambda e: (lambda t: (t["id"], e.tenant_id, e.contact_id, t["kind"], t["dueAt"], t["reason"], t["status"],
                               t.get("severity"), bool(t.get("humanReview")), t["sourceEventIds"], t["createdAt"],
-                              orjson.dumps({k: v for k, v in t.items() if k in ("category", "audience")}).decode())
+                              orjson.dumps({k: v for k, v in t.items() if k in TRIGGER_DETAILS}).decode())
                    )(e.payload["trigger"]))],
     ev.SESSION_SUMMARIZED: [(
         "INSERT INTO session_summaries (tenant_id, contact_id, session_id, persona_id, ended_at, summary) "

@@ -181,6 +181,15 @@ class Trigger(Answer):
     sourceEventIds: list[str]
     createdAt: datetime | None
     category: str | None = Field(None, description="a crisis flag's category")
+    level: str | None = Field(None, description=(
+        "a crisis flag's clinical level: a C-SSRS level (wish_to_be_dead, ideation, method, intent, plan, "
+        "preparatory, attempt), self_harm, a warning sign (farewell, giving_away, arrangements, burden, means, "
+        "timeline, decided), hopelessness, third_party or help_seeking"))
+    cue: str | None = Field(None, description=(
+        "a crisis flag's cue: the phrase a rule matched or the sentence the model scored highest"))
+    score: float | None = Field(None, description="a crisis flag's risk-model probability (the conversation included)")
+    detector: str | None = Field(None, description="what raised a crisis flag: rules, model or rules+model")
+    context: str | None = Field(None, description="what the conversation so far added to a crisis flag's score")
     audience: str | None = Field(None, description="who an insight is for (owner)")
 
 

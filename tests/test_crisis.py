@@ -120,10 +120,17 @@ NEGATIVES: list[str] = [
     "singing 'I just wanna die' in the shower lol", "killing me softly is my favourite song",
 ]
 
-# held-out phrases: written before the detector, never tuned on (two remain known misses, see below)
-HELD_OUT_KNOWN_MISSES = [
-    "there's a rope in my closet and I'm going to use it",   # means + vague intent ("use it")
-    "goodbye everyone, this is my last message",             # a goodbye without any death word
+# held-out phrases written before the detector, once known misses (strict xfail), now caught by rules
+FORMER_KNOWN_MISSES = [
+    ("there's a rope in my closet and I'm going to use it", "intent"),   # means + vague intent ("use it")
+    ("goodbye everyone, this is my last message", "farewell"),           # a goodbye without any death word
+    # issue 21's explicit misses
+    ("I swallowed a whole bottle of my pills earlier", "attempt"),
+    ("I'm on the roof and I'm going to jump", "attempt"),
+    ("I'm standing on the bridge right now and I'm going to jump", "attempt"),
+    ("I have a gun in my hand and I'm going to use it", "intent"),
+    ("no one would even notice if I killed myself", "ideation"),
+    ("the cuts are getting deeper every time", "self_harm"),
 ]
 
 
@@ -147,10 +154,11 @@ def test_idioms_and_non_crisis_text_raise_no_alarm(text):
     assert detect_crisis(text) is None, (text, detect_crisis(text))
 
 
-@pytest.mark.parametrize("text", HELD_OUT_KNOWN_MISSES)
-@pytest.mark.xfail(reason="known miss: no death/self-harm word in the message", strict=True)
-def test_known_misses(text):
-    assert detect_crisis(text) is not None
+@pytest.mark.parametrize("text,level", FORMER_KNOWN_MISSES)
+def test_former_known_misses_are_high_with_their_clinical_level(text, level):
+    r = detect_crisis(text)
+    assert r is not None and r["severity"] == "high", (text, r)
+    assert r["level"] == level, (text, r)
 
 
 def test_precision_and_recall_on_the_lists():
@@ -163,7 +171,8 @@ def test_precision_and_recall_on_the_lists():
 # ---------------------------------------------------------------------------------- result shape
 def test_result_shape_and_phrase_is_the_original_span():
     r = detect_crisis("Honestly?? I don’t WANNA live anymore...")
-    assert r == {"severity": "high", "phrase": "don’t WANNA live", "category": "suicidal_ideation"}
+    assert r == {"severity": "high", "phrase": "don’t WANNA live", "category": "suicidal_ideation",
+                 "level": "wish_to_be_dead"}
 
 
 def test_the_most_severe_phrase_wins_then_the_earliest():
@@ -249,7 +258,8 @@ def test_third_persons(text, expected):
 def test_third_party_question_choice_is_medium_not_none():
     """Documented choice: concern for someone else is medium, so the AI can offer the same resources."""
     r = detect_crisis("what should I do if my friend wants to die")
-    assert r == {"severity": "medium", "phrase": "wants to die", "category": "third_party_concern"}
+    assert r == {"severity": "medium", "phrase": "wants to die", "category": "third_party_concern",
+                 "level": "third_party"}
 
 
 @pytest.mark.parametrize("text,flagged", [

@@ -80,7 +80,7 @@ from typing import Any, Callable
 
 SEVERITIES = ("high", "medium")
 CATEGORIES = ("suicidal_ideation", "suicide_plan", "self_harm", "hopelessness", "third_party_concern",
-              "help_seeking")
+              "help_seeking", "warning_sign")
 
 # ------------------------------------------------------------------------------------ normalisation
 _TOKEN = re.compile(r"[^\W_]+(?:['’‘`´ʼ*][^\W_]+)*", re.UNICODE)
@@ -452,7 +452,9 @@ def _rather_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     if nxt and nxt[0] == "than":
         rest = " ".join(nxt[1:])
         return bool(re.match(r"(?:live|living|be alive|being alive|go on|keep going|keep living|feel|feeling|"
-                             r"wake up|exist|existing|be here|spend another|deal with (?:this|life)|stay)", rest))
+                             r"wake up|exist|existing|be here|spend another|deal with (?:this|life)|stay|keep "
+                             r"(?:feeling|living|going|"
+                             r"doing this|being)|feel like this|go through)", rest))
     return True
 
 
@@ -538,6 +540,43 @@ def _third_harm_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
                           before) or re.match(r"(?:again|on purpose|deliberately|intentionally)", nxt))
 
 
+_PLACES = re.compile(r"\b(?:roof|rooftop|bridge|ledge|edge|building|balcony|cliff|window|tracks|platform|overpass|"
+                     r"floor|tower|car park|garage|dam|quarry)\b")
+
+
+_BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|apartment|house|phone|car)|bought a new|"
+                            r"upgrade|upgraded|outgrown|declutter|decluttering|charity|trip|holiday|vacation|travel|"
+                            r"travelling|traveling|visiting|camping|abroad|conference|honeymoon|wedding|party|quit my "
+                            r"job|"
+                            r"new job|university|college|course|puppy|adopt|adopting|diet|exam|exams|semester|"
+                            r"graduat\w*|"
+                            r"surgery|hospital for|offline|off grid|detox|signal)\b")
+
+
+def _no_benign_reason(doc: _Doc) -> bool:
+    """A warning sign without a death word holds only when the message gives no everyday reason for it
+    ("I won't need them, I'm moving", "I won't be around next week, camping")."""
+    return _BENIGN_REASON.search(doc.norm) is None
+
+
+def _took_all_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"took all my pills" is a daily dose; with a time, "at once", an intent or how it feels now it is an
+    overdose taken. "the whole bottle", "40 tylenol" are one by themselves."""
+    text = m.group()
+    if re.search(r"\b(?:whole|entire|bottle|pack|packet|box|everything|medicine cabinet|rest of|half of|\d+)\b", text):
+        return True
+    return bool(re.search(r"\b(?:ago|earlier|at once|too late|sick|dizzy|tonight|on purpose|goodbye|want to die|"
+                          r"so i (?:die|do not wake up))\b", " ".join(doc.after(j, 8))))
+
+
+def _bought_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"I bought a rope today" alone, or with "I know why": means; "a rope for the hammock": not."""
+    nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:for|to|from|at|on sale|in the|so we|so my|because we|and (?:some|a|the))\b", nxt):
+        return bool(re.match(r"(?:for (?:myself|me|when|tonight|it|the end)|to (?:end|kill|hang|use on myself))", nxt))
+    return True
+
+
 _SUICIDE_EXCL = (r"(?! (?:squad|mission|missions|doors?|run|runs|drill|drills|sprint|sprints|lane|bomber|"
                  r"bombers|bombing|bombings|booth|rate|rates|prevention|awareness|statistics|stats|blonde|king|"
                  r"forest|watch|pact song|hotline|hot line|line|lifeline|helpline|crisis line|squeeze|pass|"
@@ -548,7 +587,10 @@ _EXPERIENCE_BEFORE = re.compile(
     r"thinking|think|thought|thoughts|considering|consider|contemplating|contemplate|planning|plan|plans|"
     r"tried|try|trying|want|wanted|wanting|urge|urges|started|start|relapsed|relapse|keep|kept|survived|"
     r"going|about|stop)\b")
-_EXPERIENCE_AFTER = re.compile(r"^(?:thoughts|again|lately|tonight|right now|today|feelings|urges|attempt|"
+_EXPERIENCE_AFTER = re.compile(r"^(?:(?:has|have|is|keeps|keep) (?:been )?(?:on my mind|in my head|all i think|the "
+                               r"only|"
+                               r"helping|what helps)|helps|thoughts|again|lately|tonight|right now|today|feelings|"
+                               r"urges|attempt|"
                                r"note|plan|ideation lately|scars|relapse)\b")
 
 
@@ -556,7 +598,7 @@ def _noun_context(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     if len(doc.before(i, 3)) + (j - i) + len(doc.after(j, 3)) <= 3:
         return True  # the whole sentence is about it: "suicidal", "so suicidal rn", "self harm again"
     return bool(_EXPERIENCE_BEFORE.search(" ".join(doc.before(i, 3)))
-                or _EXPERIENCE_AFTER.search(" ".join(doc.after(j, 2))))
+                or _EXPERIENCE_AFTER.search(" ".join(doc.after(j, 5))))
 
 
 RULES: tuple[_Rule, ...] = (
@@ -582,7 +624,8 @@ RULES: tuple[_Rule, ...] = (
           rf"wake up|woken up|alive|here)\b",
           "high", "suicidal_ideation", mode="self", negatable=False, check=_wish_check),
     _Rule("hope_i_die",
-          rf"\bhop(?:e|ing) (?:that )?i (?:just )?(?:die|do not wake up|never wake up|will not wake up|"
+          rf"\bhop(?:e|ing) (?:that )?i (?:{W} ){{0,4}}?(?:and )?(?:just )?(?:die|do not wake up|never wake up|will "
+          rf"not wake up|"
           rf"get hit by a (?:bus|car|truck|train)|do not make it|do not survive|will die)\b{_DIE_EXCL}",
           "high", "suicidal_ideation", mode="self", negatable=False),
     _Rule("be_dead",
@@ -630,12 +673,13 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicidal_ideation"),
     _Rule("end_it",
           rf"\b(?:want|going|ready|planning|plan|about|decided|thinking about|thought about|think about|tempted|"
-          rf"need|gonna) {_gap(1)}(?:{TO} )?(?:end|ending) it(?: (?:tonight|today|now|soon|this weekend|"
+          rf"need|gonna|intention of|intend to|intent on) {_gap(1)}(?:{TO} )?(?:end|ending) it(?: (?:tonight|today|now|"
+          rf"soon|this weekend|"
           rf"tomorrow|already|finally|for real))?{EOC}",
           "high", "suicidal_ideation", neg_scope="all"),
     _Rule("end_things",
           rf"\b(?:thinking|thought|think|want|going|planning|ready) {_gap(1)}(?:of |about |to )?end(?:ing)? "
-          rf"things{EOC}",
+          rf"things(?:{EOC}| for real| for good| tonight)",
           "medium", "hopelessness", neg_scope="all"),
     _Rule("suicidal", r"\bsuicidal\b(?! (?:tendencies|squad|mission)\b)", "high", "suicidal_ideation",
           noun=True),
@@ -675,7 +719,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:nobody|no one|no body|not a single person|none of them) (?:{W} ){{0,3}}(?:care|notice|miss me|"
           rf"cry|mind|come to my funeral)\b(?: {W}){{0,2}} if i (?:died|die|was gone|were gone|disappeared|"
           rf"disappear|was dead|were dead|kill myself|was not here|were not here|was not around|left forever|"
-          rf"never woke up|did not wake up|vanished)\b"
+          rf"never woke up|did not wake up|vanished|killed myself|took my own life|ended it)\b"
           rf"|\bif i (?:died|die|was gone|were gone|disappeared|was dead|killed myself|kill myself) "
           rf"(?:{W} ){{0,4}}(?:nobody|no one|no body) (?:would |will )?(?:even )?(?:care|notice|miss me|cry)\b",
           "high", "suicidal_ideation", mode="self", negatable=False),
@@ -689,7 +733,8 @@ RULES: tuple[_Rule, ...] = (
           "medium", "hopelessness", check=_eoc_disappear, neg_scope="all"),
     _Rule("sleep_forever",
           rf"\b(?:want|wish|hope|need|going) {_gap(2)}(?:{TO} )?(?:go to )?(?:sleep|fall asleep|close my eyes|go to "
-          rf"bed)(?: and)? (?:(?P<never>never wake up|not wake up|never wake|do not wake up|never open them again)|"
+          rf"bed)(?: and)? (?:just )?(?:(?P<never>never wake up|not wake up|never wake|do not wake up|never open them "
+          rf"again)|"
           rf"(?P<forever>forever|for ever|permanently))\b",
           "high", "suicidal_ideation",
           check=_group_level({"never": ("high", "suicidal_ideation"), "forever": ("medium", "hopelessness")})),
@@ -744,7 +789,8 @@ RULES: tuple[_Rule, ...] = (
               r"\b(?:knife|knives|blade|blades|razor|razors|again|relapse|relapsed)\b", d.norm) else True),
     _Rule("cutting_again",
           rf"\b(?:cutting|cut|burning|burned|burnt|hurting|hurt|harming|harmed|scratching|scratched|carving|carved) "
-          rf"(?:myself|my (?:wrists?|arms?|legs?|thighs?|skin|body|stomach|hips?)) {_gap(2)}(?:again|on purpose|"
+          rf"(?:into )?(?:myself|my (?:wrists?|arms?|legs?|thighs?|skin|body|stomach|hips?)) {_gap(2)}(?:again|on "
+          rf"purpose|"
           rf"deliberately|intentionally|til i bleed|until i bleed|till i bleed|to feel something|to cope|to feel "
           rf"better|to punish myself)\b",
           "high", "self_harm", mode="self",
@@ -765,7 +811,8 @@ RULES: tuple[_Rule, ...] = (
           r"up|counted out|counted|in front of me|in my hand|set up)\b|\bnoose (?:is |all )?(?:ready|tied|set up)\b",
           "high", "suicide_plan"),
     _Rule("stockpiling",
-          rf"\b(?:saved|saving|stockpiled|stockpiling|hoarding|hoarded|stashing|stashed) (?:up )?(?:{W} ){{0,2}}?"
+          rf"\b(?:saved|saving|stockpiled|stockpiling|hoarding|hoarded|stashing|stashed|collected|collecting) (?:up )?"
+          rf"(?:{W} ){{0,4}}?"
           rf"(?:pills|sleeping pills|tablets|meds|painkillers|paracetamol|tylenol)\b",
           "high", "suicide_plan"),
     _Rule("take_all_pills",
@@ -780,14 +827,16 @@ RULES: tuple[_Rule, ...] = (
           r"the) (?:pills|meds|tablets)\b",
           "high", "suicide_plan"),
     _Rule("note",
-          r"\b(?:writing|wrote|written|write|left|leaving|leave|drafting|drafted|typed|typing) (?:my|a|the|out my|"
-          r"out a) (?:suicide|goodbye) (?:note|letter|letters|notes|message|messages)\b"
+          r"\b(?:writing|wrote|written|write|left|leaving|leave|drafting|drafted|typed|typing|finished) (?:(?:my|a|the|"
+          r"out my|"
+          r"out a|writing|writing my) )?(?:suicide|goodbye) (?:note|letter|letters|notes|message|messages)\b"
           r"|\b(?:my )?(?:final|last) goodbye\b|\bgoodbye (?:forever|for good|everyone forever)\b",
           "high", "suicide_plan"),
     _Rule("jump",
           r"\b(?:jump|jumping|leap|leaping|throw myself|throwing myself|step|stepping) (?:off|from|in front of|onto) "
           r"(?:a|the|this|that|my) (?:[^\s|]+ )?(?:bridge|building|roof|rooftop|cliff|balcony|ledge|overpass|tower|"
-          r"skyscraper|train|bus|truck|lorry|car|traffic|highway|motorway|subway)\b",
+          r"skyscraper|train|bus|truck|lorry|car|traffic|highway|motorway|subway|garage|car park|window|platform|dam|"
+          r"quarry|parking structure)\b",
           "high", "suicide_plan",
           check=_intent_before(4, extra=r"|\b(?:of|about)$")),
     _Rule("crash_car",
@@ -802,6 +851,142 @@ RULES: tuple[_Rule, ...] = (
     _Rule("overdose", r"\boverdos(?:e|ed|ing)\b", "high", "suicide_plan", noun=True, check=_overdose_check),
     _Rule("od", rf"\b(?:going to|want to|about to|will|ready to|planning to|thinking about) od\b(?! on (?:sugar|"
           rf"caffeine|coffee|candy|netflix)\b)", "high", "suicide_plan"),
+    # ------------------------------------------------- attempts, being at the place, means at hand (C-SSRS)
+    _Rule("took_overdose",
+          rf"\b(?:took|swallowed|downed|have taken|taken) (?:(?:all|all of|every one of|every single one of|the whole|"
+          rf"a "
+          rf"whole|the entire|an entire|the rest of|everything in|most of|half of) (?:the |my |a |an )?(?:{W} ){{0,2}}?"
+          rf"(?:pills|meds|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen|bottle|pack|packet|"
+          rf"box|medicine cabinet|prescription)|(?:like |about |over |around |maybe )?(?:[2-9]\d|1\d\d) (?:{W} )?"
+          rf"(?:pills|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen))\b",
+          "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j)),
+    _Rule("already_took",
+          r"\b(?:already|just) (?:took|swallowed|downed|taken) (?:the|my|those|all the|all my|all of my) (?:pills|meds|"
+          r"tablets)\b(?= \||$| it is too late| and| now)",
+          "high", "suicide_plan"),
+    _Rule("jump_now",
+          rf"\b(?:going to|about to|ready to|want to|will|gonna) (?:just )?(?:jump|let go|step off)"
+          rf"(?= \||$| now| right now| tonight| off| i mean| for real| and)",
+          "high", "suicide_plan", check=lambda d, m, i, j: _PLACES.search(d.norm) is not None or re.search(
+              r"\bi mean it\b", d.norm) is not None),
+    _Rule("at_the_edge",
+          r"\b(?:on|at|standing on|sitting on|up on) (?:the |a |this )?(?:edge of (?:the |a |my |this )?(?:roof|"
+          r"rooftop|"
+          r"balcony|bridge|cliff|building|platform)|ledge|train tracks|railway tracks|tracks)\b",
+          "high", "suicide_plan", check=lambda d, m, i, j: re.search(
+              r"\b(?:right now|now|floor|next (?:one|train)|comes in|jump|let go|goodbye)\b", d.norm) is not None
+          and not re.search(r"\b(?:view|photo|photos|pic|pics|selfie|hike|hiking|sunset|amazing|beautiful|pretty)\b",
+                            d.norm)),
+    _Rule("weapon_intent",
+          rf"\b(?:gun|pistol|rifle|shotgun|revolver|knife|blade|razor|rope|noose) (?:{W} ){{0,10}}?(?:going to|gonna|"
+          rf"ready to|about to|will|want to) (?:use it|use them|use it on myself|pull the trigger|do it)\b"
+          rf"|\b(?:ready|going|about|want) to pull the trigger\b",
+          "high", "suicide_plan", mode="self", check=_not_conditional),
+    _Rule("bought_means",
+          r"\b(?:bought|buying|got|ordered|purchased|picked up) (?:a |the |some |extra |more |new )?(?:rope|noose|"
+          r"charcoal|blades|razor blades|razors|gun|pistol|firearm|helium)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _bought_check(d, m, i, j)),
+    _Rule("hiding_meds",
+          rf"\b(?:hiding|hid|saving|keeping|stashing|not taking) (?:{W} ){{0,3}}?(?:pills|meds|tablets|painkillers|"
+          rf"medication) (?:instead of taking them|so i (?:have|will have|would have|can have|have got) enough|in (?:a|"
+          rf"an|"
+          rf"my|the) (?:jar|drawer|box|bag|sock)|for when i am ready)\b",
+          "high", "suicide_plan"),
+    _Rule("noose",
+          r"\b(?:tie|tied|tying|make|made|making|tied up|set up) (?:a|the|my) noose\b|\bnoose (?:tied|hanging|up)\b",
+          "high", "suicide_plan"),
+    _Rule("last_message",
+          r"\b(?:this is|this will be|these are) (?:my|the) (?:very )?(?:last|final) (?:message|words|text|post|"
+          r"goodbye)\b"
+          r"(?! (?:before|for (?:today|tonight|now|a while|the day|the night|this week)|until|till|from|on this|"
+          r"tonight|"
+          r"today)\b)|\byou (?:will|wo) not (?:hear|see) (?:from )?(?:me )?(?:ever )?again\b",
+          "high", "warning_sign", mode="self"),
+    _Rule("after_im_gone",
+          r"\b(?:after|when|once) i (?:am|have) (?:gone|dead|not here|not around|no longer here|passed)\b"
+          r"(?! (?:for|on|to|away|camping|travelling|traveling|abroad|this|next|at|in)\b)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("wish_not_wake",
+          rf"\b(?:pray|praying|prayed|hope|hoping|wish|fine|okay|ok|happy|relieved|glad) (?:{W} ){{0,3}}?(?:if |that "
+          rf")?i "
+          rf"(?:do not|did not|never|would not|will not|wo not) wake up\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("want_not_alive",
+          rf"\bwant {TO} not (?:be alive|exist|be here|wake up|be around)\b",
+          "high", "suicidal_ideation"),
+    _Rule("wish_hit",
+          r"\b(?:wish|wishes|wished|wishing|hope|hoping) (?:that )?(?:a|the|some) (?:car|bus|truck|train|lorry) "
+          r"(?:would |"
+          r"will |could )?(?:just )?(?:hit|run over|kill) me\b",
+          "high", "suicidal_ideation", mode="self"),
+    _Rule("self_harm_worse",
+          r"\b(?:cuts|cutting|burns|burning|self harm|self harming|marks|scars|wounds) (?:are |is |keep |have been |"
+          r"has "
+          r"been )?(?:getting|got|get|gotten) (?:deeper|worse|more often|more frequent|bigger|longer)\b"
+          r"|\b(?:cut|cutting|burn|burning|hurt|hurting|harm|harming) (?:myself )?(?:almost |nearly |pretty much "
+          r")?every "
+          r"(?:day|night|single day)\b"
+          r"|\b(?:relapsed|relapse)(?: and| again and)? (?:cut|cutting|burned|burnt|hurt|harmed)\b"
+          r"|\b(?:scratch|scratching|scratched|punch|punching|punched|hit|hitting|bang|banging|burn|burning|burned|cut|"
+          r"cutting|carve|carving|pick|picking) (?:[^\s|]+ ){0,3}?(?:until|till|til) (?:i|they|it|my [^\s|]+) "
+          r"(?:bleed|bleeds|bled|bruise|bruised)\b",
+          "high", "self_harm", mode="self", check=lambda d, m, i, j: not re.search(
+              r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm)),
+    _Rule("harm_is",
+          r"\b(?:hurting|cutting|harming|burning) (?:myself|my skin|my arms?) (?:is|was|has been|helps|makes me)\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.match(r"(?:not|never|no longer)\b", " ".join(d.after(j, 1)))),
+    # ------------------------------------------- warning signs without a death word (public-health lists)
+    _Rule("wont_need",
+          rf"\bi (?:will|would) not (?:be )?(?:need|needing|use|using|wear|wearing|drive|driving|play|playing|listen "
+          rf"to) "
+          rf"(?:it|them|this|these|that|those|my {W}|any of (?:it|them|this)|anything)(?: {W})?(?: {ANYMORE}| where i "
+          rf"am "
+          rf"going| soon| after (?:this|tonight|today|friday|the weekend)|{EOC})"
+          rf"|\bwhere i am going i (?:will|would) not need\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("gave_everything",
+          r"\b(?:gave|giving|given|give) (?:away )?(?:all|everything|most|almost everything|nearly everything) (?:of )?"
+          r"(?:my (?:stuff|things|belongings|possessions|clothes|money)|i own|i have)\b"
+          r"|\b(?:handing|giving) (?:out|away) my (?:things|stuff|belongings) (?:to people )?so (?:they|people|"
+          r"everyone) "
+          r"(?:have|has) something\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("this_is_goodbye",
+          r"\bthis is (?:goodbye|farewell|the end for me)\b(?! (?:to|for now|for a while|for today|from)\b)"
+          r"|\b(?:last|final) time (?:we (?:will )?(?:talk|speak)|(?:i am |i will be )?talking to (?:you|anyone)|i "
+          r"(?:will )?"
+          r"(?:talk|write|message|speak) (?:to )?(?:you|anyone|anybody))\b"
+          r"|\bi (?:will|would) not be bothering (?:you|anyone|anybody) (?:again|anymore|any more|ever again)\b"
+          r"|\btell (?:my (?:mom|mum|mother|dad|father|parents|family|kids|sister|brother|wife|husband|partner)|"
+          r"everyone|"
+          r"them) (?:that )?i (?:love|loved|am sorry|was sorry)\b",
+          "high", "warning_sign", mode="self"),
+    _Rule("wont_be_here",
+          r"\bi (?:will|would) not (?:be (?:here|around|alive)|see|make it to) (?:for |by |in |to |at )?(?:my |the |"
+          r"this |"
+          r"next )?(?:birthday|christmas|spring|summer|autumn|fall|winter|new year|weekend|end of|graduation|next one|"
+          r"much longer|long)\b"
+          r"|\bmy last (?:christmas|birthday|weekend|summer|day|night|week)(?= \||$| ever| alive| on earth)"
+          r"|\b(?:it|this|everything|all of this|all this) will (?:all )?be over (?:soon|by|after|tomorrow|tonight|"
+          r"this|on)\b|\bit will all be over\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("decided",
+          r"\b(?:made (?:my|the) decision|made up my mind|my mind is made up|(?:the )?decision is made|it is "
+          r"(?:already )?"
+          r"(?:decided|settled)|already decided|made peace with it|i have decided|i know how (?:it|this) ends)"
+          r"(?= \||$| and i| please| do not| so| nothing| it is| i (?:feel|am))"
+          r"|\b(?:soon|then) it (?:will not|wo not) hurt (?:anymore|any more)\b"
+          r"|\b(?:at peace|calm|relieved) now that i (?:have )?(?:decided|chosen|know)\b"
+          r"|\bready to let go(?= \||$)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("means_at_hand",
+          r"\b(?:there (?:is|are)|i have|i have got|got) enough (?:pills|tablets|meds|medication)\b"
+          r"|\b(?:gun|pistol|rifle) is loaded\b"
+          r"|\bengine (?:is )?running\b(?=.*\bgarage\b)|\bgarage\b(?=.*\bengine (?:is )?running\b)"
+          r"|\bcounted (?:my|the|out my|out the|all my) (?:pills|tablets|meds)(?= \||$| and| there)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: not re.search(
+              r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
@@ -888,8 +1073,124 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
     return None  # generic, fiction, non-person subjects
 
 
+# --------------------------------------------------------------------------- the clinical level of a hit
+# C-SSRS (Columbia Suicide Severity Rating Scale) in order: wish to be dead, active ideation, ideation with a
+# method, intent, plan, preparatory behaviour, attempt (actual, interrupted or in progress); plus self-harm
+# (non-suicidal self-injury), the public-health warning signs that carry no death word (a farewell, giving
+# things away, arrangements for after, being a burden, means at hand, a timeline, "already decided"), and
+# what is not the person's own risk (hopelessness, concern for someone else, asking for a helpline).
+CSSRS_LEVELS = ("wish_to_be_dead", "ideation", "method", "intent", "plan", "preparatory", "attempt")
+WARNING_SIGNS = ("farewell", "giving_away", "arrangements", "burden", "means", "timeline", "decided")
+LEVELS = (*CSSRS_LEVELS, "self_harm", *WARNING_SIGNS, "hopelessness", "third_party", "help_seeking")
+
+_RULE_LEVEL = {
+    **dict.fromkeys(("want_to_die", "feel_like_dying", "deserve_to_die", "should_die", "wish_dead", "hope_i_die",
+                     "be_dead", "rather_die", "not_live", "not_be_here", "no_reason", "nothing_to_live_for",
+                     "not_worth_living", "point_of_living", "sleep_forever", "tired_of_living", "want_it_to_end",
+                     "wish_not_wake", "want_not_alive", "wish_hit", "disappear"), "wish_to_be_dead"),
+    **dict.fromkeys(("kill_myself", "kms", "unalive", "end_my_life", "end_it_all", "end_it", "suicidal", "suicide",
+                     "nobody_if_i_died"), "ideation"),
+    **dict.fromkeys(("jump", "crash_car", "wrists", "od", "noose", "gun_to_head"), "method"),
+    **dict.fromkeys(("weapon_intent",), "intent"),
+    **dict.fromkeys(("means_ready", "stockpiling", "note", "bought_means", "hiding_meds"), "preparatory"),
+    **dict.fromkeys(("took_pills", "took_overdose", "already_took", "at_the_edge"), "attempt"),
+    "last_message": "farewell", "after_im_gone": "arrangements", "this_is_goodbye": "farewell",
+    "wont_need": "giving_away", "gave_everything": "giving_away", "wont_be_here": "timeline", "decided": "decided",
+    "means_at_hand": "means",
+    **dict.fromkeys(("burden", "better_off_without_me", "better_off_if_gone"), "burden"),
+    **dict.fromkeys(("cant_take_anymore", "cant_go_on", "give_up_on_life", "hopeless", "no_point",
+                     "not_be_here_eoc", "end_things", "nobody_would_miss_me"), "hopelessness"),
+    "hotline": "help_seeking",
+}
+_INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
+                         r"it|"
+                         r"this time|for real|tonight|intention)\b")
+_WHEN_CUE = re.compile(r"\b(?:tonight|tomorrow|this (?:weekend|week|friday|saturday|sunday|evening)|on (?:monday|"
+                       r"tuesday|"
+                       r"wednesday|thursday|friday|saturday|sunday)|next (?:week|month|monday|tuesday|wednesday|"
+                       r"thursday|"
+                       r"friday|saturday|sunday)|when (?:everyone|nobody|no one)|after (?:everyone|my|the))\b")
+_METHOD_CUE = re.compile(r"\b(?:pills|tablets|overdose|od|rope|noose|hang|hanging|jump|jumping|bridge|roof|gun|pistol|"
+                         r"rifle|knife|blade|razor|wrists|train|drown|car)\b")
+_PAST_ATTEMPT = re.compile(r"\b(?:tried|attempted|survived)(?: to)?$")
+
+
+def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
+    if level[1] == "third_party_concern":
+        return "third_party"
+    if level[1] == "self_harm":
+        return "self_harm"
+    base = _RULE_LEVEL.get(rule.name, "self_harm" if rule.category == "self_harm" else "ideation")
+    if base == "hopelessness" and level[0] == "high":
+        base = "wish_to_be_dead"
+    phrase = " ".join(doc.words[i:j])
+    if rule.name == "overdose" and phrase.startswith("overdosed"):
+        return "attempt"
+    if _PAST_ATTEMPT.search(" ".join(doc.before(i, 3))) and base in ("ideation", "method", "wish_to_be_dead"):
+        return "attempt"
+    if rule.name == "noose" and re.search(r"\b(?:tied|hanging|made|set up|up)\b", phrase):
+        return "preparatory"
+    if rule.name == "jump_now":
+        return "attempt" if re.search(r"\b(?:right now|now|standing|sitting|i am on|i am at)\b", doc.norm) else "intent"
+    if base in ("wish_to_be_dead", "ideation", "method"):
+        if _INTENT_CUE.search(doc.norm):
+            base = "plan" if _WHEN_CUE.search(doc.norm) and _METHOD_CUE.search(doc.norm) else "intent"
+        elif base != "method" and _METHOD_CUE.search(phrase):
+            base = "method"
+    return base
+
+
+# ------------------------------------------------------------------------ what a message is, as a whole
+# a past that is over: a past marker, a recovery marker and nothing of now ("I used to self harm, six years
+# clean"; "I tried to kill myself years ago and I'm glad I'm still here"); "... and I feel like doing it again"
+# is no past
+_PAST = re.compile(r"\b(?:used to|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
+                   r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|"
+                   r"since "
+                   r"my|clean for|clean from|free since|i remember when|looking back|that dark (?:period|time)|"
+                   r"(?:years|months) clean|i (?:was|had been) (?:suicidal|depressed|self harming))\b")
+_RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so much better|ok|okay)|better now|so "
+                        r"much "
+                        r"better|clean|free|behind me|is over|finally over|held on|not anymore|no longer|healthier|"
+                        r"helped|survived|still here|life is good|now i|today i am|how far i have come|come a long way|"
+                        r"came through|"
+                        r"got through|pulled through|made it through)\b")
+_NOW = re.compile(r"\b(?:again|lately|these days|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
+                  r"want to do it)\b")
+# everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
+_EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app|traffic|commute|bus|train|neighbour|"
+                       r"neighbor|dog|cat|noise|construction|weather|heat|rain|landlord|inbox|email|emails|zoom|"
+                       r"meeting|"
+                       r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
+                       r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
+                       r"game|diet|gym)\b")
+_EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
+_TOPIC = frozenset("""awareness training trained course workshop class exam thesis research study studying article
+news documentary docu podcast album track statistics rates deaths campaign fundraiser volunteer volunteering leaflet
+session lecture seminar patients students prevention screening certified charity""".split())
+_NOUN_RULES = frozenset({"suicide", "suicidal", "self_harm_noun", "overdose", "unalive"})
+
+
+def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
+    """What the message as a whole says a hit is not: a past that is over, everyday exasperation, a topic
+    (training, news, research), a question somebody asked ("the doctor asked if I want to hurt myself")."""
+    if rule.name == "hotline":
+        return doc.sentence_has(i, frozenset({"volunteer", "volunteering", "shift", "work", "working", "training"}))
+    if _PAST.search(doc.norm) and _RECOVERED.search(doc.norm) and not _NOW.search(doc.norm):
+        return True
+    if rule.name in _EXASPERATION_RULES and _EVERYDAY.search(doc.norm):
+        return True
+    if rule.name in _NOUN_RULES and doc.sentence_has(i, _TOPIC):
+        prev = doc.before(i, 1)
+        if not (prev and prev[0] in ("my", "i", "am", "feeling", "feel", "felt", "been")):
+            return True
+    return bool(re.search(r"\b(?:asked|asks|asking) (?:me )?(?:if|whether)\b", " ".join(doc.before(i, 6))))
+
+
 def detect_crisis(text: str) -> dict[str, Any] | None:
-    """The most severe crisis phrase of `text`, or None. Never raises on a string."""
+    """The most severe crisis phrase of `text`, or None. Never raises on a string.
+
+    -> {"severity", "phrase" (the original span), "category" (CATEGORIES), "level" (LEVELS)}."""
     if not isinstance(text, str) or not text.strip():
         return None
     doc = _parse(text)
@@ -904,8 +1205,11 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
             if level is None:
                 continue
             i, j = _words_of(doc, m)
+            if _vetoed(rule, doc, i, j):
+                continue
             start, end = doc.spans[i][0], doc.spans[j - 1][1]
-            hit = {"severity": level[0], "phrase": text[start:end], "category": level[1]}
+            hit = {"severity": level[0], "phrase": text[start:end], "category": level[1],
+                   "level": _level(rule, level, doc, i, j)}
             key = (-_RANK[level[0]], start)
             if best is None or key < best[:2]:
                 best = (key[0], key[1], hit)

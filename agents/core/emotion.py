@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.core import crisis, memory as mem, mood as mood_model, patterns
+from agents.core import crisis_model, memory as mem, mood as mood_model, patterns
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -72,12 +72,17 @@ def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | st
         out.append(_trigger(env, "check_in", patterns.next_morning(at),
                             f"{m['mood']} for 3+ messages in a row since {since}: check in gently"))
 
-    # crisis language: an immediate trigger for human review, and helpline guidance in the context
-    found = crisis.detect_crisis(text)
+    # crisis language (rules, and the risk model over the message's vector and the conversation so far):
+    # an immediate trigger for human review, and helpline guidance in the context
+    found, own_risk = crisis_model.assess(text, message_vector, s.get("crisisContext"))
+    if own_risk is not None:
+        s["crisisContext"] = crisis_model.step_context(s.get("crisisContext"), own_risk, m["mood"])
     if found:
         s["crisis"] = {"at": at, "eventId": env.event_id, **found}
-        out.append(_trigger(env, "crisis", at, f"crisis language ({found['category']}): \"{found['phrase']}\"",
-                            severity=found["severity"], category=found["category"], humanReview=True))
+        out.append(_trigger(env, "crisis", at, crisis_model.reason(found), severity=found["severity"],
+                            category=found["category"], level=found["level"], cue=found["phrase"],
+                            score=found["score"], detector=found["source"], context=found["context"],
+                            humanReview=True))
 
     # consistent timing: a pattern memory and preferred outreach hours
     s["timing"] = patterns.step_timing(s.get("timing"), at)

@@ -231,6 +231,11 @@ class Trigger(Result):
     created_at: Optional[datetime]
     category: Optional[str] = None
     audience: Optional[str] = None
+    level: Optional[str] = None
+    cue: Optional[str] = None
+    score: Optional[float] = None
+    detector: Optional[str] = None
+    context: Optional[str] = None
 
 
 class TriggerList(Result):

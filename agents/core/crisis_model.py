@@ -1,0 +1,230 @@
+"""Crisis risk beside the rules: a small learned model over what the worker already has, and the
+conversation so far. Pure and deterministic (numpy only, no I/O after the weights are loaded once).
+
+`assess(text, vector, context)` -> a crisis hit or None:
+    {"severity": "high"|"medium", "category": crisis.CATEGORIES, "level": crisis.LEVELS,
+     "phrase": the cue (the rule's span, or the sentence the model scored highest),
+     "score": the model's risk probability (context included), "source": "rules"|"model"|"rules+model",
+     "context": what the conversation added ("3 of the last 5 messages negative"), or None}
+
+How the two halves combine
+    - a rule hit is kept as it is (exact, explainable; the rules already handle negation, a past that is
+      over, third persons, quotes, help-seeking and idioms, agents/core/crisis.py); the model's score is
+      attached so a reviewer sees both;
+    - without a rule hit, the model decides: logistic regression over the message's sentence embedding
+      (all-MiniLM-L6-v2, computed by the shell and passed in as `vector`) and hashed word uni/bigrams
+      (the rules' normalised words: chat spellings, typos and negation folded); with no vector, the
+      same model family trained on the lexical features alone, with its own threshold;
+    - the conversation moves the score: a message after days of negative moods or after messages the
+      model found risky gets CONTEXT_BETA * context added to its log-odds (a farewell after a week of
+      hopelessness is not a farewell after a holiday); a calm history adds nothing;
+    - a model hit's level (C-SSRS or warning sign) comes from a second, multinomial model over the same
+      features; C-SSRS levels, self-harm and every warning sign but `burden` are `high` (each calls for a
+      human to read the conversation now), `burden` is `medium`.
+
+The weights (agents/core/data/crisis_model.npz) are built by `python -m ops.train_crisis` from the
+`train` part of agents/core/data/crisis_set.jsonl and a weakly labelled public set; thresholds are chosen
+by cross-validation on the train part only. The held-out part is what `rapport bench safety` reports.
+"""
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.core import crisis
+
+LEX_DIM = 4096
+MODEL_PATH = Path(__file__).parent / "data" / "crisis_model.npz"
+CONTEXT_BETA = 3.0     # log-odds added per unit of context (-1..1)
+CONTEXT_TURNS = 5      # user messages the context looks back over
+CONTEXT_MIN = 0.4      # two negative messages of five (or an earlier risk of 0.5+); a calm history: two of five
+NEGATIVE_MOODS = frozenset({"sad", "anxious", "angry"})
+POSITIVE_MOODS = frozenset({"happy", "excited", "grateful"})
+_WARNING_CATEGORY = "warning_sign"
+_LEVEL_CATEGORY = {
+    "wish_to_be_dead": "suicidal_ideation", "ideation": "suicidal_ideation", "method": "suicide_plan",
+    "intent": "suicide_plan", "plan": "suicide_plan", "preparatory": "suicide_plan", "attempt": "suicide_plan",
+    "self_harm": "self_harm", "burden": "hopelessness",
+}
+
+
+def _bucket(token: str) -> int:
+    return zlib.crc32(token.encode("utf-8")) % LEX_DIM
+
+
+def lexical(text: str) -> np.ndarray:
+    """Hashed word unigrams and within-sentence bigrams of the rules' normalised words: (bucket ids)."""
+    words = crisis._parse(text).words if isinstance(text, str) and text.strip() else []
+    ids: set[int] = set()
+    prev = None
+    for w in words:
+        if w == "|":
+            prev = None
+            continue
+        ids.add(_bucket(w))
+        if prev is not None:
+            ids.add(_bucket(prev + " " + w))
+        prev = w
+    return np.fromiter(sorted(ids), dtype=np.int64, count=len(ids))
+
+
+def lexical_dense(text: str) -> np.ndarray:
+    """The lexical features as a dense vector (training): 1/sqrt(n) on each bucket present."""
+    x = np.zeros(LEX_DIM, dtype=np.float32)
+    ids = lexical(text)
+    if len(ids):
+        x[ids] = 1.0 / math.sqrt(len(ids))
+    return x
+
+
+def rule_features(hit: dict[str, Any] | None) -> np.ndarray:
+    return np.array([hit is not None and hit["severity"] == "high", hit is not None and hit["severity"] == "medium"],
+                    dtype=np.float32)
+
+
+@lru_cache(maxsize=1)
+def _load() -> dict[str, Any] | None:
+    if not MODEL_PATH.exists():
+        return None
+    with np.load(MODEL_PATH, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _logits(m: dict[str, Any], prefix: str, ids: np.ndarray, rules: np.ndarray, vector: np.ndarray | None
+            ) -> np.ndarray:
+    """Linear scores of one model: weights `prefix`lex [LEX_DIM, k], `prefix`rule [2, k], `prefix`emb [384, k],
+    `prefix`b [k]."""
+    lex = m[prefix + "lex"]
+    z = m[prefix + "b"].astype(np.float64).copy()
+    if len(ids):
+        z += lex[ids].sum(axis=0) / math.sqrt(len(ids))
+    z += rules @ m[prefix + "rule"]
+    if vector is not None:
+        z += np.asarray(vector, dtype=np.float32) @ m[prefix + "emb"]
+    return z
+
+
+def _usable(vector: Any) -> np.ndarray | None:
+    if vector is None:
+        return None
+    try:
+        v = np.asarray(vector, dtype=np.float32).reshape(-1)
+    except (TypeError, ValueError):
+        return None
+    return v if v.shape == (384,) and bool(np.isfinite(v).all()) else None
+
+
+def model_score(text: str, vector: Any = None, hit: dict[str, Any] | None = None) -> tuple[float, str] | None:
+    """(log-odds of risk, which model) for one message, or None without weights."""
+    m = _load()
+    if m is None:
+        return None
+    v = _usable(vector)
+    kind = "full" if v is not None else "lex"
+    z = _logits(m, f"{kind}_", lexical(text), rule_features(hit), v)
+    return float(z[0]), kind
+
+
+def _level(text: str, vector: Any, hit: dict[str, Any] | None) -> str:
+    m = _load()
+    assert m is not None
+    v = _usable(vector)
+    kind = "catfull" if v is not None else "catlex"
+    z = _logits(m, f"{kind}_", lexical(text), rule_features(hit), v)
+    return str(m["levels"][int(np.argmax(z))])
+
+
+def context_value(context: dict[str, Any] | None) -> tuple[float, str | None]:
+    """What the conversation so far says about this message, -1..1, and why (for a reviewer).
+
+    Positive: the share of the last CONTEXT_TURNS user messages with a negative mood, or the highest risk
+    the model found in them (counted from 0.5), whichever is more. Negative: a calm history (no negative
+    message, positive moods in at least CONTEXT_MIN of them): a farewell after a holiday. Between: 0."""
+    recent = (context or {}).get("recent") or []
+    if not recent:
+        return 0.0, None
+    negatives = sum(1 for r in recent if r.get("neg"))
+    positives = sum(1 for r in recent if r.get("pos"))
+    risk = max((float(r.get("p", 0.0)) for r in recent), default=0.0)
+    value = max(negatives / CONTEXT_TURNS, risk if risk >= 0.5 else 0.0)
+    if value >= CONTEXT_MIN:
+        why = []
+        if negatives:
+            why.append(f"{negatives} of the last {len(recent)} messages negative")
+        if risk >= 0.5:
+            why.append(f"an earlier message's risk {risk:.2f}")
+        return round(value, 3), "; ".join(why)
+    if negatives == 0 and risk < 0.5 and positives / CONTEXT_TURNS >= CONTEXT_MIN:
+        return -round(positives / CONTEXT_TURNS, 3), f"{positives} of the last {len(recent)} messages positive"
+    return 0.0, None
+
+
+def step_context(context: dict[str, Any] | None, p: float, mood: str | None) -> dict[str, Any]:
+    """The context after one user message: its (context-free) risk probability and whether its mood was negative."""
+    recent = list((context or {}).get("recent") or [])
+    recent.append({"p": round(float(p), 3), "neg": mood in NEGATIVE_MOODS, "pos": mood in POSITIVE_MOODS})
+    return {"recent": recent[-CONTEXT_TURNS:]}
+
+
+def reason(hit: dict[str, Any]) -> str:
+    """One line a reviewer reads first: what, the cue, the model's score, what the conversation added."""
+    out = f"crisis language ({hit['category']}, {hit['level'].replace('_', ' ')}): \"{hit['phrase']}\""
+    if hit.get("score") is not None:
+        out += f"; risk model {hit['score']:.2f}"
+    out += f"; by {hit.get('source', 'rules')}"
+    if hit.get("context"):
+        out += f"; after {hit['context']}"
+    return out
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def _best_sentence(text: str, hit: dict[str, Any] | None) -> str:
+    """The sentence the lexical model finds riskiest: the cue a reviewer reads first."""
+    m = _load()
+    parts = [p.strip() for p in _SENTENCES.split(text) if p.strip()]
+    if m is None or len(parts) <= 1:
+        return text.strip()[:200]
+    scores = [float(_logits(m, "lex_", lexical(p), rule_features(None), None)[0]) for p in parts[:20]]
+    return parts[int(np.argmax(scores))][:200]
+
+
+_SENTENCES = re.compile(r"(?<=[.!?\n])\s+")
+
+
+def assess(text: str, vector: Any = None, context: dict[str, Any] | None = None
+           ) -> tuple[dict[str, Any] | None, float | None]:
+    """(the crisis hit or None, the message's own risk probability without context, for the next step's
+    context). Never raises on a string; `vector` may be None (rules + lexical model)."""
+    if not isinstance(text, str) or not text.strip():
+        return None, None
+    hit = crisis.detect_crisis(text)
+    scored = model_score(text, vector, hit)
+    if scored is None:
+        return (dict(hit, score=None, source="rules", context=None) if hit else None), None
+    z, kind = scored
+    m = _load()
+    own = _sigmoid(z)
+    ctx, why = context_value(context)
+    p = _sigmoid(z + CONTEXT_BETA * ctx)
+    threshold = float(m[f"{kind}_threshold"])
+    if hit is not None:
+        if hit["level"] in crisis.WARNING_SIGNS and ctx < 0 and p < threshold:
+            return None, own  # a sign without a death word, in a calm conversation, and the model agrees
+        return dict(hit, score=round(p, 3), source="rules+model" if p >= threshold else "rules",
+                    context=why if ctx else None), own
+    if p < threshold:
+        return None, own
+    level = _level(text, vector, None)
+    severity = "medium" if level in ("burden", "hopelessness") else "high"
+    category = _LEVEL_CATEGORY.get(level, _WARNING_CATEGORY)
+    return {"severity": severity, "phrase": _best_sentence(text, None), "category": category, "level": level,
+            "score": round(p, 3), "source": "model", "context": why if ctx else None}, own

@@ -1,0 +1,222 @@
+"""Crisis detection with the risk model and the conversation (agents/core/crisis_model.py), its clinical
+levels, and the crisis trigger the fold emits (severity, category, level, cue, score, detector)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import orjson
+import pytest
+
+from agents.core import contact as core, crisis, crisis_model as CM
+from agents.core.crisis import detect_crisis
+from projections.projector import HANDLERS
+from schemas import events as ev
+
+# one message per clinical level; every one is caught by the rules alone (no vector, no model), and with
+# the model its level stays the rule's
+EXPLICIT = [
+    ("some nights i pray i won't wake up", "wish_to_be_dead"),
+    ("I keep thinking about killing myself", "ideation"),
+    ("I keep thinking about jumping off the parking garage", "method"),
+    ("I'm going to kill myself, I've made up my mind", "intent"),
+    ("I'm going to take all my pills on friday night when everyone's asleep", "plan"),
+    ("I've been stockpiling my sleeping pills in a drawer", "preparatory"),
+    ("I swallowed a whole bottle of my pills earlier", "attempt"),
+    ("I'm sitting on the ledge right now", "attempt"),
+    ("I tried to kill myself on saturday", "attempt"),
+    ("it's getting worse, I cut almost every day now", "self_harm"),
+]
+# public-health warning signs without a death word
+IMPLICIT = [
+    ("goodbye everyone, this is my last message", "farewell"),
+    ("I gave my guitar to my sister, I won't be needing it anymore", "giving_away"),
+    ("can you make sure someone takes my cat after I'm gone", "arrangements"),
+    ("everyone would be better off without me", "burden"),
+    ("there are enough pills in my drawer, I counted my pills and there's enough", "means"),
+    ("I won't be here for my birthday", "timeline"),
+    ("I've made my decision and I feel calm", "decided"),
+]
+# hard negatives, one or more per kind: no alarm from the rules, and none with the model
+HARD_NEGATIVES = {
+    "idiom": ["this commute is killing me", "I'm dying to know how the season ends"],
+    "object_dies": ["my laptop battery is about to die", "all my basil plants died while I was away"],
+    "exasperation": ["I can't go on like this, this laptop is so slow I'm going to throw it",
+                     "i can't do this anymore, my neighbour's dog barks all night"],
+    "past_over": ["I used to self harm when I was a teenager but I've been clean for six years",
+                  "I tried to kill myself years ago and I'm so glad I'm still here"],
+    "volunteering": ["I volunteer on a crisis line on saturdays",
+                     "as a teacher I had training on spotting self harm in students"],
+    "media": ["listening to the new album, the track about self harm is intense",
+              "just watched 13 reasons why, that show is heavy"],
+    "benign_farewell": ["this is my last message before my flight, see you in a month",
+                        "thanks for everything today, talk tomorrow"],
+    "benign_logistics": ["I'm giving away my old furniture before I move to Berlin",
+                         "bought a rope for the hammock", "I took all my pills this morning"],
+    "negation": ["the doctor asked if I want to hurt myself and I honestly said no",
+                 "don't worry I'm not going to jump lol, the view from the bridge was just pretty"],
+}
+
+
+@pytest.mark.parametrize("text,level", EXPLICIT)
+def test_each_clinical_level_is_caught_by_the_rules_alone(text, level):
+    r = detect_crisis(text)
+    assert r is not None and r["severity"] == "high", (text, r)
+    assert r["level"] == level, (text, r)
+    assert r["phrase"] in text
+
+
+@pytest.mark.parametrize("text,level", IMPLICIT)
+def test_each_warning_sign_is_caught_with_its_level(text, level):
+    r, _ = CM.assess(text, None)
+    assert r is not None, text
+    assert r["level"] == level, (text, r)
+    assert r["category"] in crisis.CATEGORIES and r["level"] in crisis.LEVELS
+    assert r["severity"] == "high"  # every sign calls for a reader now (a model-only `burden` is medium)
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in HARD_NEGATIVES.items() for t in ts])
+def test_hard_negatives_raise_no_alarm(kind, text):
+    assert detect_crisis(text) is None, (kind, text, detect_crisis(text))
+    assert CM.assess(text, None)[0] is None, (kind, text, CM.assess(text, None))
+
+
+@pytest.mark.xfail(reason="known false alarm of the lexical model (used when a message comes without a vector): "
+                          "'mom' and 'miss' weigh as risk words; with the vector, no alarm", strict=True)
+def test_known_false_alarm_of_the_lexical_model():
+    assert CM.assess("My mom lives in Lisbon and I miss her", None)[0] is None
+
+
+def test_the_model_is_shipped_and_reads_both_ways():
+    m = CM._load()
+    assert m is not None, "agents/core/data/crisis_model.npz is missing (python -m ops.train_crisis)"
+    assert m["full_emb"].shape == (384, 1) and m["lex_lex"].shape == (CM.LEX_DIM, 1)
+    assert set(m["levels"]) <= set(crisis.LEVELS)
+    assert 0.0 < float(m["full_threshold"]) < 1.0 and 0.0 < float(m["lex_threshold"]) < 1.0
+
+
+@pytest.mark.parametrize("vector", [None, np.full(3, 0.1, np.float32), np.full(384, np.nan, np.float32), "x"])
+def test_a_missing_or_unusable_vector_falls_back_to_rules_and_words(vector):
+    assert CM.model_score("I want to die", vector)[1] == "lex"
+    r, own = CM.assess("I swallowed a whole bottle of my pills earlier", vector)
+    assert r["level"] == "attempt" and r["source"] in ("rules", "rules+model") and 0.0 <= own <= 1.0
+
+
+def test_a_vector_selects_the_full_model_and_the_score_is_a_probability():
+    v = np.zeros(384, np.float32)
+    v[0] = 1.0
+    z, kind = CM.model_score("thanks for everything", v)
+    assert kind == "full"
+    r, own = CM.assess("I want to die", v)
+    assert r["source"] in ("rules", "rules+model") and 0.0 <= r["score"] <= 1.0 and 0.0 <= own <= 1.0
+
+
+def test_context_value_by_hand():
+    neg = {"recent": [{"p": 0.1, "neg": True, "pos": False}] * 3 + [{"p": 0.1, "neg": False, "pos": False}] * 2}
+    assert CM.context_value(neg) == (0.6, "3 of the last 5 messages negative")
+    calm = {"recent": [{"p": 0.1, "neg": False, "pos": True}] * 3}
+    assert CM.context_value(calm) == (-0.6, "3 of the last 3 messages positive")
+    risky = {"recent": [{"p": 0.9, "neg": False, "pos": False}]}
+    assert CM.context_value(risky) == (0.9, "an earlier message's risk 0.90")
+    one_sad = {"recent": [{"p": 0.1, "neg": True, "pos": False}]}
+    assert CM.context_value(one_sad) == (0.0, None)       # one negative message of five: nothing
+    assert CM.context_value(None) == (0.0, None)
+
+
+def test_step_context_keeps_the_last_five():
+    c = None
+    for i in range(7):
+        c = CM.step_context(c, i / 10, "sad" if i % 2 else "happy")
+    assert [r["p"] for r in c["recent"]] == [0.2, 0.3, 0.4, 0.5, 0.6]
+    assert [r["neg"] for r in c["recent"]] == [False, True, False, True, False]
+
+
+def test_a_warning_sign_after_a_calm_conversation_is_not_one_after_hopeless_days():
+    text = "i won't be needing any of my stuff soon"
+    calm = {"recent": [{"p": 0.05, "neg": False, "pos": True}] * 5}
+    hopeless = {"recent": [{"p": 0.3, "neg": True, "pos": False}] * 5}
+    after_hopeless, _ = CM.assess(text, None, hopeless)
+    assert after_hopeless is not None and after_hopeless["level"] in crisis.WARNING_SIGNS
+    assert after_hopeless["context"] == "5 of the last 5 messages negative" and after_hopeless["source"] == "model"
+    assert CM.assess(text, None, calm)[0] is None
+    # an explicit statement never depends on the conversation
+    assert CM.assess("I want to kill myself", None, calm)[0]["severity"] == "high"
+
+
+def test_reason_names_the_level_the_cue_the_score_and_the_context():
+    hit = {"severity": "high", "phrase": "took like 40 tylenol", "category": "suicide_plan", "level": "attempt",
+           "score": 0.934, "source": "rules+model", "context": "3 of the last 5 messages negative"}
+    assert CM.reason(hit) == ('crisis language (suicide_plan, attempt): "took like 40 tylenol"; risk model 0.93; '
+                              'by rules+model; after 3 of the last 5 messages negative')
+
+
+def _message(eid: str, text: str, minute: int = 0):
+    return ev.interaction(event_id=eid, tenant_id="t1", contact_id="c1",
+                          occurred_at=f"2026-04-01T20:{minute:02d}:00+00:00", recorded_at="2026-04-01T20:00:00+00:00",
+                          role="user", message=text)
+
+
+def _crisis_triggers(events):
+    return [e.payload["trigger"] for e in events
+            if e.event_type == ev.TRIGGER_CREATED and e.payload["trigger"]["kind"] == "crisis"]
+
+
+def test_the_fold_emits_a_crisis_trigger_with_severity_category_level_and_reason():
+    s = core.new_state("t1", "c1")
+    e = _message("m1", "I swallowed a whole bottle of my pills earlier")
+    s, out = core.apply_interaction(s, e, core.plan_memories(e))
+    [t] = _crisis_triggers(out)
+    assert (t["severity"], t["category"], t["level"]) == ("high", "suicide_plan", "attempt")
+    assert t["cue"] == "swallowed a whole bottle" and t["humanReview"] is True
+    assert t["detector"] in ("rules", "rules+model") and 0.0 <= t["score"] <= 1.0
+    assert t["reason"].startswith('crisis language (suicide_plan, attempt): "swallowed a whole bottle"')
+    assert s["crisis"]["level"] == "attempt" and len(s["crisisContext"]["recent"]) == 1
+    # the projection keeps what a reviewer needs
+    row = HANDLERS[ev.TRIGGER_CREATED][0][1](next(x for x in out if x.event_type == ev.TRIGGER_CREATED))
+    details = orjson.loads(row[-1])
+    assert details == {"category": "suicide_plan", "level": "attempt", "cue": "swallowed a whole bottle",
+                       "score": t["score"], "detector": t["detector"], "context": None}
+
+
+def test_the_fold_passes_the_message_vector_and_stays_deterministic():
+    v = np.zeros(384, np.float32)
+    v[5] = 1.0
+    s0 = core.new_state("t1", "c1")
+    e = _message("m1", "I'm standing on the bridge right now and I'm going to jump")
+    a = core.apply_interaction(s0, e, core.plan_memories(e), message_vector=v)
+    b = core.apply_interaction(s0, e, core.plan_memories(e), message_vector=v.copy())
+    assert orjson.dumps(a[0], option=orjson.OPT_SORT_KEYS) == orjson.dumps(b[0], option=orjson.OPT_SORT_KEYS)
+    assert [x.payload for x in a[1]] == [x.payload for x in b[1]]
+    [t] = _crisis_triggers(a[1])
+    assert t["level"] == "attempt" and t["severity"] == "high"
+
+
+def test_no_trigger_for_everyday_messages_through_the_fold():
+    s = core.new_state("t1", "c1")
+    for i, text in enumerate(["my phone died lol", "this traffic is killing me", "thanks for everything today, bye!"]):
+        e = _message(f"m{i}", text, i)
+        s, out = core.apply_interaction(s, e, core.plan_memories(e))
+        assert _crisis_triggers(out) == [], text
+
+
+def test_an_old_trigger_without_the_new_fields_still_projects():
+    """TriggerCreated v1 payloads written before level/cue/score existed: the details hold what they had."""
+    e = ev.derived(_message("m1", "I want to die"), ev.TRIGGER_CREATED, "trigger:crisis", {"trigger": {
+        "id": "t1", "kind": "crisis", "dueAt": "2026-04-01T20:00:00+00:00", "reason": "crisis language", "status":
+        "pending", "sourceEventIds": ["m1"], "createdAt": "2026-04-01T20:00:00+00:00", "severity": "high",
+        "category": "suicidal_ideation", "humanReview": True}})
+    row = HANDLERS[ev.TRIGGER_CREATED][0][1](e)
+    assert orjson.loads(row[-1]) == {"category": "suicidal_ideation"}
+
+
+def test_the_crisis_set_is_labelled_split_and_not_copied_across_splits():
+    rows = [json.loads(line) for line in open(CM.MODEL_PATH.parent / "crisis_set.jsonl")]
+    assert len(rows) >= 400
+    risk = [r for r in rows if r["label"] == 1]
+    assert abs(len(risk) - len(rows) / 2) <= len(rows) * 0.1
+    assert {r["split"] for r in rows} == {"train", "heldout"}
+    cats = {r["category"] for r in risk if "before" not in r}
+    assert set(crisis.CSSRS_LEVELS) | {"self_harm"} | set(crisis.WARNING_SIGNS) <= cats
+    train = {r["text"] for r in rows if r["split"] == "train" and "before" not in r}
+    held = [r["text"] for r in rows if r["split"] == "heldout" and "before" not in r]
+    assert not (train & set(held))
