@@ -155,9 +155,9 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         "WHERE id=%s",
         lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["validTo"],
                    e.payload["memoryId"]))],
-    ev.MEMORY_ACCESSED: [(
-        "UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) WHERE id = ANY(%s)",
-        lambda e: (e.payload["at"], e.payload["memoryIds"]))],
+    # MEMORY_ACCESSED moves no row: being served is not being used (issue 23). access_count and
+    # accessed_at, which ranking and decay read, move when the contact mentions the memory again
+    # (MEMORY_REINFORCED, MEMORY_MERGED); the served ids stay in the ledger and the memory's history.
     ev.MEMORY_ARCHIVED: [(
         "UPDATE memories SET status='archived', updated_at=%s, retired_at=%s WHERE id=%s",
         lambda e: (e.occurred_at, e.occurred_at, e.payload["memoryId"]))],
