@@ -829,7 +829,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
         history = list(state.get("window") or [])
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
                     count_tokens=svc.count_tokens, card_rows=card_rows, entities=entities, matched_refs=matched,
-                    persona_id=persona_id)
+                    persona_id=persona_id, query=query)
     body["as_of"] = format_time(at)
     return body
 

@@ -173,6 +173,9 @@ def contact_state_json(state: dict[str, Any] | None, as_of: datetime) -> dict[st
     return out
 
 
+# the memory budget of a question asked without `budget` at a stage with less (a new contact's is 0)
+QUERY_MIN_BUDGET = 200
+
 CARD_MIN_IMPORTANCE = 0.6   # seed 004 keeps importance >= 2 of 0..3 (or pinned) on cards
 CARD_FACTS = 3
 CARD_BUDGET_SHARE = 0.15    # cards may use at most this share of the memory budget
@@ -212,7 +215,26 @@ PREFERENCES_CHARS = 220
 THEME_GIST = "Often talks about "
 
 
-def what_is_known(state: dict[str, Any] | None, memories: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+# one-valued places in a life: a theme about one the current facts no longer name is about the past
+PAST_KINDS = {"workplace": "a past job", "school": "a past school"}
+
+
+def past_places(items: list[dict[str, Any]], entities: list[dict[str, Any]] | None) -> dict[str, str]:
+    """Lower-cased name -> label ("a past job") of the workplaces and schools the contact has named whose
+    kind the current facts name with another one: "Infosys" once "Works at Flipkart" superseded it."""
+    current = " ".join(normalize_text(i["content"]) for i in items if i["type"] == "fact")
+    out: dict[str, str] = {}
+    for kind, label in PAST_KINDS.items():
+        names = [normalize_text(e["display_name"]) for e in entities or () if e.get("entity_type") == kind
+                 and e.get("display_name")]
+        named = [n for n in names if f" {n} " in f" {current} "]
+        if named:
+            out.update({n: label for n in names if n not in named})
+    return out
+
+
+def what_is_known(state: dict[str, Any] | None, memories: list[dict[str, Any]],
+                  entities: list[dict[str, Any]] | None = None) -> dict[str, list[dict[str, Any]]]:
     """The items ({"id", "type", "content"}) of the Knows, Often-talks-about and Preferences lines: the
     profile's (the fold keeps them ranked, most telling first, none repeating another:
     agents/core/summaries.profile_items), or, for a state without one, the working set's facts and
@@ -225,16 +247,20 @@ def what_is_known(state: dict[str, Any] | None, memories: list[dict[str, Any]]) 
     said = ((state or {}).get("preferredHours") or {}).get("label")
     elsewhere = [i for i in items if i["type"] == "habit" and i["content"] == said]
     themes = [i for i in items if i["type"] == "habit" and i["content"].startswith(THEME_GIST)]
+    past = past_places(items, entities)
     return {"knows": summaries.fit([i for i in items if i["type"] == "fact" or i["type"] == "habit" and
                                     i not in themes and i not in elsewhere], KNOWS_CHARS),
-            "habits": summaries.fit([{**i, "content": theme_gist(i["content"])} for i in themes], HABITS_CHARS),
+            "habits": summaries.fit([{**i, "content": theme_gist(i["content"], past)} for i in themes], HABITS_CHARS),
             "preferences": summaries.fit([i for i in items if i["type"] == "preference"], PREFERENCES_CHARS),
             "elsewhere": elsewhere}
 
 
-def theme_gist(habit: str) -> str:
-    """"Often talks about dinner: pizza, pho" -> "dinner (pizza, pho)": one of several on a line."""
+def theme_gist(habit: str, past: dict[str, str] | None = None) -> str:
+    """"Often talks about dinner: pizza, pho" -> "dinner (pizza, pho)": one of several on a line. A
+    theme about a place of the past says so: "Infosys, a past job (work, sprint deadline)"."""
     topic, _, details = habit.removeprefix(THEME_GIST).partition(": ")
+    label = (past or {}).get(normalize_text(topic))
+    topic = f"{topic}, {label}" if label else topic
     return f"{topic} ({details})" if details else topic
 
 
@@ -380,10 +406,13 @@ REDUNDANT_EXTRA_WORDS = 2
 
 def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]:
     """Skip a memory that says nothing new: all its source messages are already covered by better-ranked
-    memories and it adds at most two content words to theirs. The rules' "Loves biryani" and the
-    episode "I love biryani!" are one piece of information; "Has a dog named Bruno" and "My dog Bruno
-    ate my shoes again" come from one message but are not."""
+    memories and it adds at most two content words to theirs (a fact or preference: none). The rules'
+    "Loves biryani" and the episode "I love biryani!" are one piece of information; "Has a dog named
+    Bruno" and "My dog Bruno ate my shoes again" come from one message but are not, and neither are the
+    two facts of "My brother Tom is a pilot": "Has a brother named Tom" and "Brother Tom is a pilot"
+    (one new word, the one a question about Tom's job needs)."""
     covered: dict[str, set[str]] = {}
+    whole: set[str] = set()  # messages a listed memory says in full (an episode is the message itself)
     said: set[str] = set()
     out = []
     for sc, r in ranked:
@@ -394,11 +423,15 @@ def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]
         sources = set(r["source_event_ids"] or ())
         if sources and sources <= covered.keys():
             known = set().union(*(covered[s] for s in sources))
-            if len(_content_words(r["content"]) - known) <= REDUNDANT_EXTRA_WORDS:
+            # a fact next to other facts of its message is a fact of its own unless it adds nothing
+            extra = 0 if r["memory_type"] in ("fact", "preference") and not sources & whole else REDUNDANT_EXTRA_WORDS
+            if len(_content_words(r["content"]) - known) <= extra:
                 continue
         words = _content_words(r["content"])
         for s in sources:
             covered[s] = covered.get(s, set()) | words
+        if r["memory_type"] == "episode":
+            whole |= sources
         out.append((sc, r))
     return out
 
@@ -420,9 +453,14 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
              as_of: datetime, budget: int | None, history: list[dict[str, Any]],
              count_tokens: Callable[[str], int] | None = None, card_rows: list[dict[str, Any]] | None = None,
              entities: list[dict[str, Any]] | None = None, matched_refs: set[str] | None = None,
-             extra_blocks: list[str] | None = None, persona_id: str | None = None) -> dict[str, Any]:
+             extra_blocks: list[str] | None = None, persona_id: str | None = None,
+             query: str | None = None) -> dict[str, Any]:
     st = contact_state_json(state, as_of)
     memory_budget = STAGE_BUDGETS[st["relationshipStage"]] if budget is None else budget
+    if budget is None and query:
+        # the stage shapes the profile, not whether a direct question is answered: a new contact's
+        # best matches come back too
+        memory_budget = max(memory_budget, QUERY_MIN_BUDGET)
 
     costs: dict[str, int] = {}  # a text is costed once, though packing asks again for what did not fit
 
@@ -435,7 +473,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     # cards then show the entities' other memories (those not already listed)
     refs = refs_in_play(ranked, matched_refs)
     listed = drop_redundant(ranked)
-    known = what_is_known(state, [memory_json(r) for _, r in listed])  # rank() marked each row's tier
+    known = what_is_known(state, [memory_json(r) for _, r in listed], entities)  # rank() marked each row's tier
     said = stated(known)
     # the memories the profile lines already say: theirs, and any other saying the same words
     in_profile = stated_ids(known) | {r["id"] for r in [*(card_rows or []), *(r for _, r in listed)]

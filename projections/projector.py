@@ -174,10 +174,9 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         f"WHERE {_MINE} AND id=%s",
         lambda e: (e.payload["validTo"], e.payload["supersededBy"], e.payload["validTo"], e.payload["validTo"],
                    e.tenant_id, e.contact_id, e.payload["memoryId"]))],
-    ev.MEMORY_ACCESSED: [(
-        f"UPDATE memories SET access_count=access_count+1, accessed_at=GREATEST(accessed_at, %s) "
-        f"WHERE {_MINE} AND id = ANY(%s)",
-        lambda e: (e.payload["at"], e.tenant_id, e.contact_id, e.payload["memoryIds"]))],
+    # MEMORY_ACCESSED moves no row: being served is not being used (issue 23). access_count and
+    # accessed_at, which ranking and decay read, move when the contact mentions the memory again
+    # (MEMORY_REINFORCED, MEMORY_MERGED); the served ids stay in the ledger and the memory's history.
     ev.MEMORY_ARCHIVED: [(
         f"UPDATE memories SET status='archived', updated_at=%s, retired_at=%s WHERE {_MINE} AND id=%s",
         lambda e: (e.occurred_at, e.occurred_at, e.tenant_id, e.contact_id, e.payload["memoryId"]))],

@@ -61,10 +61,13 @@ def test_uses_compare_times_not_strings_across_offsets():
     e = interaction("m1", "I have a golden retriever named Bruno")  # 21:00 +05:30
     s, _ = core.apply_interaction(s, e, core.plan_memories(e))
     mid = next(iter(s["memoryIndex"]["items"]))
-    s, _ = core.apply_access(s, ev.memories_accessed(event_id="a1", tenant_id="default", contact_id="arjun",
-                                                     memory_ids=[mid], at="2026-04-03T16:00:00+00:00",
-                                                     recorded_at="2026-04-03T16:00:00+00:00"))
-    assert s["memoryIndex"]["items"][mid]["accessedAt"] == "2026-04-03T16:00:00+00:00"
+    before = s["memoryIndex"]["items"][mid]
+    s, out = core.apply_access(s, ev.memories_accessed(event_id="a1", tenant_id="default", contact_id="arjun",
+                                                       memory_ids=[mid], at="2026-04-03T23:00:00+05:30",
+                                                       recorded_at="2026-04-03T23:00:00+05:30"))
+    # being served is recorded, but is not being used: the decay clock and the count stay (issue 23)
+    assert [e.event_type for e in out] == ["MemoryAccessed"]
+    assert s["memoryIndex"]["items"][mid] == before and before["accessCount"] == 0
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -321,3 +324,39 @@ def test_needs_known_when_a_batch_spans_a_tier():
     assert not cons.needs_known(s, [at(0), at(0, minutes=4)])
     assert cons.needs_known(s, [at(0), at(0, minutes=5)])  # a tier may come due in between
     assert cons.needs_known(s, [at(0, hours=7)])            # the periodic tier is due
+
+
+def test_what_is_served_does_not_lock_itself_at_the_top_what_is_talked_about_rises():
+    """Issue 23: a memory served by /context every night stayed first forever (each serving counted as a
+    use: recency, access frequency and a restarted decay clock). Served 30 nights, it now ranks by what
+    the contact said; the one the contact talks about again comes first."""
+    from datetime import datetime
+
+    from projections.context import rank
+
+    s = core.new_state("default", "arjun")
+    for i, text in enumerate(["Called mom today, she says hi", "Took Bruno to the park, he made a new friend"]):
+        e = interaction(f"m{i}", text, minutes=i)
+        s, _ = core.apply_interaction(s, e, core.plan_memories(e))
+    items = s["memoryIndex"]["items"]
+    mom = min((m for m in items if items[m]["memoryType"] == "episode"), key=lambda m: items[m]["createdAt"])
+    for day in range(1, 31):
+        at = (T0 + timedelta(days=day)).isoformat()
+        s, _ = core.apply_access(s, ev.memories_accessed(event_id=f"a{day}", tenant_id="default", contact_id="arjun",
+                                                         memory_ids=[mom], at=at, recorded_at=at))
+    e = interaction("m9", "Took Bruno to the park, he made a new friend", minutes=31 * 24 * 60)
+    s, _ = core.apply_interaction(s, e, core.plan_memories(e))
+    items = s["memoryIndex"]["items"]
+
+    def row(mid):
+        it = items[mid]
+        return {"id": mid, "memory_type": it["memoryType"], "content": mid, "importance": it["importance"],
+                "decay_rate": it["decayRate"], "status": "active", "pinned": it["pinned"], "entity_refs": it["refs"],
+                "source_event_ids": [], "created_at": datetime.fromisoformat(it["createdAt"]),
+                "accessed_at": datetime.fromisoformat(it["accessedAt"]), "access_count": it["accessCount"],
+                "expires_at": None, "similarity": 0.0}
+
+    episodes = [m for m in items if items[m]["memoryType"] == "episode"]
+    assert len(episodes) == 2 and items[mom]["accessCount"] == 0
+    top = rank([row(m) for m in episodes], T0 + timedelta(days=31, hours=1), has_query=False)
+    assert top[0][1]["id"] != mom

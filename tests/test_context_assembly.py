@@ -163,3 +163,52 @@ def test_export_history_names_each_memory_an_event_is_about_either_access_versio
     assert {m: [e["eventId"] for e in es] for m, es in h.items()} == {"m1": ["e1", "e2", "e3"], "m2": ["e3"]}
     assert h["m2"][0] == {"eventId": "e3", "eventType": "MemoryAccessed", "occurredAt": at.isoformat(),
                           "causationId": "src"}
+
+
+def test_two_facts_of_one_message_are_both_returned():
+    """"My brother Tom is a pilot in Denver": asked what Tom does, the memories carry the job, not only the
+    brother (issue 23: the pilot was on the Knows line but never in `memories`)."""
+    from projections.context import drop_redundant
+
+    brother, pilot = mem("b", "Has a brother named Tom", refs=["person:tom"]), mem("p", "Brother Tom is a pilot",
+                                                                                 refs=["person:tom"])
+    episode = mem("e", "My brother Tom is a pilot in Denver", "episode")
+    for m in (brother, pilot, episode):
+        m["source_event_ids"] = ["msg-1"]
+    kept = [r["id"] for _, r in drop_redundant([(0.9, brother), (0.8, pilot), (0.7, episode)])]
+    assert kept == ["b", "p"]  # the episode adds only "Denver": one piece of information with the two
+
+
+def test_a_question_to_a_new_contact_still_returns_its_best_matches():
+    rows = [mem("p", "Brother Tom is a pilot", sim=0.9), mem("b", "Has a brother named Tom", sim=0.5)]
+    new = state(1)
+    body = assemble(contact_id="x", state=new, ranked=rank(rows, NOW), as_of=NOW, budget=None, history=[],
+                    query="what does Tom do?")
+    assert body["state"]["relationshipStage"] == "new"
+    assert [m["content"] for m in body["memories"]][:1] == ["Brother Tom is a pilot"]
+    assert body["memory_budget"] == 200
+    # without a question the stage decides: a new contact gets the discovery text, no memory list
+    bare = assemble(contact_id="x", state=new, ranked=rank(rows, NOW, has_query=False), as_of=NOW, budget=None,
+                    history=[])
+    assert bare["memory_budget"] == 0 and bare["memories"] == []
+    # an explicit budget is the caller's, question or not
+    zero = assemble(contact_id="x", state=new, ranked=rank(rows, NOW), as_of=NOW, budget=0, history=[],
+                    query="what does Tom do?")
+    assert zero["memories"] == []
+
+
+def test_a_theme_about_a_superseded_job_reads_as_past():
+    from projections.context import what_is_known
+
+    items = [{"id": "f", "type": "fact", "content": "Works at Flipkart"},
+             {"id": "h", "type": "habit", "content": "Often talks about Infosys: work, sprint deadline, stressful"},
+             {"id": "g", "type": "habit", "content": "Often talks about the gym: leg day"}]
+    ents = [{"ref": "workplace:infosys", "entity_type": "workplace", "display_name": "Infosys"},
+            {"ref": "workplace:flipkart", "entity_type": "workplace", "display_name": "Flipkart"}]
+    known = what_is_known({"profileItems": items}, [], ents)
+    assert [i["content"] for i in known["habits"]] == [
+        "Infosys, a past job (work, sprint deadline, stressful)", "the gym (leg day)"]
+    # still working there (no other job stated): the theme is current
+    known = what_is_known({"profileItems": [{"id": "f", "type": "fact", "content": "Works at Infosys"}, items[1]]},
+                          [], ents)
+    assert [i["content"] for i in known["habits"]] == ["Infosys (work, sprint deadline, stressful)"]

@@ -171,7 +171,7 @@ async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url
     assert rows(pg_url, version, "SELECT count(*) FROM rapport.ledger WHERE contact_id='zoe'")[0][0] == 0
 
 
-async def test_access_events_move_access_statistics_but_not_sessions(pg_url, version):
+async def test_access_events_are_recorded_but_move_neither_statistics_nor_sessions(pg_url, version):
     from schemas.events import memories_accessed
 
     p = await pipeline_for(pg_url, version)
@@ -184,8 +184,10 @@ async def test_access_events_move_access_statistics_but_not_sessions(pg_url, ver
     # one event for the response, each id once; an id no longer held is named too (its row may be archived)
     assert out.applied == 1 and [(d.event_type, d.payload["memoryIds"]) for d in out.derived] == [
         ("MemoryAccessed", [mid, "gone"])]
-    (r,) = rows(pg_url, version, "SELECT access_count, accessed_at::text FROM memories")
-    assert r[0] == 1 and r[1].startswith("2026-05-01 10:00:00")
+    # being shown is not being used (issue 23): ranking's access frequency and recency, and the decay
+    # clock, stay where the contact's own messages left them
+    (r,) = rows(pg_url, version, "SELECT access_count, accessed_at = created_at FROM memories")
+    assert r == (0, True)
     (c,) = rows(pg_url, version, "SELECT message_count, session_count, seq FROM contacts")
     assert c == (1, 1, 2)  # ordered in the contact's log, but not a message
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from agents.core import memory as mem
 from agents.core.decay import latest
-from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit
-from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries
+from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit, admitted
+from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries, timeref
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -169,16 +169,13 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
 
 
 def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
-    """/context served these memories at `occurred_at` (the wall clock): their access statistics move
-    (recency and access frequency of the retrieval score, and the decay clock restarts). Not a
-    message: sessions, counters and the consolidation clock stay."""
+    """/context served these memories at `occurred_at` (the wall clock): recorded (MemoryAccessed, in
+    the memories' history), but being shown is not being used. Recency, access frequency and the decay
+    clock move when the contact mentions a memory again (remember.touch), not when it is served: what
+    was shown once would otherwise be shown forever (issue 23). Not a message: sessions, counters and
+    the consolidation clock stay."""
     s = _copy(state)
-    items = (s.get("memoryIndex") or {}).get("items", {})
     ids = list(dict.fromkeys(env.payload["memoryIds"]))
-    for mid in ids:
-        if mid in items:
-            items[mid] = {**items[mid], "accessedAt": latest(env.occurred_at, items[mid]["accessedAt"]),
-                          "accessCount": items[mid]["accessCount"] + 1}
     s["seq"] += 1
     # one event for the response, not one per memory: each derived event is a row written three times
     # (projection, outbox, history) and a record sent, and /context makes one of these per answer.
@@ -300,12 +297,15 @@ def plan_memories(env: Envelope, cfg: CoreConfig = CoreConfig(), carry: Carry | 
         if item.get("replaces"):
             m["replaces"] = item["replaces"]  # read by the dedup layer (remember), never stored
         out.append(m)
+    # a message about a time ahead ("next month", "on Friday") is a plan until that time has gone by,
+    # then a dated past event (agents/core/timeref.py: resolved in the event's time, so replays agree)
+    ends = timeref.until(p["message"], env.occurred)
     episode = mem.new_memory(
         memory_id=episode_id(env), tenant_id=env.tenant_id,
         contact_id=env.contact_id, memory_type="episode", content=mem.episode_content(p["message"]),
         created_at=env.occurred_at, source_event_ids=[env.event_id],
         entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"),
-        scope=scope)
+        scope=scope, expires_at=ends.isoformat() if ends else None)
     return out + [episode]
 
 
