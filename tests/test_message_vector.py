@@ -102,7 +102,7 @@ def test_only_the_moods_embedding_model_gives_vectors():
     assert p._messages([interaction("m1", "hello")]) == []
     p = InteractionPipeline(None, ShapedEmbedder(), broker_epoch="x")  # type: ignore[arg-type]
     e = interaction("m1", "hello  there")
-    assert p._messages([e, interaction("a1", "hi", role="assistant")]) == [("m1", core.episode_id(e), "hello there")]
+    assert p._messages([e, interaction("a1", "hi", role="assistant")]) == [(("default", "m1"), core.episode_id(e), "hello there")]
 
 
 def test_a_message_vector_is_computed_alone_and_shared_with_its_episode():
@@ -115,11 +115,11 @@ def test_a_message_vector_is_computed_alone_and_shared_with_its_episode():
                                        for m in plans], p._messages(envs))
     alone = {t: ShapedEmbedder().embed([t])[0] for t in ("My dog Bruno ate my shoes again", "lol",
                                                          "I moved to Berlin last month")}
-    assert np.array_equal(by_event["m1"], alone["My dog Bruno ate my shoes again"])
-    assert np.array_equal(by_event["m2"], alone["lol"])
-    assert np.array_equal(by_event["m3"], alone["I moved to Berlin last month"])
+    assert np.array_equal(by_event[("default", "m1")], alone["My dog Bruno ate my shoes again"])
+    assert np.array_equal(by_event[("default", "m2")], alone["lol"])
+    assert np.array_equal(by_event[("default", "m3")], alone["I moved to Berlin last month"])
     # the episode of m1 (no speaker) reuses its message's vector; the texts left are one batched call
-    assert np.array_equal(by_text["My dog Bruno ate my shoes again"], by_event["m1"])
+    assert np.array_equal(by_text["My dog Bruno ate my shoes again"], by_event[("default", "m1")])
     singles = [c for c in model.calls if len(c) == 1]
     assert sorted(c[0] for c in singles) == sorted(alone)
     assert sum(len(c) > 1 for c in model.calls) == 1
