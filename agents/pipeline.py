@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import itertools
+import os
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 import orjson
 import psycopg
+from cachetools import LRUCache
 from psycopg.rows import dict_row
 
 from datetime import timezone
@@ -125,6 +127,18 @@ def record_outcomes(records: list[Record], outcome: Outcome) -> list[tuple[str, 
              else "skipped", record_ids(r)) for r in records]
 
 
+# The contact states a worker keeps between batches are bounded by their size as well as their number:
+# a state grows with its contact's memories (about 3.6 bytes of Python objects per byte of its JSON), so
+# 50,000 of them could take gigabytes (README: Operations, memory)
+STATE_CACHE_BYTES = int(float(os.environ.get("RAPPORT_STATE_CACHE_MB", "96")) * 2**20)
+VECTORS_KEPT = 20_000  # hot-set embeddings (384 float32, ~1.6 KB each)
+
+
+def state_size(state: dict) -> int:
+    """An estimate of a contact state's memory: 4x its JSON (measured 3.6x on a 19 KB state)."""
+    return 4 * len(orjson.dumps(state, default=str))
+
+
 class InteractionPipeline:
     def __init__(self, conn: psycopg.AsyncConnection, embedder: Embedder, *, broker_epoch: str,
                  redis: Any = None, config: core.CoreConfig | None = None, window_ttl_s: int = 24 * 3600,
@@ -145,7 +159,7 @@ class InteractionPipeline:
         self.config = config or core.CoreConfig(redaction=parse_policy(settings().redact))
         self.broker_epoch = broker_epoch
         self.window_ttl_s = window_ttl_s
-        self.cache: OrderedDict[tuple[str, str], dict] = OrderedDict()
+        self.cache: LRUCache[tuple[str, str], dict] = LRUCache(STATE_CACHE_BYTES, getsizeof=state_size)
         self.cache_size = cache_size
         self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
         self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
@@ -518,14 +532,19 @@ class InteractionPipeline:
     def _remember_vector(self, mid: str, vec: Any) -> None:
         self.vectors[mid] = vec
         self.vectors.move_to_end(mid)
-        while len(self.vectors) > self.cache_size:
+        while len(self.vectors) > min(self.cache_size, VECTORS_KEPT):
             self.vectors.popitem(last=False)
 
     def _remember(self, key: tuple[str, str], state: dict) -> None:
-        self.cache[key] = state
-        self.cache.move_to_end(key)
+        """Keep the state for the contact's next batch: the most recent, within STATE_CACHE_BYTES and
+        `cache_size` states (a state alone above the budget is not kept)."""
+        self.cache.pop(key, None)
+        try:
+            self.cache[key] = state  # evicts the least recent ones past the budget
+        except ValueError:  # larger than the whole budget
+            pass
         while len(self.cache) > self.cache_size:
-            self.cache.popitem(last=False)
+            self.cache.popitem()
 
     def _messages(self, envs: Any, carries: Any = None) -> list[tuple[tuple[str, str], str, str]]:
         """((tenant, event id), its episode's id, text) of the user messages whose sentence embedding the

@@ -275,7 +275,8 @@ def count(up: Backend, run: str, per_contact: dict[str, int], tenant: str = TENA
     with psycopg.connect(up.database_url(), autocommit=True) as c:
         schema = db.schema_of(db.active_version(c))
         applied = c.execute(f"SELECT count(*) FROM {schema}.processed_events WHERE tenant_id=%s AND event_id LIKE %s "
-                            f"AND event_id NOT LIKE %s", (tenant, f"chaos-{run}-%", f"chaos-{run}-probe%")).fetchone()[0]
+                            f"AND event_id NOT LIKE %s",
+                            (tenant, f"chaos-{run}-%", f"chaos-{run}-probe%")).fetchone()[0]
         folded = dict(c.execute(f"SELECT contact_id, message_count FROM {schema}.contacts WHERE tenant_id=%s AND "
                                 f"contact_id LIKE %s", (tenant, f"chaos-{run}-%")).fetchall())
     sent = sum(per_contact.values())
@@ -377,7 +378,8 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
                               "event_id": f"chaos-{run}-pgkill-{n}-{i}", "role": "user",
                               "message": f"note {i} before the database crash"} for i in range(PG_KILL_BATCH)]
                     post_until_accepted(c, acked)
-                    per_contact[TENANT][f"chaos-{run}-pgkill"] = per_contact[TENANT].get(f"chaos-{run}-pgkill", 0) + len(acked)
+                    mine = per_contact[TENANT]
+                    mine[f"chaos-{run}-pgkill"] = mine.get(f"chaos-{run}-pgkill", 0) + len(acked)
                 f.at = time.monotonic() - t0
                 t_fault = time.monotonic()
                 inject(up, f, rng, extra)

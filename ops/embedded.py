@@ -520,8 +520,15 @@ class Stack:
                     self.say(f"broker holds {rss_mb(c.proc.pid) or 0:.0f} MiB (limit {self.broker_max_rss_mb:g}, "
                              f"RAPPORT_BROKER_MAX_RSS_MB): restarting it to give the memory back")
                     c.stop(timeout=10)
-                    self.restart(c)
-                    c.started_at = now
+                    try:
+                        self.restart(c)
+                        c.started_at = now
+                    except RuntimeError as err:  # as a broker that exited and did not come up again
+                        delay = c.restarts.on_exit(now)
+                        if delay is None:
+                            raise CrashLoop(c, self.policy) from err
+                        self.say(f"{c.name} did not restart ({err}); trying again in {delay:g} s")
+                        c.restart_at = now + delay
                 continue
             if c.restart_at is None:
                 delay = c.restarts.on_exit(now, None if c.started_at is None else now - c.started_at)

@@ -80,7 +80,8 @@ class Cached:
 
 # ----------------------------------------------------------------------------------------- admission
 ADMISSION_LOCK = 72657012  # advisory lock class: (ADMISSION_LOCK, hashtext(tenant)) serialises a tenant's admissions
-MEASURE_EVERY_S = 1.0      # the bound is re-measured from the ledger when older than this
+MEASURE_EVERY_S = 5.0      # the bound is re-measured from the ledger when older than this (events recorded
+# outside the admission, such as MemoriesAccessed, join it then)
 MEASURE_AT_MOST_S = 0.25   # ... and, while it refuses, not more often than this (a hammering producer)
 
 

@@ -52,7 +52,8 @@ async def test_admission_decisions():
     """The pure rule: a stale or missing bound is measured; a fresh one admits what fits, refuses
     what does not (measuring again once it is no longer very fresh: the worker may have caught up)."""
     assert outbox.admission(None, None, 10, 100) == "measure"
-    assert outbox.admission(50, 1.5, 10, 100) == "measure"  # older than MEASURE_EVERY_S
+    assert outbox.admission(50, 5.5, 10, 100) == "measure"  # older than MEASURE_EVERY_S
+    assert outbox.admission(50, 1.5, 10, 100) == "admit"    # a fresh bound that fits: no count
     assert outbox.admission(90, 0.1, 10, 100) == "admit"    # exactly up to the limit
     assert outbox.admission(91, 0.1, 10, 100) == "refuse"
     assert outbox.admission(91, 0.5, 10, 100) == "measure"

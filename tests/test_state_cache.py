@@ -1,0 +1,36 @@
+"""The worker's contact-state cache is bounded by size (agents/pipeline.py): a long run over many
+contacts, or a few very large states, cannot grow the worker without limit."""
+from __future__ import annotations
+
+import orjson
+
+from agents import pipeline
+from agents.pipeline import InteractionPipeline, state_size
+
+
+def state(n: int, filler: int = 1000) -> dict:
+    return {"seq": n, "window": [{"role": "user", "content": "x" * filler}]}
+
+
+def test_states_past_the_byte_budget_are_evicted_least_recent_first(monkeypatch):
+    one = state_size(state(0))
+    assert one == 4 * len(orjson.dumps(state(0)))  # the estimate: 4x the JSON
+    monkeypatch.setattr(pipeline, "STATE_CACHE_BYTES", 3 * one)
+    p = InteractionPipeline(None, None, broker_epoch="test")  # type: ignore[arg-type]
+    for i in range(5):
+        p._remember(("t", f"c{i}"), state(i))
+    assert set(p.cache) == {("t", "c2"), ("t", "c3"), ("t", "c4")}   # three fit; the two oldest went
+    assert p.cache.currsize <= 3 * one
+    p.cache[("t", "c2")]                                              # read: now the most recent
+    p._remember(("t", "c5"), state(5))
+    assert set(p.cache) == {("t", "c2"), ("t", "c4"), ("t", "c5")}    # c3 was the least recent
+    p._remember(("t", "huge"), state(6, filler=20_000))                # above the whole budget: not kept
+    assert ("t", "huge") not in p.cache and len(p.cache) == 3
+
+
+def test_the_count_limit_still_holds(monkeypatch):
+    monkeypatch.setattr(pipeline, "STATE_CACHE_BYTES", 10**9)
+    p = InteractionPipeline(None, None, broker_epoch="test", cache_size=2)  # type: ignore[arg-type]
+    for i in range(4):
+        p._remember(("t", f"c{i}"), state(i, filler=10))
+    assert set(p.cache) == {("t", "c2"), ("t", "c3")}
