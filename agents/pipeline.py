@@ -169,6 +169,7 @@ class InteractionPipeline:
         # records from the broker must carry rapport's signature (schemas/recordsig.py); None: not checked
         # (records read from the ledger, tests feeding the pipeline directly)
         self.signing_key = signing_key
+        self.tombstoned: list[tuple[str, str]] = []  # erased events the last batch read again
 
     def unsigned(self, r: Record) -> str | None:
         """Why `r` is not a record rapport signed (a dead letter's reason), or None."""
@@ -364,7 +365,7 @@ class InteractionPipeline:
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
-        segments = [Batch(publish=self.publishes, record=self.records)]
+        segments = [Batch(publish=self.publishes, record=self.records, unrecord=self.tombstoned)]
         for (e, r), candidates in zip(fresh, plans):
             key = (e.tenant_id, e.contact_id)
             batch = segments[-1]
@@ -489,15 +490,18 @@ class InteractionPipeline:
             return set()
         # applied, or erased with its contact (a keyed tombstone, streams/tracking_key.py): an erased
         # contact's events published again straight to the topic do not bring it back
+        # (self.tombstoned: the erased ones, whose ledger rows the batch deletes: a re-send that raced the
+        # erasure's transaction into the ledger, streams/ingest.record)
         cur = await self.conn.execute(
-            "SELECT p.tenant_id, p.event_id FROM processed_events p "
+            "SELECT p.tenant_id, p.event_id, false FROM processed_events p "
             "JOIN unnest(%s::text[], %s::text[]) AS b(t, e) ON p.tenant_id = b.t AND p.event_id = b.e "
-            "UNION SELECT b.t, b.e FROM unnest(%s::text[], %s::text[], %s::text[]) AS b(t, e, k) "
+            "UNION SELECT b.t, b.e, true FROM unnest(%s::text[], %s::text[], %s::text[]) AS b(t, e, k) "
             "JOIN rapport.erased_events x ON x.tenant_id = b.t AND x.event_key = b.k",
             ([e.tenant_id for e in envs], [e.event_id for e in envs], [e.tenant_id for e in envs],
              [e.event_id for e in envs], [tracking_key.event_tombstone(e.tenant_id, e.event_id) for e in envs]))
         rows = await cur.fetchall()
-        return {(t, e) for t, e in rows}
+        self.tombstoned = sorted({(t, e) for t, e, erased in rows if erased})
+        return {(t, e) for t, e, _ in rows}
 
     async def _load_states(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], dict]:
         states = {k: self.cache[k] for k in keys if k in self.cache}

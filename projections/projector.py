@@ -52,6 +52,9 @@ class Batch:
     publish: bool = False
     # the source events go into the ledger; not when they were read from it (a replay from the ledger)
     record: bool = True
+    # (tenant, event id)s of erased events read again (a tombstone): out of the ledger, if a re-send that
+    # raced the erasure's transaction put them back (streams/ingest.record), so the relay stops at them
+    unrecord: list[tuple[str, str]] = field(default_factory=list)
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
@@ -372,6 +375,10 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
     async with conn.cursor() as cur:
+        if batch.unrecord:
+            await cur.execute("DELETE FROM rapport.ledger l USING unnest(%s::text[], %s::text[]) AS u(t, e) "
+                              "WHERE l.tenant_id = u.t AND l.event_id = u.e",
+                              ([t for t, _ in batch.unrecord], [e for _, e in batch.unrecord]))
         if batch.applied and batch.record:
             await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
                                                   if a.env.event_type in ev.SOURCE_TYPES])

@@ -186,21 +186,15 @@ class Publisher:
 
 # An event id is new when its tenant's ledger does not hold it and no erasure left its tombstone
 # (rapport.erased_events: a re-send of an erased contact's events is a duplicate, not a resurrection).
-# ORDER BY the request's order: the anti-join may reorder rows, and the ledger's seq is the contact's order.
+# The tombstones of the request's keys are read once (an InitPlan) and filter the rows in the request's
+# order (a join could reorder them, and the ledger's seq is the contact's order).
 LEDGER_INSERT_MANY = (
     "INSERT INTO rapport.ledger (tenant_id, contact_id, event_id, event_type, schema_version, occurred_at, "
     "recorded_at, envelope) SELECT u.t, u.c, u.e, u.ty, u.v, u.oa, u.ra, u.env FROM unnest(%s::text[], %s::text[], "
     "%s::text[], %s::text[], %s::int[], %s::timestamptz[], %s::timestamptz[], %s::jsonb[], %s::text[]) "
-    "WITH ORDINALITY AS u(t, c, e, ty, v, oa, ra, env, k, n) WHERE NOT EXISTS (SELECT 1 FROM rapport.erased_events x "
-    "WHERE x.tenant_id = u.t AND x.event_key = u.k) ORDER BY u.n ON CONFLICT (tenant_id, event_id) DO NOTHING "
-    "RETURNING tenant_id, event_id")
-# An erasure committing while the insert above waited on the ledger row it deletes: the insert's
-# snapshot saw no tombstone yet, and the row is gone; this statement (a new snapshot) sees the tombstone
-# and takes the event back out, in the same transaction, before anyone saw it.
-LEDGER_UNDO_ERASED = (
-    "DELETE FROM rapport.ledger l USING unnest(%s::text[], %s::text[], %s::text[]) AS u(t, e, k) "
-    "WHERE l.tenant_id = u.t AND l.event_id = u.e AND EXISTS (SELECT 1 FROM rapport.erased_events x "
-    "WHERE x.tenant_id = u.t AND x.event_key = u.k) RETURNING l.tenant_id, l.event_id")
+    "AS u(t, c, e, ty, v, oa, ra, env, k) WHERE u.k <> ALL (ARRAY(SELECT x.event_key FROM rapport.erased_events x "
+    "WHERE x.tenant_id = ANY(%s::text[]) AND x.event_key = ANY(%s::text[]))) "
+    "ON CONFLICT (tenant_id, event_id) DO NOTHING RETURNING tenant_id, event_id")
 
 
 SYNCHRONOUS = "SET LOCAL synchronous_commit = on"
@@ -221,12 +215,8 @@ async def record(pool: Any, envs: list[Envelope], admission: outbox.Admission | 
         await conn.execute(SYNCHRONOUS)
         if admission is not None:
             await admission.admit(conn, Counter(e.tenant_id for e in envs))
-        cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols])
+        cur = await conn.execute(LEDGER_INSERT_MANY, [list(c) for c in cols] + [list(cols[0]), list(cols[8])])
         new = {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
-        if new:
-            cur = await conn.execute(LEDGER_UNDO_ERASED, [list(c) for c in zip(*[
-                (e.tenant_id, e.event_id, k) for e, k in zip(envs, cols[8]) if (e.tenant_id, e.event_id) in new])])
-            new -= {(r["tenant_id"], r["event_id"]) for r in await cur.fetchall()}
         if admission is not None:
             await admission.admitted(conn, Counter(t for t, _ in new))
     return new
