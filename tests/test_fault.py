@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ops.chaos import kill_postgres, post_until_accepted, run_chaos, table
+from ops.chaos import kill_postgres, run_chaos, table
 
 pytestmark = [pytest.mark.fault, pytest.mark.e2e]
 
