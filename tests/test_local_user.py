@@ -113,6 +113,17 @@ def test_a_second_local_user_can_read_write_and_forge_none_of_it(tmp_path):
         # the servers drop root, and neither Redis nor PostgreSQL listens on TCP at all
         assert kids["redis"].username() == "rapport_redis" and kids["postgres"].username() == "embedded_postgres"
         assert [s for s in kids["redis"].net_connections("inet")] == []
+        # with the password (root's clients have it), the cache works and cannot be reconfigured or wiped
+        import redis
+
+        rd = redis.Redis.from_url(info["redis_url"])
+        assert rd.ping() is True
+        for cmd in (["CONFIG", "SET", "dir", "/tmp"], ["SAVE"], ["FLUSHALL"], ["DEBUG", "SLEEP", "0"],
+                    ["REPLICAOF", "127.0.0.1", "1"], ["MODULE", "LIST"]):
+            with pytest.raises(redis.ResponseError, match="unknown command"):
+                rd.execute_command(*cmd)
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(unix_socket_path=redis_sock).ping()  # without the password
         assert [s for s in kids["postgres"].net_connections("inet") if s.status == psutil.CONN_LISTEN] == []
         args = {
             "site": sysconfig.get_paths()["purelib"], "api": stack.url, "kafka": info["kafka_url"].split("://")[1],
