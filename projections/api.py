@@ -454,7 +454,8 @@ app = FastAPI(title="rapport", version="0.1.0", default_response_class=JSONBody,
 def answers(model: type, status: int = 200, errors: dict[int, type] | None = None) -> dict[str, Any]:
     """A route's documented answers: `model` (the handlers return their JSON themselves, so the model
     only describes it: projections/responses.py), and its `errors` beside those any keyed route gives."""
-    documented = {401: out.ErrorBody, 403: out.ErrorBody, 422: out.ErrorBody, 500: out.ErrorBody, **(errors or {})}
+    documented = {401: out.ErrorBody, 403: out.ErrorBody, 422: out.ErrorBody, 500: out.ErrorBody,
+                  503: out.Unavailable, **(errors or {})}
     return {"response_model": model, "status_code": status,
             "responses": {code: {"model": m} for code, m in documented.items()}}
 

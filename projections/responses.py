@@ -34,6 +34,11 @@ class ErrorBody(Answer):
     detail: str | None = Field(None, description="the JSON parser's message, when the body is not JSON")
 
 
+class Unavailable(ErrorBody):
+    """503: the database does not answer (projections/api.DatabaseGuard); retry later."""
+    reason: str = Field(description="why, e.g. \"the database did not answer within 1 s\"")
+
+
 class Backlogged(ErrorBody):
     """429 from /ingest: the tenant has too many unprocessed events (sent with Retry-After)."""
     tenantId: str

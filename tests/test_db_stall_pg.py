@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from projections import api
+from projections import responses as out
 from tests.helpers import api_in_process
 from tests.stall import StallingProxy
 from tests.test_replay_pg import fresh_db  # noqa: F401
@@ -54,6 +55,7 @@ async def test_a_stalled_database_answers_503_fast_and_healthz_within_a_second(f
             for took, r in results:
                 assert r.status_code == 503, r.text
                 assert "database" in r.json()["error"] and took < 3.0, (took, r.text)
+                assert out.Unavailable.model_validate(r.json()).reason  # as the OpenAPI document says
             for _ in range(3):
                 took, r = await timed(client, "GET", "/healthz")
                 assert r.status_code == 503 and took < 1.0, (took, r.text)

@@ -181,6 +181,7 @@ def test_a_carry_does_not_outlive_ten_minutes_nor_reach_ordinary_numbers():
     assert messages_through(["the order is 4242 4242", "4242 4242 items? no, 42 items"])[1] == \
         "4242 4242 items? no, 42 items"
     assert messages_through(["I paid 1200", "and 3400 later"]) == ["I paid 1200", "and 3400 later"]
+    assert messages_through(["did you change your password?", "Yesterday, yes"])[1] == "Yesterday, yes"
 
 
 def test_the_carry_holds_no_digits_of_the_secret():

@@ -485,8 +485,10 @@ def _continue(text: str, carry: Carry) -> str:
 
 
 def _password_like(s: str) -> bool:
+    """An answer to "what's the password?" that is one: a digit, a symbol or mixed case in it (a plain
+    word is more often an answer in words: "Yesterday", "Nope")."""
     return s.lower() not in _STOP and (any(c.isdigit() for c in s) or any(not c.isalnum() for c in s)
-                                       or len(s) >= 6)
+                                       or (s != s.lower() and s != s.title()))
 
 
 def _carry_after(original: str, redacted: str, at: str, kinds: frozenset[str]) -> Carry | None:
