@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ops.chaos import ChaosResult, Fault, kill_postgres, post_until_accepted, run_chaos, table
+from ops.chaos import ChaosResult, Fault, kill_postgres, run_chaos, table
 
 fault = [pytest.mark.fault, pytest.mark.e2e]
 

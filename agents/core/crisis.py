@@ -247,6 +247,13 @@ def _parse(text: str) -> _Doc:
     return _Doc(text, words, spans, " ".join(words), starts, quoted)
 
 
+
+@lru_cache(maxsize=64)
+def parse(text: str) -> _Doc:
+    """The parsed message, shared by the rules and the risk model's word features (never mutated)."""
+    return _parse(text)
+
+
 # ------------------------------------------------------------------------------------------- subjects
 _FIRST = frozenset("i me myself we us".split())
 _SECOND = frozenset("you ya yourself".split())
@@ -1193,7 +1200,7 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
     -> {"severity", "phrase" (the original span), "category" (CATEGORIES), "level" (LEVELS)}."""
     if not isinstance(text, str) or not text.strip():
         return None
-    doc = _parse(text)
+    doc = parse(text)
     if not doc.words:
         return None
     best: tuple[int, int, dict[str, Any]] | None = None

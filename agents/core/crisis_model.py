@@ -60,7 +60,7 @@ def _bucket(token: str) -> int:
 
 def lexical(text: str) -> np.ndarray:
     """Hashed word unigrams and within-sentence bigrams of the rules' normalised words: (bucket ids)."""
-    words = crisis._parse(text).words if isinstance(text, str) and text.strip() else []
+    words = crisis.parse(text).words if isinstance(text, str) and text.strip() else []
     ids: set[int] = set()
     prev = None
     for w in words:
