@@ -236,7 +236,8 @@ def count(up: UpProcess, run: str, per_contact: dict[str, int]) -> tuple[int, in
 def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, workers: int = 1,
               others: tuple[str, ...] = ("api-kill", "pg-restart", "redis-stall"), gap_s: float = 14.0,
               data_dir: Path | None = None, seed: int = 3, say=print,  # noqa: ANN001
-              env: dict[str, str] | None = None, extra: dict | None = None) -> ChaosResult:
+              env: dict[str, str] | None = None, extra: dict | None = None,
+              drain_limit_s: float = 180.0) -> ChaosResult:
     """Start a stack (with `env` on top of ours: an external broker), stream `events` while injecting the faults `gap_s` apart (random order and
     jitter), wait for the backlog to drain, count, verify the digest, stop. Faults of one child are
     spread wider than the supervisor's crash-loop window allows (5 exits in 60 s) at gap_s >= 13."""
@@ -310,7 +311,7 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
         t_drain = time.monotonic()
         while True:  # the backlog drains: every event tracked (or no progress for 120 s)
             applied, lost, dup = count(up, run, per_contact)
-            if lost == 0 or time.monotonic() - t_drain > 180:
+            if lost == 0 or time.monotonic() - t_drain > drain_limit_s:
                 break
             time.sleep(1.0)
         res.applied, res.lost, res.duplicated = applied, lost, dup
