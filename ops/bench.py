@@ -70,12 +70,22 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
         yield (url, os.environ.get("RAPPORT_DATABASE_URL"), headers) if with_db else \
             (url, os.environ.get("RAPPORT_KAFKA_URL"), headers) if with_kafka else (url, headers)
         return
+    from unittest import mock
+
     from ops.embedded import Stack, free_port
 
+    # on an external broker (RAPPORT_KAFKA_URL) the bench stack gets topics and a consumer group of its
+    # own: a benchmark never reads or writes the cluster's real rapport topics
+    own_topics = {}
+    if os.environ.get("RAPPORT_KAFKA_URL"):
+        from ops.kafka_cluster import stack_env
+
+        own_topics = stack_env(os.environ["RAPPORT_KAFKA_URL"], f"bench-{os.urandom(4).hex()}")
     with tempfile.TemporaryDirectory(prefix="rapport-bench-") as d:
         stack = Stack(Path(d), http_port=free_port(), workers=workers)
         try:
-            stack.start_services()
+            with mock.patch.dict(os.environ, own_topics):
+                stack.start_services()
             import psycopg
 
             from projections import auth, db
@@ -90,6 +100,11 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
                 (stack.url, stack.env["RAPPORT_KAFKA_URL"], headers) if with_kafka else (stack.url, headers)
         finally:
             stack.stop()
+            if own_topics:  # the cluster keeps no bench topics
+                from ops.bench_transport import bench_topics
+
+                topics = [v for k, v in own_topics.items() if k.endswith("_TOPIC")]
+                asyncio.run(bench_topics(own_topics["RAPPORT_KAFKA_URL"], topics, create=False))
 
 
 def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5, archived: int = 0) -> float:

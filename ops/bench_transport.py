@@ -89,7 +89,7 @@ def transport_rate(kafka_url: str, events: int) -> float:
     topics = [env["RAPPORT_INTERACTIONS_TOPIC"], env["RAPPORT_MEMORY_EVENTS_TOPIC"]]
     # made before anything publishes (a cluster with auto-creation off refuses the first send), and
     # deleted afterwards: an operator's cluster keeps no bench topics
-    asyncio.run(_bench_topics(kafka_url, topics, create=True))
+    asyncio.run(bench_topics(kafka_url, topics, create=True))
     with tempfile.TemporaryDirectory(prefix="rapport-bench-transport-") as d:
         env["RAPPORT_FAUST_DATADIR"] = d
         proc = subprocess.Popen([sys.executable, "-m", "ops.bench_transport"], env=env,
@@ -104,10 +104,10 @@ def transport_rate(kafka_url: str, events: int) -> float:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            asyncio.run(_bench_topics(kafka_url, topics, create=False))
+            asyncio.run(bench_topics(kafka_url, topics, create=False))
 
 
-async def _bench_topics(kafka_url: str, topics: list[str], create: bool) -> None:
+async def bench_topics(kafka_url: str, topics: list[str], create: bool) -> None:
     """Create the bench's two topics (the rapport topics' partitions and replication), or delete them."""
     import dataclasses
 

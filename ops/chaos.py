@@ -309,7 +309,7 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
               others: tuple[str, ...] = ("api-kill", "pg-restart", "redis-stall"), gap_s: float = 14.0,
               data_dir: Path | None = None, seed: int = 3, say=print,  # noqa: ANN001
               backend: Backend | None = None, env: dict[str, str] | None = None,
-              extra: dict | None = None) -> ChaosResult:
+              extra: dict | None = None, drain_limit_s: float = 180.0) -> ChaosResult:
     """Start a stack (`backend`, default `rapport up` on `data_dir`, with `env` on top of ours: an external
     broker), stream `events` while injecting the faults `gap_s` apart (random order and jitter), wait for
     the backlog to drain, count, verify the digest, stop. Faults of one child are spread wider than the
@@ -403,9 +403,9 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
             raise errors[0]
         res.sent = sum(sum(p.values()) for p in per_contact.values())
         t_drain = time.monotonic()
-        while True:  # the backlog drains: every event tracked (or no progress for 180 s)
+        while True:  # the backlog drains: every event tracked (or no progress for drain_limit_s)
             counts = [count(up, run, per_contact[t], t) for t in tenants]
-            if all(lost == 0 for _, lost, _ in counts) or time.monotonic() - t_drain > 180:
+            if all(lost == 0 for _, lost, _ in counts) or time.monotonic() - t_drain > drain_limit_s:
                 break
             time.sleep(1.0)
         res.applied, res.lost, res.duplicated = (sum(x[i] for x in counts) for i in range(3))

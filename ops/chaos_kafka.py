@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -128,13 +129,21 @@ def run_kafka_chaos(events: int = 20000, contacts: int = 200, worker_kills: int 
         say(f"cluster up in {time.monotonic() - t0:.0f} s: {cluster.bootstrap}")
     env = stack_env(cluster.url, f"chaos{seed}{int(time.time()) % 100000}")
     cf = ClusterFaults(cluster, env["RAPPORT_INTERACTIONS_TOPIC"], say)
+    data_dir = Path(tempfile.mkdtemp(prefix="rapport-chaos-kafka-"))
+    r = None
     try:
         r = run_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers,
                       others=tuple(faults) + tuple(others), gap_s=gap_s, seed=seed, say=say, env=env,
-                      extra=cf.injectors())
+                      extra=cf.injectors(), data_dir=data_dir,
+                      # a shared 2-core machine has drained at 15-20 events/s: allow for that
+                      drain_limit_s=max(180.0, events / 10))
     finally:
         cf.close()
         if own:
             cluster.stop()
+        if r is not None and r.ok():
+            shutil.rmtree(data_dir, ignore_errors=True)
     r.notes[:0] = cf.notes
+    if not r.ok():
+        r.notes.append(f"data dir kept for inspection: {data_dir}")
     return r

@@ -395,7 +395,9 @@ def bench() -> None:
 @click.option("--concurrency", default=8, show_default=True)
 @click.option("--workers", default=1, show_default=True, help="worker processes of the embedded stack")
 @click.option("--out", default=None, help="write the results as JSON here")
-def bench_load(url, contacts, events, queries, concurrency, workers, out) -> None:  # noqa: ANN001
+@click.option("--kafka", is_flag=True, help="the embedded stack on a 3-broker Apache Kafka cluster started for "
+              "the run (Java + Maven) instead of the embedded broker")
+def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka) -> None:  # noqa: ANN001
     """Ingest rate, processing rate, freshness and /context latency through the HTTP API."""
     import os
     import platform
@@ -403,7 +405,25 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out) -> Non
     from ops.bench import load_main
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    load_main(url, contacts, events, queries, concurrency, workers, out)
+    if not kafka:
+        load_main(url, contacts, events, queries, concurrency, workers, out)
+        return
+    from unittest import mock
+
+    from ops.kafka_cluster import KafkaCluster, Unavailable
+
+    if url:
+        raise click.UsageError("--kafka starts its own stack: give it without --url")
+    try:
+        cluster = KafkaCluster(size=3).start()
+    except Unavailable as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"Apache Kafka cluster: {cluster.bootstrap} (3 brokers, KRaft)")
+    try:
+        with mock.patch.dict(os.environ, {"RAPPORT_KAFKA_URL": cluster.url}):
+            load_main(None, contacts, events, queries, concurrency, workers, out)
+    finally:
+        cluster.stop()
 
 
 @bench.command("context")
@@ -434,7 +454,10 @@ def bench_context(url, contacts, per_contact, archived, queries, concurrency) ->
 @click.option("--max-recovery", default=10.0, show_default=True, help="seconds; a slower recovery fails the run")
 @click.option("--kafka", is_flag=True, help="on a 3-broker Apache Kafka cluster started for the run (Java + "
               "Maven), with its faults: a broker SIGKILLed, a partition leader restarted, a worker added")
-def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_recovery, kafka) -> None:  # noqa: ANN001
+@click.option("--cluster-faults", default="broker-sigkill,leader-restart,worker-add", show_default=True,
+              help="with --kafka: which cluster faults, comma-separated")
+def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_recovery, kafka,  # noqa: ANN001
+                cluster_faults) -> None:
     """Faults injected into `rapport up` under load: events lost/duplicated, digest vs a clean replay."""
     import platform
 
@@ -448,7 +471,7 @@ def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_rec
         try:
             r = run_kafka_chaos(events=events, contacts=contacts, worker_kills=worker_kills, workers=workers,
                                 gap_s=gap, others=() if no_others else ("api-kill", "pg-restart", "redis-stall"),
-                                say=click.echo)
+                                faults=tuple(f for f in cluster_faults.split(",") if f), say=click.echo)
         except Unavailable as e:
             raise click.ClickException(str(e)) from None
     else:

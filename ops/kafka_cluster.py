@@ -19,6 +19,7 @@ import tempfile
 import time
 import uuid
 import base64
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,9 @@ log4j.logger.kafka.server.KafkaServer=INFO
 log4j.logger.kafka.server.BrokerServer=INFO
 log4j.logger.kafka.server.ControllerServer=INFO
 """
+
+
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-spawner")
 
 
 class Unavailable(RuntimeError):
@@ -210,11 +214,14 @@ class KafkaCluster:
     def _spawn(self, n: Node, lib: Path | None = None) -> None:
         lib = lib or fetch_jars(self.version)
         assert self.base is not None
-        n.child = spawn(f"kafka-{n.node_id}", ["java", HEAP, "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        # from the one long-lived spawner thread: PR_SET_PDEATHSIG fires when the *thread* that forked
+        # the child ends, so a broker restarted from a short-lived thread (chaos_kafka's delayed restart)
+        # was SIGTERMed as soon as that thread returned
+        n.child = _SPAWNER.submit(spawn, f"kafka-{n.node_id}", ["java", HEAP, "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                                                 "-Djava.awt.headless=true",
                                                 f"-Dlog4j.configuration=file:{self.base / 'log4j.properties'}",
                                                 "-cp", f"{lib}/*", "kafka.Kafka", str(n.config)],
-                        self.base / "logs", stop_signal=signal.SIGTERM)
+                        self.base / "logs", stop_signal=signal.SIGTERM).result()
 
     def wait_ready(self, timeout: float = 120) -> None:
         """Every live node's listener accepts, and the cluster answers metadata with all live brokers."""

@@ -91,3 +91,22 @@ def backend(request) -> dict[str, str]:
     cluster = request.getfixturevalue("kafka_cluster")
     url = cluster if isinstance(cluster, str) else cluster.url
     return stack_env(url, uuid.uuid4().hex[:8])
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without Java or Maven the `kafka` tests are not run, and the summary says so in one line."""
+    from ops.kafka_cluster import missing_tools
+
+    if os.environ.get("RAPPORT_TEST_KAFKA_URL") or (problem := missing_tools()) is None:
+        return
+    kafka = [i for i in items if i.get_closest_marker("kafka")]
+    if kafka:
+        items[:] = [i for i in items if not i.get_closest_marker("kafka")]
+        config.hook.pytest_deselected(items=kafka)
+        config._rapport_kafka_skipped = f"SKIPPED {len(kafka)} tests marked kafka: {problem}"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    line = getattr(config, "_rapport_kafka_skipped", None)
+    if line:
+        terminalreporter.write_line(line)

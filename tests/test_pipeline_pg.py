@@ -242,3 +242,35 @@ async def test_tenant_scope_memory_and_outcome_boost(pg_url, version):
     decision = [m for m in mems if m[5][0] == "b2"]
     assert decision and all(m[3] == pytest.approx(0.6) for m in decision)  # 0.5 + 0.1 for the positive outcome
     assert all(m[5] == ["b2", "b3"] for m in decision)  # the outcome is part of their provenance
+
+
+async def test_a_partition_back_from_another_worker_folds_on_the_committed_state(pg_url, version):
+    """Two workers (a rebalance moved the partition from A to B and back): A's cached state of the
+    contact is older than what B committed, and must not be folded on (it lost B's events from the
+    contact's state while their tracking records stayed: a replay's digest then differed)."""
+    a, b = await pipeline_for(pg_url, version), await pipeline_for(pg_url, version)
+    envs = [interaction(f"mv{i}", f"Weekend story number {i} about the lake", minutes=i) for i in range(6)]
+    assert (await a.process(records(envs[:2]))).applied == 2          # A owns the partition
+    assert (await b.process(records(envs[2:4], start_offset=2))).applied == 2  # moved to B
+    assert (await a.process(records(envs[4:], start_offset=4))).applied == 2   # and back to A
+    (count, seq), = rows(pg_url, version, "SELECT message_count, seq FROM contacts")
+    assert (count, seq) == (6, 6)
+    assert [r[0] for r in rows(pg_url, version, "SELECT event_id FROM processed_events ORDER BY contact_seq")] == \
+        [f"mv{i}" for i in range(6)]
+
+
+async def test_overlapping_batches_of_two_workers_apply_each_event_once(pg_url, version):
+    """A worker still finishing a batch after a rebalance gave its partition to another, which got the
+    same (uncommitted) records: the contact row lock makes the second wait, then skip what the first
+    applied."""
+    import asyncio
+
+    a, b = await pipeline_for(pg_url, version), await pipeline_for(pg_url, version)
+    first = [interaction("ov0", "I moved to Lisbon last spring", minutes=0)]
+    assert (await a.process(records(first))).applied == 1  # the contact row exists (and is cached)
+    batch = [interaction(f"ov{i}", f"Another note number {i} about Lisbon life", minutes=i) for i in range(1, 5)]
+    outs = await asyncio.gather(a.process(records(batch, start_offset=1)),
+                                b.process(records(batch, start_offset=1)))
+    assert sorted(o.applied for o in outs) == [0, 4]
+    (count, seq), = rows(pg_url, version, "SELECT message_count, seq FROM contacts")
+    assert (count, seq) == (5, 5)
