@@ -3,7 +3,8 @@
 score = similarity x w_sim + recency x w_rec + importance x w_imp + access_frequency x w_acc
         + entity_match x w_ent
 recency = 1 - days_since_access / 365 (clamped to [0, 1]), access_frequency = min(access_count / 20, 1),
-both evaluated at `as_of`. Without a query the seeds' weights per scope rank the working set: contact 0.35/0.25/0.20/0.10/0.10
+both evaluated at `as_of`; an "access" is a use by the contact (a reinforcement or merge: they said it
+again), never /context serving it (issue 23: what was shown once was otherwise shown forever). Without a query the seeds' weights per scope rank the working set: contact 0.35/0.25/0.20/0.10/0.10
 (seed 000 §2.3), tenant 0.40/0.25/0.20/0.10/0.05 (seed 002 §3.2). With a query relevance comes first
 (QUERY_WEIGHTS, which override the seeds' there): measured on the LoCoMo dev split, the seeds' 0.35 on
 similarity let recency, importance and access frequency lift memories that do not match the question
