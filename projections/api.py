@@ -847,7 +847,7 @@ async def query_candidates(tenant_id: str, contact_id: str, state: dict, entitie
     query_vec = await embedding
     model = svc.embedder.model_name
     bm25, timeline = await index
-    keyword = bm25.top(query_terms(query), KEYWORD_K)
+    keyword = bm25.search(query_terms(query), KEYWORD_K)
     candidates = await svc.store.candidates(tenant_id, contact_id, query_vec=query_vec, model=model,
                                             entity_refs=sorted(matched), ids=list(keyword), **where)
     near = timeline.around(top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), NEIGHBOUR_WITHIN_S)

@@ -3,7 +3,8 @@
 score = similarity x w_sim + recency x w_rec + importance x w_imp + access_frequency x w_acc
         + entity_match x w_ent
 recency = 1 - days_since_access / 365 (clamped to [0, 1]), access_frequency = min(access_count / 20, 1),
-both evaluated at `as_of`. Without a query the seeds' weights per scope rank the working set: contact 0.35/0.25/0.20/0.10/0.10
+both evaluated at `as_of`; an "access" is a use by the contact (a reinforcement or merge: they said it
+again), never /context serving it (issue 23: what was shown once was otherwise shown forever). Without a query the seeds' weights per scope rank the working set: contact 0.35/0.25/0.20/0.10/0.10
 (seed 000 §2.3), tenant 0.40/0.25/0.20/0.10/0.05 (seed 002 §3.2). With a query relevance comes first
 (QUERY_WEIGHTS, which override the seeds' there): measured on the LoCoMo dev split, the seeds' 0.35 on
 similarity let recency, importance and access frequency lift memories that do not match the question
@@ -40,6 +41,9 @@ QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_ANCHORS = 15
 NEIGHBOUR_WITHIN_S = CoreConfig.session_gap_s  # one conversation: the silence that ends a session
+# how many episodes each side: two reach the turn a question's answer continues in (LoCoMo dev,
+# recall@1200 +0.015 with the keyword feedback, in both conversations; one was the message and its reply)
+NEIGHBOUR_WIDTH = 2
 
 # A question about how things were: superseded facts become candidates again.
 PAST_CUES = re.compile(r"\b(used to|previous(ly)?|former(ly)?|before|earlier|in the past|originally|back then|"
@@ -94,7 +98,8 @@ class Timeline:
         self.episodes = sorted((d["created_at"], d["id"]) for d in docs if d["memory_type"] == "episode")
 
     def around(self, anchor_ids: Iterable[str], within_s: float) -> list[tuple[str, str]]:
-        """(neighbour id, anchor id): the episodes said just before and after each anchor, within `within_s`."""
+        """(neighbour id, anchor id): the NEIGHBOUR_WIDTH episodes said just before and after each anchor,
+        each within `within_s` of it."""
         out = []
         for a in anchor_ids:
             t = self.at.get(a)
@@ -102,10 +107,14 @@ class Timeline:
                 continue
             i = bisect_left(self.episodes, (t, a))
             after = i + 1 if i < len(self.episodes) and self.episodes[i][1] == a else i
-            if i > 0 and (t - self.episodes[i - 1][0]).total_seconds() <= within_s:
-                out.append((self.episodes[i - 1][1], a))
-            if after < len(self.episodes) and (self.episodes[after][0] - t).total_seconds() <= within_s:
-                out.append((self.episodes[after][1], a))
+            for j in range(i - 1, max(-1, i - 1 - NEIGHBOUR_WIDTH), -1):
+                if (t - self.episodes[j][0]).total_seconds() > within_s:
+                    break
+                out.append((self.episodes[j][1], a))
+            for j in range(after, min(len(self.episodes), after + NEIGHBOUR_WIDTH)):
+                if (self.episodes[j][0] - t).total_seconds() > within_s:
+                    break
+                out.append((self.episodes[j][1], a))
         return out
 
 

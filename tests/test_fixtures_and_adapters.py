@@ -93,3 +93,47 @@ def test_year_simulator_reports_monthly_rows():
     assert [r["month"] for r in rows] == [1, 2]
     assert rows[1]["messages"] > rows[0]["messages"] > 0 and rows[1]["active"] >= rows[0]["active"] > 0
     assert rows[0].get("fact", 0) >= 4  # the first month's life facts
+
+
+def test_year_simulator_no_plan_is_current_after_its_time_and_the_top_follows_the_talk():
+    """Issue 23 on the year's contact (120 nights, served every night as the API does): no episode whose
+    time has passed is in the working set at the end, and the top of the no-query ranking is not what was
+    merely served: every memory there was said or mentioned again in the last month."""
+    from datetime import datetime
+
+    from agents.core.decay import in_working_set
+    from ops.simulate_year import START, simulate
+    from projections.context import rank
+    from tests.helpers import FakeEmbedder
+
+    days = 120
+    final: dict = {}
+    simulate(days=days, embedder=FakeEmbedder(), final=final)
+    items = final["state"]["memoryIndex"]["items"]
+    end = START + timedelta(days=days)
+    known = final["known"]
+    ahead = ("next week", "next month", "tonight", "tomorrow", "this week", "on Friday", "on the 15th")
+    plans = [m for m, it in items.items() if it["memoryType"] == "episode"
+             and any(w in known[m]["content"] for w in ahead)]
+    # every plan the contact still holds was given the date its time ends, and that date is still ahead
+    # (the tiers' expiry retired the others: a year-old "next month" was at the top before issue 23)
+    assert plans and all(items[m]["expiresAt"] for m in plans)
+    late = [(known[m]["content"], items[m]["createdAt"], items[m]["expiresAt"]) for m in plans
+            if datetime.fromisoformat(items[m]["expiresAt"]) <= end - timedelta(days=1, hours=6)]
+    assert late == []
+    rows = []
+    for m, it in items.items():
+        exp = datetime.fromisoformat(it["expiresAt"]) if it.get("expiresAt") else None
+        row = {"id": m, "memory_type": it["memoryType"], "content": m, "importance": it["importance"],
+               "decay_rate": it["decayRate"], "status": "active", "pinned": it["pinned"], "entity_refs": it["refs"],
+               "source_event_ids": [], "created_at": datetime.fromisoformat(it["createdAt"]),
+               "accessed_at": datetime.fromisoformat(it["accessedAt"]), "access_count": it["accessCount"],
+               "expires_at": exp, "similarity": 0.0}
+        if in_working_set(status="active", retired_at=None, expires_at=exp, importance=it["importance"],
+                          rate=it["decayRate"], accessed_at=row["accessed_at"], created_at=row["created_at"],
+                          pinned=it["pinned"], at=end):
+            rows.append(row)
+    assert all(r["expires_at"] is None or r["expires_at"] > end for r in rows)
+    top = rank(rows, end, has_query=False)[:5]
+    assert all((end - r["accessed_at"]).days <= 30 for _, r in top), [
+        (items[r["id"]]["createdAt"], r["accessed_at"]) for _, r in top]

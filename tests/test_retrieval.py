@@ -227,6 +227,25 @@ def test_bm25_scores_are_non_negative_and_only_for_matching_docs(texts, query):
         assert set(terms) & set(__import__("projections.lexical", fromlist=["tokens"]).tokens(texts[int(doc_id[1:])]))
 
 
+def test_keyword_feedback_finds_messages_sharing_the_best_matches_telling_words():
+    import projections.lexical as lx
+
+    docs = [("hit", "Melanie: we went camping at the beach with the kids"),
+            ("fire", "Melanie: the kids roasted marshmallows at the beach"),   # no word of the question
+            ("lake", "Caroline: I painted the lake at sunset")] + \
+        [(f"x{i}", f"Melanie: ordinary day number {i} at work") for i in range(20)]
+    idx = BM25Index(docs)
+    q = query_terms("Where has Melanie gone camping?")
+    assert "fire" not in idx.top(q, 10)
+    # the best match's rare words ("beach", "kids"; not "melanie", in most docs) make the second search
+    assert set(idx.expansion(["hit"], q, 5)) >= {"beach", "kids"} and "melanie" not in idx.expansion(["hit"], q, 5)
+    found = idx.search(q, 10)
+    assert list(found)[0] == "hit" and "fire" in found and "lake" not in found
+    # a feedback hit scores at most FEEDBACK_SHARE of the question's best match
+    assert found["fire"] <= lx.FEEDBACK_SHARE * found["hit"] + 1e-9
+    assert BM25Index([]).search(q, 5) == {}
+
+
 def test_relevance_blends_normalised_cosine_and_keywords():
     rel = r.relevance([0.2, 0.4, 0.6], [0.0, 3.0, 1.5])
     assert rel == pytest.approx([0.0, 0.5 * 0.5 + 0.5 * 1.0, 0.5 * 1.0 + 0.5 * 0.5])
@@ -285,9 +304,12 @@ def test_timeline_finds_the_episodes_said_just_before_and_after_within_the_windo
             {"id": "z", "created_at": t(2), "memory_type": "episode"},
             {"id": "late", "created_at": t(200), "memory_type": "episode"}]  # another conversation
     tl = r.Timeline(docs)
+    assert r.NEIGHBOUR_WIDTH == 2
     assert sorted(tl.around(["a"], 1800)) == [("q", "a"), ("z", "a")]
     assert tl.around(["late"], 1800) == []          # nothing within half an hour either side
-    assert tl.around(["q"], 1800) == [("a", "q")]   # the first message has no predecessor
+    # the first message has no predecessor; two after it, the second still within the half hour
+    assert tl.around(["q"], 1800) == [("a", "q"), ("z", "q")]
+    assert tl.around(["z"], 1800) == [("a", "z"), ("q", "z")]  # nearest first
     assert ("a", "f") in tl.around(["f"], 1800)     # a fact's neighbour is its own message's episode
     assert tl.around(["unknown"], 1800) == []
 

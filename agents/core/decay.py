@@ -3,8 +3,8 @@
 Seed 002 §4.4 lowers the importance of memories not accessed for 7 days by their type's daily rate
 (facts 0.003, preferences 0.005, episodes 0.008, patterns 0.004, tenant memories 0.01; seed 000
 §2.2), floored at 0. A memory carries its importance at its anchor `accessedAt` (the last time it was
-created, reinforced, accessed or merged: each of those locks the decay so far in and restarts the
-clock, see remember.touch). So the importance at any later time t is
+created, reinforced or merged: each of those locks the decay so far in and restarts the clock, see
+remember.touch; being served by /context is not a use and moves nothing). So the importance at any later time t is
 
     importance_at(t) = max(0, importance - rate * max(0, days(t - accessedAt) - 7))
 

@@ -35,7 +35,7 @@ def index_item(m: dict[str, Any]) -> dict[str, Any]:
 
 
 def touch(item: dict[str, Any], at: str, boost: float = 0.0, count: int = 1) -> dict[str, Any]:
-    """The memory was used (reinforced, accessed, merged) at `at`: the decay so far is locked in, the
+    """The memory was used (reinforced, merged, a decision's good outcome) at `at`: the decay so far is locked in, the
     decay clock restarts, and `boost` is added (capped at 1)."""
     now = importance_at(item["importance"], item["accessedAt"], item["decayRate"], at, item["pinned"])
     return {**item, "importance": round(min(1.0, now + boost), 4), "accessedAt": latest(at, item["accessedAt"]),
