@@ -311,8 +311,11 @@ class Service:
             self._batched = None
 
     def went_down(self) -> asyncio.Future:
-        if self.db_went_down is None or self.db_went_down.done():
-            self.db_went_down = asyncio.get_running_loop().create_future()
+        """A future the watch resolves when the database goes down: one per event loop (a future of
+        another loop, a service reused by a second loop, would never wake this one's requests)."""
+        loop = asyncio.get_running_loop()
+        if self.db_went_down is None or self.db_went_down.done() or self.db_went_down.get_loop() is not loop:
+            self.db_went_down = loop.create_future()
         return self.db_went_down
 
     async def _probe_database(self) -> None:
