@@ -241,3 +241,19 @@ def test_the_crisis_set_is_labelled_split_and_not_copied_across_splits():
     train = {r["text"] for r in rows if r["split"] == "train" and "before" not in r}
     held = [r["text"] for r in rows if r["split"] == "heldout" and "before" not in r]
     assert not (train & set(held))
+
+
+@pytest.mark.parametrize("text,hit", [
+    ("i'm standing on the bridge right now", True),
+    ("im sitting on the roof now and nobody knows", True),
+    ("I'm standing on the ledge again", True),
+    ("i'm standing on the bridge right now waiting for you", False),   # an everyday reason
+    ("im sitting on the roof now, the sunset is amazing", False),
+    ("i'm up on the roof now fixing the gutters", False),
+    ("my friend is standing on the bridge right now", False),          # not a self-statement
+    ("i'm not standing on the bridge right now lol", False),           # negated
+    ("I'm standing on the bridge", False),                             # no now / edge / goodbye: not by itself
+])
+def test_being_at_the_place_now_is_an_attempt_in_progress(text, hit):
+    r = detect_crisis(text)
+    assert (r is not None and r["level"] == "attempt" and r["severity"] == "high") == hit, (text, r)
