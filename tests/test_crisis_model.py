@@ -257,3 +257,17 @@ def test_the_crisis_set_is_labelled_split_and_not_copied_across_splits():
 def test_being_at_the_place_now_is_an_attempt_in_progress(text, hit):
     r = detect_crisis(text)
     assert (r is not None and r["level"] == "attempt" and r["severity"] == "high") == hit, (text, r)
+
+
+@pytest.mark.parametrize("text", [
+    "I was suicidal in my twenties, I'm in a much better place now",
+    "I used to self harm when I was a teen, recovery took years but I'm in a good place",
+    "i can't take this anymore, the neighbors are drilling again",
+])
+def test_a_recovered_past_and_renovation_noise_are_no_alarm(text):
+    assert detect_crisis(text) is None, (text, detect_crisis(text))
+
+
+def test_a_past_with_recovery_words_but_risk_now_still_alarms():
+    r = detect_crisis("years ago I tried to kill myself and recovery is hard, I want to die again tonight")
+    assert r is not None and r["severity"] == "high"

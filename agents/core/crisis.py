@@ -1172,7 +1172,8 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"better|clean|free|behind me|is over|finally over|held on|not anymore|no longer|healthier|"
                         r"helped|survived|still here|life is good|now i|today i am|how far i have come|come a long way|"
                         r"came through|"
-                        r"got through|pulled through|made it through)\b")
+                        r"got through|pulled through|made it through|(?:much )?better place|good place|recovered|"
+                        r"recovery|healing)\b")
 _NOW = re.compile(r"\b(?:again|lately|these days|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
                   r"want to do it)\b")
 # everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
@@ -1181,7 +1182,7 @@ _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app
                        r"meeting|"
                        r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
                        r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
-                       r"game|diet|gym)\b")
+                       r"game|diet|gym|drilling|renovation|renovations|exams|deadline|deadlines)\b")
 _EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
 _TOPIC = frozenset("""awareness training trained course workshop class exam thesis research study studying article
 news documentary docu podcast album track statistics rates deaths campaign fundraiser volunteer volunteering leaflet
