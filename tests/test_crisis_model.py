@@ -271,3 +271,30 @@ def test_a_recovered_past_and_renovation_noise_are_no_alarm(text):
 def test_a_past_with_recovery_words_but_risk_now_still_alarms():
     r = detect_crisis("years ago I tried to kill myself and recovery is hard, I want to die again tonight")
     assert r is not None and r["severity"] == "high"
+
+
+@pytest.mark.parametrize("with_vector", [False, True])
+def test_after_a_crisis_message_everyday_ones_raise_no_alarm(with_vector):
+    """The conversation tips only what the model finds risky on its own: after "I want to kill myself",
+    the next everyday messages make no trigger of their own (words only, and with the model's vector).
+    Before the floor, each of them was flagged at 0.8-0.93 (giving away, decided, intent, means)."""
+    embed = None
+    if with_vector:
+        from agents.embedder import MiniLMEmbedder
+
+        model = MiniLMEmbedder()
+        embed = lambda t: model.embed([t])[0].astype(np.float32)  # noqa: E731
+    from tests.helpers import interaction
+
+    msgs = ["I want to kill myself, I can't go on", "I moved to Berlin last month.",
+            "As I said, I am an engineer.", "thanks for listening, I'm going to bed now",
+            "my dog is sleeping next to me"]
+    s = core.new_state("t", "c")
+    flagged = []
+    for i, m in enumerate(msgs):
+        e = interaction(f"m{i}", m, tenant="t", contact="c", minutes=i)
+        s, derived = core.apply_interaction(s, e, core.plan_memories(e),
+                                            message_vector=embed(m) if embed else None)
+        flagged += [m for d in derived if d.event_type == ev.TRIGGER_CREATED
+                    and d.payload["trigger"]["kind"] == "crisis"]
+    assert flagged == ["I want to kill myself, I can't go on"]

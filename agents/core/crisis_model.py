@@ -49,6 +49,10 @@ MODEL_PATH = Path(__file__).parent / "data" / "crisis_model.npz"
 CONTEXT_BETA = 3.0     # log-odds added per unit of context (-1..1)
 CONTEXT_TURNS = 5      # user messages the context looks back over
 CONTEXT_MIN = 0.4      # two negative messages of five (or an earlier risk of 0.5+); a calm history: two of five
+# the conversation only tips a message the model finds risky on its own more likely than not: without
+# this floor, one crisis message lifted every later one over the threshold ("my dog is sleeping next to
+# me" flagged as means, words-only), which buries the alarm that matters under ones that do not
+CONTEXT_FLOOR = 0.5
 NEGATIVE_MOODS = frozenset({"sad", "anxious", "angry"})
 POSITIVE_MOODS = frozenset({"happy", "excited", "grateful"})
 _WARNING_CATEGORY = "warning_sign"
@@ -236,6 +240,8 @@ def assess(text: str, vector: Any = None, context: dict[str, Any] | None = None
     m = _load()
     own = _sigmoid(z)
     ctx, why = context_value(context)
+    if ctx > 0 and own < CONTEXT_FLOOR:
+        ctx, why = 0.0, None
     p = _sigmoid(z + CONTEXT_BETA * ctx)
     threshold = float(m[f"{kind}_threshold"])
     if hit is not None:
