@@ -13,6 +13,9 @@ Models (scikit-learn logistic regression, L2, lbfgs; exported as float32 weights
   full_*    risk, over the MiniLM sentence embedding + hashed word uni/bigrams + the rules' verdict
   lex_*     risk, the same without the embedding (a message that comes with no vector)
   catfull_*, catlex_*   the level of a risk message (C-SSRS level or warning sign), own risk messages only
+  proto_risk, proto_neg, knn_weight   exemplars (unit MiniLM vectors, float16) for the nearest-exemplar margin the
+            full model adds to its log-odds: own train risk messages; own hard negatives and the KNN_EVERYDAY
+            everyday messages nearest to a risk message
 Thresholds: from 5-fold cross-validation on the own train part (the public and everyday rows stay in every
 fold's training side): the lowest probability at which the out-of-fold false alarms (rules or model) stay at
 or below TARGET_FALSE_ALARMS, then the midpoint up to the next negative's score; raised, if need be, until
@@ -49,7 +52,9 @@ EMB_SCALE = 4.0          # the embedding's features against the lexical ones (bo
 LEX_SCALE_FULL = 0.3     # the words' weight beside the embedding (the lexical model alone: 1)
 C_RISK = 1.0
 C_LEVEL = 4.0
-TARGET_FALSE_ALARMS = 0.035
+TARGET_FALSE_ALARMS = 0.04
+KNN_WEIGHT = 10.0        # the nearest-exemplar margin's weight in the full model's log-odds (CV on train: 5-14 alike)
+KNN_EVERYDAY = 300       # everyday messages nearest to a risk message kept as negative exemplars
 EVERYDAY_FALSE_ALARMS = 0.005  # and at most this share of the everyday messages above the threshold
 
 
@@ -123,6 +128,28 @@ def split_weights(clf, with_emb: bool, prefix: str, lex_scale: float) -> dict[st
     return out
 
 
+def _unit(v: np.ndarray) -> np.ndarray:
+    return (v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)).astype(np.float32)
+
+
+def prototypes(v: np.ndarray, y: np.ndarray, everyday_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Risk exemplars (own risk messages) and negative exemplars (own hard negatives and the KNN_EVERYDAY
+    everyday messages closest to any risk exemplar; the others are never the nearest where it matters)."""
+    pr = _unit(v[y == 1])
+    ev = _unit(everyday_v)
+    near = np.argsort(-(ev @ pr.T).max(axis=1), kind="stable")[:KNN_EVERYDAY]
+    return pr, np.vstack([_unit(v[y == 0]), ev[np.sort(near)]])
+
+
+def margins(v: np.ndarray, pr: np.ndarray, pn: np.ndarray, skip_self: bool = False) -> np.ndarray:
+    """crisis_model.knn_margin for many rows; skip_self: a row's own copy among the negatives is not its nearest."""
+    u = _unit(v)
+    sn = u @ pn.T
+    if skip_self:
+        sn = np.where(sn > 0.9999, -1.0, sn)
+    return (u @ pr.T).max(axis=1) - sn.max(axis=1)
+
+
 def choose_threshold(p: np.ndarray, y: np.ndarray, rule_hit: np.ndarray) -> tuple[float, dict]:
     """Lowest threshold with out-of-fold false alarms (rule hits count too) <= TARGET_FALSE_ALARMS."""
     neg = y == 0
@@ -157,6 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     pub_texts = [t for _, t in pub] + everyday
     pub_y = np.array([lab for lab, _ in pub] + [0] * len(everyday))
     pub_w = np.array([pw] * len(pub) + [EVERYDAY_WEIGHT] * len(everyday))
+    everyday_v = embed(everyday, cache, "everyday")
     pub_v = np.vstack([embed([t for _, t in pub], cache, "public") if pub else np.zeros((0, 384), np.float32),
                        embed(everyday, cache, "everyday")])
     print(f"own train {len(own)} ({int(own_y.sum())} risk), public {len(pub)}, everyday negatives {len(everyday)}")
@@ -176,7 +204,11 @@ def main(argv: list[str] | None = None) -> None:
             X = np.vstack([X_own[tr], X_pub])
             y = np.concatenate([own_y[tr], pub_y])
             w = np.concatenate([np.ones(tr.sum()), pub_w])
-            oof[~tr] = fit(X, y, w, C_RISK).predict_proba(X_own[~tr])[:, 1]
+            z = fit(X, y, w, C_RISK).decision_function(X_own[~tr])
+            if with_emb:
+                pr, pn = prototypes(own_v[tr], own_y[tr], everyday_v)
+                z = z + KNN_WEIGHT * margins(own_v[~tr], pr, pn)
+            oof[~tr] = 1 / (1 + np.exp(-z))
         threshold, cv = choose_threshold(oof, own_y, rule_hit)
         groups = np.array([r["group"] for r in own])
         for g in ("explicit", "implicit"):
@@ -187,7 +219,14 @@ def main(argv: list[str] | None = None) -> None:
                   np.concatenate([np.ones(len(own)), pub_w]), C_RISK)
         out |= split_weights(clf, with_emb, f"{kind}_", ls)
         n_pub = len(pub)
-        everyday_p = clf.predict_proba(X_pub[n_pub:])[:, 1] if len(everyday) else np.zeros(1)
+        everyday_z = clf.decision_function(X_pub[n_pub:]) if len(everyday) else np.zeros(1)
+        if with_emb:
+            pr, pn = prototypes(own_v, own_y, everyday_v)
+            out |= {"proto_risk": pr.astype(np.float16), "proto_neg": pn.astype(np.float16),
+                    "knn_weight": np.float32(KNN_WEIGHT)}
+            # the everyday messages kept as exemplars would match themselves: score them against the rest
+            everyday_z = everyday_z + KNN_WEIGHT * margins(everyday_v, pr, pn, skip_self=True)
+        everyday_p = 1 / (1 + np.exp(-everyday_z))
         floor = float(np.quantile(everyday_p, 1 - EVERYDAY_FALSE_ALARMS))
         if floor > threshold:
             print(f"{kind}: threshold {threshold:.4f} -> {floor:.4f} (everyday messages, in-sample)")

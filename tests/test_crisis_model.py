@@ -81,10 +81,31 @@ def test_hard_negatives_raise_no_alarm(kind, text):
     assert CM.assess(text, None)[0] is None, (kind, text, CM.assess(text, None))
 
 
-@pytest.mark.xfail(reason="known false alarm of the lexical model (used when a message comes without a vector): "
-                          "'mom' and 'miss' weigh as risk words; with the vector, no alarm", strict=True)
-def test_known_false_alarm_of_the_lexical_model():
+def test_former_false_alarm_of_the_lexical_model_is_gone():
+    # was a strict xfail ('mom' and 'miss' weighed as risk words) until the train part grew to 884 messages
     assert CM.assess("My mom lives in Lisbon and I miss her", None)[0] is None
+
+
+def test_knn_margin_is_nearest_risk_minus_nearest_negative():
+    # two risk exemplars and two negatives on the axes; expected values by hand (cosines of unit vectors)
+    e = np.eye(384, dtype=np.float32)
+    m = {"proto_risk": np.stack([e[0], e[1]]), "proto_neg": np.stack([e[2], e[3]])}
+    v = 3.0 * e[0] + 4.0 * e[2]                     # unit: 0.6 e0 + 0.8 e2 (the norm is divided out)
+    assert CM.knn_margin(m, v) == pytest.approx(0.6 - 0.8)
+    assert CM.knn_margin(m, 2.0 * e[1]) == pytest.approx(1.0 - 0.0)
+    assert CM.knn_margin(m, np.zeros(384, np.float32)) == 0.0
+    assert CM.knn_margin({}, e[0]) == 0.0            # weights without exemplars: no margin
+
+
+def test_the_margin_moves_the_full_score_by_its_weight(monkeypatch):
+    m = CM._load()
+    assert m is not None and "proto_risk" in m and float(m["knn_weight"]) > 0
+    v = m["proto_risk"][0] * 1.0                     # a train risk message's own vector: nearest risk cosine 1
+    z_with, kind = CM.model_score("some words", v)
+    assert kind == "full"
+    base = float(CM._logits(m, "full_", CM.lexical("some words"), CM.rule_features(None), v)[0])
+    assert z_with == pytest.approx(base + float(m["knn_weight"]) * CM.knn_margin(m, v), abs=1e-4)
+    assert CM.knn_margin(m, v) > 0
 
 
 def test_the_model_is_shipped_and_reads_both_ways():
@@ -220,3 +241,60 @@ def test_the_crisis_set_is_labelled_split_and_not_copied_across_splits():
     train = {r["text"] for r in rows if r["split"] == "train" and "before" not in r}
     held = [r["text"] for r in rows if r["split"] == "heldout" and "before" not in r]
     assert not (train & set(held))
+
+
+@pytest.mark.parametrize("text,hit", [
+    ("i'm standing on the bridge right now", True),
+    ("im sitting on the roof now and nobody knows", True),
+    ("I'm standing on the ledge again", True),
+    ("i'm standing on the bridge right now waiting for you", False),   # an everyday reason
+    ("im sitting on the roof now, the sunset is amazing", False),
+    ("i'm up on the roof now fixing the gutters", False),
+    ("my friend is standing on the bridge right now", False),          # not a self-statement
+    ("i'm not standing on the bridge right now lol", False),           # negated
+    ("I'm standing on the bridge", False),                             # no now / edge / goodbye: not by itself
+])
+def test_being_at_the_place_now_is_an_attempt_in_progress(text, hit):
+    r = detect_crisis(text)
+    assert (r is not None and r["level"] == "attempt" and r["severity"] == "high") == hit, (text, r)
+
+
+@pytest.mark.parametrize("text", [
+    "I was suicidal in my twenties, I'm in a much better place now",
+    "I used to self harm when I was a teen, recovery took years but I'm in a good place",
+    "i can't take this anymore, the neighbors are drilling again",
+])
+def test_a_recovered_past_and_renovation_noise_are_no_alarm(text):
+    assert detect_crisis(text) is None, (text, detect_crisis(text))
+
+
+def test_a_past_with_recovery_words_but_risk_now_still_alarms():
+    r = detect_crisis("years ago I tried to kill myself and recovery is hard, I want to die again tonight")
+    assert r is not None and r["severity"] == "high"
+
+
+@pytest.mark.parametrize("with_vector", [False, True])
+def test_after_a_crisis_message_everyday_ones_raise_no_alarm(with_vector):
+    """The conversation tips only what the model finds risky on its own: after "I want to kill myself",
+    the next everyday messages make no trigger of their own (words only, and with the model's vector).
+    Before the floor, each of them was flagged at 0.8-0.93 (giving away, decided, intent, means)."""
+    embed = None
+    if with_vector:
+        from agents.embedder import MiniLMEmbedder
+
+        model = MiniLMEmbedder()
+        embed = lambda t: model.embed([t])[0].astype(np.float32)  # noqa: E731
+    from tests.helpers import interaction
+
+    msgs = ["I want to kill myself, I can't go on", "I moved to Berlin last month.",
+            "As I said, I am an engineer.", "thanks for listening, I'm going to bed now",
+            "my dog is sleeping next to me"]
+    s = core.new_state("t", "c")
+    flagged = []
+    for i, m in enumerate(msgs):
+        e = interaction(f"m{i}", m, tenant="t", contact="c", minutes=i)
+        s, derived = core.apply_interaction(s, e, core.plan_memories(e),
+                                            message_vector=embed(m) if embed else None)
+        flagged += [m for d in derived if d.event_type == ev.TRIGGER_CREATED
+                    and d.payload["trigger"]["kind"] == "crisis"]
+    assert flagged == ["I want to kill myself, I can't go on"]

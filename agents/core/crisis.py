@@ -884,6 +884,17 @@ RULES: tuple[_Rule, ...] = (
               r"\b(?:right now|now|floor|next (?:one|train)|comes in|jump|let go|goodbye)\b", d.norm) is not None
           and not re.search(r"\b(?:view|photo|photos|pic|pics|selfie|hike|hiking|sunset|amazing|beautiful|pretty)\b",
                             d.norm)),
+    # being at the place right now: "I'm standing on the bridge right now", "sitting on the roof now" (a view, a
+    # photo, waiting for someone, traffic or a walk is an everyday reason)
+    _Rule("at_the_place_now",
+          r"\b(?:i am|im) (?:standing|sitting|up|right|out) (?:on|at|on top of) (?:the |a |this )?(?:bridge|roof|rooftop|"
+          r"ledge|cliff|top of (?:the |a |this )?(?:bridge|building|car park|parking garage|cliff))\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: re.search(
+              r"\b(?:right now|now|alone|again|goodbye|jump|let go|edge)\b", d.norm) is not None
+          and re.search(r"\b(?:view|views|photo|photos|pic|pics|picture|selfie|hike|hiking|sunset|sunrise|amazing|"
+                            r"beautiful|pretty|wait|waiting|meet|meeting|traffic|bus|stuck|walk|walking|fishing|"
+                            r"concert|party|smoke|smoking|fireworks|repair|repairs|fix|fixing|shingles|gutter|"
+                            r"gutters|antenna|work|working|job|dinner|drinks|bar)\b", d.norm) is None),
     _Rule("weapon_intent",
           rf"\b(?:gun|pistol|rifle|shotgun|revolver|knife|blade|razor|rope|noose) (?:{W} ){{0,10}}?(?:going to|gonna|"
           rf"ready to|about to|will|want to) (?:use it|use them|use it on myself|pull the trigger|do it)\b"
@@ -1100,7 +1111,7 @@ _RULE_LEVEL = {
     **dict.fromkeys(("jump", "crash_car", "wrists", "od", "noose", "gun_to_head"), "method"),
     **dict.fromkeys(("weapon_intent",), "intent"),
     **dict.fromkeys(("means_ready", "stockpiling", "note", "bought_means", "hiding_meds"), "preparatory"),
-    **dict.fromkeys(("took_pills", "took_overdose", "already_took", "at_the_edge"), "attempt"),
+    **dict.fromkeys(("took_pills", "took_overdose", "already_took", "at_the_edge", "at_the_place_now"), "attempt"),
     "last_message": "farewell", "after_im_gone": "arrangements", "this_is_goodbye": "farewell",
     "wont_need": "giving_away", "gave_everything": "giving_away", "wont_be_here": "timeline", "decided": "decided",
     "means_at_hand": "means",
@@ -1161,7 +1172,8 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"better|clean|free|behind me|is over|finally over|held on|not anymore|no longer|healthier|"
                         r"helped|survived|still here|life is good|now i|today i am|how far i have come|come a long way|"
                         r"came through|"
-                        r"got through|pulled through|made it through)\b")
+                        r"got through|pulled through|made it through|(?:much )?better place|good place|recovered|"
+                        r"recovery|healing)\b")
 _NOW = re.compile(r"\b(?:again|lately|these days|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
                   r"want to do it)\b")
 # everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
@@ -1170,7 +1182,7 @@ _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app
                        r"meeting|"
                        r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
                        r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
-                       r"game|diet|gym)\b")
+                       r"game|diet|gym|drilling|renovation|renovations|exams|deadline|deadlines)\b")
 _EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
 _TOPIC = frozenset("""awareness training trained course workshop class exam thesis research study studying article
 news documentary docu podcast album track statistics rates deaths campaign fundraiser volunteer volunteering leaflet
