@@ -495,11 +495,13 @@ def bench_extraction() -> None:
 
 @bench.command("mood")
 @click.option("--data", default=None, help="GoEmotions folder (default: ../shared/data/emotion/goemotions)")
-def bench_mood(data) -> None:  # noqa: ANN001
-    """The offline mood classifier vs the seed's keyword list on GoEmotions dev and a hand-labelled set."""
+@click.option("--meld", default=None, help="MELD dev CSV, out of domain (default: $RAPPORT_MELD_DEV or "
+              "../shared/data/emotion/meld-dev/dev_sent_emo.csv; skipped when absent)")
+def bench_mood(data, meld) -> None:  # noqa: ANN001
+    """The offline mood classifier vs the seed's keyword list: GoEmotions dev, MELD dev, hand-labelled sets."""
     from ops.bench_mood import main as run
 
-    run(["--data", data] if data else [])
+    run((["--data", data] if data else []) + (["--meld", meld] if meld else []))
 
 
 @bench.command("redaction")

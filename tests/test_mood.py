@@ -50,9 +50,10 @@ def test_artifact_is_committed_small_and_inside_the_repo():
     assert path.exists()
     assert path.stat().st_size < 5_000_000
     assert "shared" not in path.resolve().parts
-    w, b, classes = M._load()
-    assert classes == M.MOODS
-    assert w.shape == (M.N_BUCKETS, len(M.MOODS)) and b.shape == (len(M.MOODS),)
+    m = M._load()
+    assert m.classes == M.MOODS
+    assert m.w.shape == (M.N_BUCKETS, len(M.MOODS)) and m.b.shape == (len(M.MOODS),)
+    assert m.e.shape == (M.VECTOR_DIM, len(M.MOODS)) and m.eb.shape == (len(M.MOODS),)
 
 
 def test_determinism_including_a_fresh_load():

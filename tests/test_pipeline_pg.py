@@ -122,8 +122,11 @@ async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedde
             interaction("d3", "Bruno ate my shoes again!", minutes=2),            # a paraphrase (cosine 0.84)
             interaction("d4", "My cat Miso knocked over a plant", minutes=3)]     # something else
     await p.process(records(envs))
+    # three unhappy messages in a row (the mood reads sad, sad, angry) also make the sustained-mood episode
+    difficult = "content LIKE 'Went through a difficult period%%'"
+    assert rows(pg_url, version, f"SELECT source_event_ids FROM memories WHERE {difficult}") == [(["d3"],)]
     mems = rows(pg_url, version, "SELECT content, importance, access_count, source_event_ids FROM memories "
-                                 "WHERE memory_type='episode' ORDER BY created_at")
+                                 f"WHERE memory_type='episode' AND NOT {difficult} ORDER BY created_at")
     assert [(m[0], m[2], m[3]) for m in mems] == [
         ("My dog Bruno ate my shoes again", 2, ["d1", "d2", "d3"]),
         ("My cat Miso knocked over a plant", 0, ["d4"])]
@@ -134,7 +137,8 @@ async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedde
     # a new worker (cold caches) still finds the hot set through PostgreSQL
     p2 = await pipeline_for(pg_url, version, embedder=embedder)
     await p2.process(records([interaction("d5", "Bruno ate my shoes again!!", minutes=50)], start_offset=10))
-    assert rows(pg_url, version, "SELECT count(*) FROM memories WHERE memory_type='episode'")[0][0] == 2
+    assert rows(pg_url, version, "SELECT count(*) FROM memories WHERE memory_type='episode' AND NOT "
+                                 f"{difficult}")[0][0] == 2
 
 
 async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url, version):

@@ -47,7 +47,9 @@ def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | st
     elif llm_mood == "timeout" and previous:  # the model was too slow: keep the mood we had
         m = {k: previous[k] for k in ("mood", "energy", "style", "confidence")} | {"source": "previous"}
     else:  # no model, the model down, or no previous mood: the offline classifier
-        m = {**mood_model.classify(text, vector=message_vector), "source": "offline"}
+        said = (s.get("session") or {}).get("moods") or []  # this session's moods so far (context)
+        m = {**mood_model.classify(text, vector=message_vector, previous=said[-1] if said else None),
+             "source": "offline"}
     history = s.get("moodHistory")
     base = patterns.baseline(history)
     unusual = bool(base) and patterns.is_unusual(m, base)

@@ -1,15 +1,23 @@
 """Offline mood classifier: the default of the mood chain (seed 000 §4.1), numpy + stdlib only.
 
-`classify(text)` -> {"mood", "energy", "style", "confidence"}, deterministic, ~0.5 ms a message;
+`classify(text, vector=None, previous=None)` -> {"mood", "energy", "style", "confidence"}, deterministic,
+~0.5 ms a message;
 `keyword_baseline(text)` is the seed's keyword fallback, kept verbatim for comparison
 (ops/bench_mood.py runs both on the same data).
 
 Mood
-    A multinomial logistic regression over hashed sparse features, trained by ops/train_mood.py on the
-    GoEmotions train split mapped onto our moods (data/README.md) plus the `train` part of
-    data/mood_labelled.jsonl, hand-written chat messages, the only source of `flirty` and `bored`.
-    The weights are the committed artifact data/mood_model.npz (int8, one scale per mood, ~0.5 MB),
-    read once, lazily, on the first call. Features (crc32-hashed into N_BUCKETS, L2-normalised per group):
+    Two multinomial logistic regressions, trained by ops/train_mood.py on the GoEmotions train split
+    mapped onto our moods (data/README.md), the `train` part of data/mood_labelled.jsonl (hand-written
+    chat messages, the only source of `flirty` and `bored`) and of data/mood_dialogue.jsonl (everyday
+    dialogue lines, five moods), pooled as log-odds (`pooled_logits`):
+      z = mix[0] * words(text) + mix[1] * embedding(vector) + offsets  [+ context for the previous mood]
+    The embedding's model reads the message's sentence embedding (VECTOR_MODEL, the worker's batch
+    computes it: `message_vector` of the fold); without one the words' model decides alone, with its own
+    offsets. The offsets are calibrated thresholds (the neutral one: how sure an emotion must be to win
+    over `neutral`); the previous message's mood in the session (not `neutral`) gets `context` added.
+    The weights are the committed artifact data/mood_model.npz (the words' weights int8 with one scale
+    per mood, the embedding's float32; ~0.56 MB), read once, lazily, on the first call. The words'
+    features (crc32-hashed into N_BUCKETS, L2-normalised per group):
       - words: folded tokens (lower case, "sooo" -> "soo", "hahaha" -> "haha", digits -> 0, emoji and
         emoticons as tokens) with the up-to-3 words after a negator ("not", "never", "don't", "no", ...;
         the scope ends at punctuation or "but") marked "NOT_"; word bigrams;
@@ -56,7 +64,7 @@ import zlib
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,6 +73,7 @@ ENERGIES = ("high", "medium", "low")
 STYLES = ("playful", "deep", "casual", "supportive", "romantic", "venting")
 MODEL_PATH = Path(__file__).with_name("data") / "mood_model.npz"
 VECTOR_MODEL = "all-MiniLM-L6-v2"  # the sentence embedding `classify(vector=...)` expects (agents/embedder.py)
+VECTOR_DIM = 384
 N_BUCKETS = 1 << 18
 FEATURE_VERSION = 1  # bump when the features change; the artifact records the version it was trained on
 
@@ -396,9 +405,22 @@ def featurize(text: str, cues: Cues | None = None) -> tuple[np.ndarray, np.ndarr
 # ---------------------------------------------------------------------------------------------------
 # model
 
+class Weights(NamedTuple):
+    """The committed artifact, read once: the words' model, the embedding's model and how they mix."""
+    w: np.ndarray            # (N_BUCKETS, n_moods) float32: the hashed features' weights
+    b: np.ndarray            # (n_moods,) their bias
+    classes: tuple[str, ...]
+    e: np.ndarray | None     # (VECTOR_DIM, n_moods) float32: the sentence embedding's weights
+    eb: np.ndarray | None    # (n_moods,) their bias
+    mix: np.ndarray          # (lexical weight, embedding weight) of the pooled log-odds
+    offset: np.ndarray       # (n_moods,) calibrated log-odds offsets with a vector (the neutral threshold)
+    offset_lex: np.ndarray   # (n_moods,) the same without a vector
+    context: float           # log-odds added to the previous message's mood in the session
+
+
 @lru_cache(maxsize=1)
-def _load(path: str = str(MODEL_PATH)) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """(weights (N_BUCKETS, n_moods) float32, bias, mood order) from the committed artifact, once."""
+def _load(path: str = str(MODEL_PATH)) -> Weights:
+    """The weights from the committed artifact, once."""
     with np.load(path, allow_pickle=False) as z:
         scale = z["scale"].astype(np.float32)
         w = z["W"].astype(np.float32) * scale  # (N_BUCKETS, n_classes), stored int8 per-class scaled
@@ -406,18 +428,56 @@ def _load(path: str = str(MODEL_PATH)) -> tuple[np.ndarray, np.ndarray, tuple[st
         classes = tuple(str(x) for x in z["classes"])
         version = int(z["feature_version"])
         buckets = int(z["n_buckets"])
+        k = len(classes)
+        has_e = "E" in z.files
+        e = np.ascontiguousarray(z["E"].astype(np.float32)) if has_e else None
+        eb = z["Eb"].astype(np.float32) if has_e else None
+        mix = z["mix"].astype(np.float32) if "mix" in z.files else np.array([1.0, 0.0], np.float32)
+        offset = z["offset"].astype(np.float32) if "offset" in z.files else np.zeros(k, np.float32)
+        offset_lex = z["offset_lex"].astype(np.float32) if "offset_lex" in z.files else np.zeros(k, np.float32)
+        context = float(z["context"]) if "context" in z.files else 0.0
     if version != FEATURE_VERSION or buckets != N_BUCKETS:
         raise RuntimeError(f"{path}: trained for features v{version}/{buckets} buckets, code has "
                            f"v{FEATURE_VERSION}/{N_BUCKETS}; rerun ops/train_mood.py")
-    return np.ascontiguousarray(w), b, classes
+    return Weights(np.ascontiguousarray(w), b, classes, e, eb, mix, offset, offset_lex, context)
+
+
+def usable_vector(vector: Any) -> np.ndarray | None:
+    """The vector as the embedding model's weights read it, or None (absent, another model's shape,
+    not finite): the words alone decide then."""
+    if vector is None:
+        return None
+    v = np.asarray(vector, dtype=np.float32)
+    if v.shape != (VECTOR_DIM,) or not np.isfinite(v).all():
+        return None
+    return v
 
 
 def model_logits(text: str, cues: Cues | None = None) -> dict[str, float]:
-    """The linear model's score per mood (no rules)."""
-    w, b, classes = _load()
+    """The words' model's score per mood (no embedding, no calibration, no rules)."""
+    m = _load()
     idx, val = featurize(text, cues)
-    z = val @ w[idx] + b
-    return {m: float(v) for m, v in zip(classes, z)}
+    z = val @ m.w[idx] + m.b
+    return {c: float(v) for c, v in zip(m.classes, z)}
+
+
+def pooled_logits(text: str, vector: Any = None, previous: str | None = None,
+                  cues: Cues | None = None) -> dict[str, float]:
+    """The calibrated score per mood before the rules: the words' model, pooled with the sentence
+    embedding's model when there is a vector (log-odds weighted by `mix`), the calibrated offsets
+    (they set how sure an emotion must be to beat `neutral`), and the previous message's mood."""
+    m = _load()
+    idx, val = featurize(text, cues)
+    z = val @ m.w[idx] + m.b
+    v = usable_vector(vector) if m.e is not None else None
+    if v is not None:
+        z = m.mix[0] * z + m.mix[1] * (v @ m.e + m.eb) + m.offset
+    else:
+        z = z + m.offset_lex
+    out = {c: float(x) for c, x in zip(m.classes, z)}
+    if previous in out and previous != "neutral":
+        out[previous] += m.context
+    return out
 
 
 def _softmax(z: dict[str, float]) -> dict[str, float]:
@@ -427,9 +487,9 @@ def _softmax(z: dict[str, float]) -> dict[str, float]:
     return {m: v / s for m, v in e.items()}
 
 
-def model_probs(text: str, cues: Cues | None = None) -> dict[str, float]:
-    """The linear model's probability per mood (no rules)."""
-    return _softmax(model_logits(text, cues))
+def model_probs(text: str, cues: Cues | None = None, vector: Any = None) -> dict[str, float]:
+    """The calibrated models' probability per mood (no rules, no context)."""
+    return _softmax(pooled_logits(text, vector, None, cues))
 
 
 EMOJI_BONUS = 1.5   # log-odds added to a mood hinted by an emoji/emoticon (x sqrt(count), at most 2 counted)
@@ -503,14 +563,15 @@ def style_of(mood: str, energy: str, c: Cues) -> str:
     return "casual"
 
 
-def classify(text: str, vector: Any = None) -> dict[str, Any]:
+def classify(text: str, vector: Any = None, previous: str | None = None) -> dict[str, Any]:
     """{"mood", "energy", "style", "confidence"} for one message; deterministic, offline. `vector`: the
-    message's sentence embedding when the shell has one (not used by this model yet)."""
+    message's sentence embedding (VECTOR_MODEL) when the shell has one; `previous`: the mood of the
+    contact's previous message in this session, if any."""
     c = Cues(text)
     if not c.words and not c.emoji and not any(t in EMOTICONS for t in c.tokens):
         return {"mood": "neutral", "energy": "high" if c.excl >= 3 or c.excl_run else "medium",
                 "style": "casual", "confidence": 0.5}
-    mood, conf = choose(_softmax(rule_logits(model_logits(text, c), c)), c)
+    mood, conf = choose(_softmax(rule_logits(pooled_logits(text, vector, previous, c), c)), c)
     energy = energy_of(mood, c)
     return {"mood": mood, "energy": energy, "style": style_of(mood, energy, c),
             "confidence": round(min(1.0, max(0.0, conf)), 4)}
