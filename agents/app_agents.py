@@ -51,7 +51,7 @@ async def pipeline() -> InteractionPipeline:
                                         redis=aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                                                 socket_connect_timeout=REDIS_TIMEOUT_S),
                                         version=version, follow_active=s.projection_version is None, moods=llm.from_settings(),
-                                        signing_key=s.record_key)
+                                        signing_key=s.record_key, ledger_order=True)
     return _pipeline
 
 

@@ -47,7 +47,7 @@ from projections.projector import Applied, Batch, project_segments
 from schemas import events as ev
 from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key
-from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
+from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, parse_time, partition_key
 from streams import shredding, tracing, tracking_key
 from streams.config import settings
 
@@ -144,7 +144,7 @@ class InteractionPipeline:
                  redis: Any = None, config: core.CoreConfig | None = None, window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
                  switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True,
-                 signing_key: bytes | None = None):
+                 signing_key: bytes | None = None, ledger_order: bool = False):
         self.conn = conn  # search_path = the projection version's schema
         self.version = version
         self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
@@ -170,6 +170,9 @@ class InteractionPipeline:
         # (records read from the ledger, tests feeding the pipeline directly)
         self.signing_key = signing_key
         self.tombstoned: list[tuple[str, str]] = []  # erased events the last batch read again
+        # a live worker over the ledger's projection version: a contact's events recorded but never
+        # delivered fold before its next one (`_ledger_gaps`); not in tests whose versions share a ledger
+        self.ledger_order = ledger_order and records
 
     def unsigned(self, r: Record) -> str | None:
         """Why `r` is not a record rapport signed (a dead letter's reason), or None."""
@@ -348,6 +351,8 @@ class InteractionPipeline:
         done = await self._already_applied([e for e, _ in envs])
         fresh = [(e, r) for e, r in envs if (e.tenant_id, e.event_id) not in done]
         out.skipped += len(envs) - len(fresh)
+        if self.ledger_order:  # a contact's events fold in ledger order, also when a publish was lost
+            fresh = in_ledger_order(fresh, await self._ledger_gaps([e for e, _ in fresh]))
 
         states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
         # each message is redacted knowing what the contact's previous one left open ("my card is 4242
@@ -506,6 +511,30 @@ class InteractionPipeline:
         self.tombstoned = sorted({(t, e) for t, e, erased in rows if erased})
         return {(t, e) for t, e, _ in rows}
 
+    async def _ledger_gaps(self, envs: list[Envelope]) -> dict[tuple[str, str], list[Envelope]]:
+        """Per contact of the batch, the ledger's events recorded before the batch's first one of that
+        contact and not applied yet: an API that recorded an event (its 202 given) and then failed to
+        publish it (PostgreSQL or the broker down between the two) leaves it to the relay, minutes later,
+        while the contact's next events arrive now. Folding those first would apply them out of order and
+        answer `after=` for the last one while earlier ones are missing. The look-back starts at the
+        ledger position of the contact's last applied event (an index range, not its whole history);
+        rows followed by an erasure of the contact are left to it, as the relay leaves them."""
+        if not envs:
+            return {}
+        cur = await self.conn.execute(LEDGER_GAPS, ([e.tenant_id for e in envs], [e.event_id for e in envs]))
+        gaps: dict[tuple[str, str], list[Envelope]] = {}
+        for envelope in (row[0] for row in await cur.fetchall()):
+            try:
+                e = decode(envelope)
+            except InvalidEvent as err:  # not expected of a row the API validated: the relay sends it round
+                log.error("ledger row %s cannot be decoded: %s", envelope.get("event_id"), err.reason)
+                continue
+            gaps.setdefault((e.tenant_id, e.contact_id), []).append(e)
+        if gaps:
+            log.warning("%d events recorded but never delivered folded first from the ledger",
+                        sum(map(len, gaps.values())))
+        return gaps
+
     async def _lock_contacts(self, keys: set[tuple[str, str]]) -> None:
         """Lock the batch's existing contact rows (in key order: two workers never deadlock) until the
         commit, and drop each cached state whose seq is not the committed one. With more than one
@@ -648,6 +677,37 @@ class InteractionPipeline:
                 await pipe.execute()
         except Exception:  # Redis is a cache: /context falls back to PostgreSQL
             log.warning("redis refresh failed", exc_info=True)
+
+
+# The ledger rows of a batch's contacts between the contact's last applied event and the batch's first
+# (by ledger seq) that no tracking record names, in ledger order; not those an erasure of the contact
+# recorded after them will delete (projector.erase_contact: every row up to the erasure's). Two parameters: the batch's (tenant, event id)s.
+LEDGER_GAPS = (
+    "WITH firsts AS (SELECT l.tenant_id AS t, l.contact_id AS c, min(l.seq) AS s FROM rapport.ledger l "
+    "JOIN unnest(%s::text[], %s::text[]) AS b(t, e) ON l.tenant_id = b.t AND l.event_id = b.e GROUP BY 1, 2), "
+    "bounds AS (SELECT f.t, f.c, f.s, coalesce((SELECT l.seq FROM processed_events p JOIN rapport.ledger l "
+    "ON l.tenant_id = p.tenant_id AND l.event_id = p.event_id WHERE p.tenant_id = f.t AND p.contact_id = f.c "
+    "ORDER BY p.contact_seq DESC, l.seq DESC LIMIT 1), 0) AS lo FROM firsts f) "
+    "SELECT l.envelope FROM bounds b JOIN rapport.ledger l ON l.tenant_id = b.t AND l.contact_id = b.c "
+    "AND l.seq > b.lo AND l.seq < b.s "
+    "WHERE NOT EXISTS (SELECT 1 FROM processed_events p WHERE p.tenant_id = l.tenant_id AND p.event_id = l.event_id) "
+    "AND NOT EXISTS (SELECT 1 FROM rapport.ledger x WHERE x.tenant_id = l.tenant_id AND x.contact_id = l.contact_id "
+    f"AND x.seq > l.seq AND x.event_type = '{ev.CONTACT_ERASED}') "
+    "ORDER BY l.seq")
+
+
+def in_ledger_order(fresh: list[tuple[Envelope, Record]], gaps: dict[tuple[str, str], list[Envelope]]
+                    ) -> list[tuple[Envelope, Record]]:
+    """The batch with each contact's missing earlier events (`gaps`, from the ledger) before its first
+    one; a ledger event carries no topic position (Record with none: nothing to track but its id)."""
+    if not gaps:
+        return fresh
+    out: list[tuple[Envelope, Record]] = []
+    for e, r in fresh:
+        for g in gaps.pop((e.tenant_id, e.contact_id), ()):
+            out.append((g, Record(encode(g), topic=r.topic)))
+        out.append((e, r))
+    return out
 
 
 def derived_record(e: Envelope) -> tuple[bytes, bytes]:

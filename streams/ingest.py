@@ -242,9 +242,34 @@ async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope],
     if fresh and publisher is not None:
         try:
             await publisher.publish(await seal(pool, fresh))
-        except Exception:
-            log.exception("publish failed for %d events; the relay will re-publish them from the ledger", len(fresh))
+        except Exception as err:
+            # durable already (the 202 stands): sent again in the background within seconds, else by the
+            # relay; a worker that meets the contact's next event first folds these from the ledger
+            log.warning("publish failed for %d events (%s); retrying in the background", len(fresh), type(err).__name__)
+            task = asyncio.get_running_loop().create_task(publish_later(pool, publisher, fresh))
+            _retrying.add(task)
+            task.add_done_callback(_retrying.discard)
     return fresh, len(envs) - len(fresh)
+
+
+_retrying: set[asyncio.Task] = set()  # the background re-publishes in flight (kept from the collector)
+REPUBLISH_FOR_S = 30.0
+
+
+async def publish_later(pool: Any, publisher: Publisher, envs: list[Envelope]) -> None:
+    """Seal and publish recorded events whose publish failed (PostgreSQL restarting under the seal, the
+    broker away), with backoff for REPUBLISH_FOR_S; then the relay's pass over stuck rows takes over. A
+    copy the worker already has from elsewhere is a duplicate it drops."""
+    from tenacity import AsyncRetrying, RetryError, stop_after_delay, wait_exponential
+
+    try:
+        async for attempt in AsyncRetrying(stop=stop_after_delay(REPUBLISH_FOR_S),
+                                           wait=wait_exponential(multiplier=0.25, max=4.0)):
+            with attempt:
+                await publisher.publish(await seal(pool, envs))
+        log.info("published %d events after a failed first attempt", len(envs))
+    except RetryError:
+        log.warning("%d recorded events still unpublished after %.0f s; left to the relay", len(envs), REPUBLISH_FOR_S)
 
 
 async def seal(pool: Any, envs: list[Envelope]) -> list[Envelope]:

@@ -103,10 +103,6 @@ def _wait_restarted(stack, name: str, old_pid: int, limit_s: float = 90) -> int:
 
 @fault[0]
 @fault[1]
-@pytest.mark.xfail(strict=False, reason="intermittent since the issue-20/22 merge (1 of 2 fresh-clone CI runs): "
-                   "every accepted event is in the ledger and each contact's last one is applied, but earlier ones "
-                   "of the same contact are not yet (39 of 70): a batch cut by the SIGKILL is skipped until the relay "
-                   "re-publishes it, so the fold sees events out of order. Open bug, see the closing note of session 7")
 def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path):
     """A 202 means the ledger row is committed synchronously. Four producers stream single events (the
     database busy, as under load: asynchronous commits then wait in shared memory for the WAL writer);

@@ -98,3 +98,43 @@ async def test_the_cursor_advances_without_publishing_when_nothing_is_old_enough
         assert cursor > 0 and n == 2  # p2 and p3 stay counted; the cursor stopped before them
     finally:
         await pool.close()
+
+
+class FlakyPublisher(Publisher):
+    """Refuses its first `failures` publishes, as a broker away (or a seal on a restarting database) does."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def publish(self, envs) -> None:  # noqa: ANN001
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("broker away")
+        self.sent += [e.event_id for e in envs]
+
+
+async def test_a_failed_publish_is_retried_in_the_background_not_left_for_minutes(fresh_db, monkeypatch):  # noqa: F811
+    """The 202 stands on the ledger row; the publish that failed after it is tried again with backoff
+    within seconds (the relay's pass over stuck rows only comes minutes later), each event once."""
+    import asyncio
+
+    pool = await open_pool(fresh_db)
+    try:
+        envs = [interaction(f"pl-{i}", f"note {i} about my garden", contact="pl") for i in range(3)]
+        pub = FlakyPublisher(failures=2)
+        fresh, dups = await ingest.ingest(pool, pub, envs)
+        assert ([e.event_id for e in fresh], dups, pub.sent) == (["pl-0", "pl-1", "pl-2"], 0, [])
+        for _ in range(100):
+            if pub.sent:
+                break
+            await asyncio.sleep(0.05)
+        assert pub.sent == ["pl-0", "pl-1", "pl-2"]  # the first retry failed too; the second went out
+
+        monkeypatch.setattr(ingest, "REPUBLISH_FOR_S", 0.3)
+        never = FlakyPublisher(failures=10**6)  # the broker stays away: given up, left to the relay
+        await ingest.ingest(pool, never, [interaction("pl-9", "still away", contact="pl")])
+        await asyncio.sleep(1.0)
+        assert never.sent == [] and not ingest._retrying
+    finally:
+        await pool.close()

@@ -5,15 +5,16 @@ import pytest
 
 from agents.pipeline import InteractionPipeline, Record
 from projections import db
+from schemas import events as ev
 from schemas.envelope import encode
 from tests.helpers import FakeEmbedder, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
 
-async def pipeline_for(pg_url: str, version: str, epoch: str = "epoch-a", embedder=None) -> InteractionPipeline:
+async def pipeline_for(pg_url: str, version: str, epoch: str = "epoch-a", embedder=None, **kw) -> InteractionPipeline:
     conn = await db.connect_async(pg_url, schema=db.schema_of(version))
-    return InteractionPipeline(conn, embedder or FakeEmbedder(), broker_epoch=epoch)
+    return InteractionPipeline(conn, embedder or FakeEmbedder(), broker_epoch=epoch, **kw)
 
 
 def rows(pg_url: str, version: str, sql: str, *args):
@@ -278,3 +279,49 @@ async def test_overlapping_batches_of_two_workers_apply_each_event_once(pg_url, 
     assert sorted(o.applied for o in outs) == [0, 4]
     (count, seq), = rows(pg_url, version, "SELECT message_count, seq FROM contacts")
     assert (count, seq) == (5, 5)
+
+
+async def test_events_recorded_but_never_published_fold_first_in_ledger_order(pg_url, version):
+    """The API recorded four events of a contact (each answered 202) but published only the last (the
+    database or the broker went down between recording and publishing the others, as in a PostgreSQL
+    SIGKILL): the worker folds the three missing ones from the ledger before it, in ledger order, so
+    `after=` for the last never answers while earlier ones are missing. Their late copies from the relay
+    are duplicates. An event recorded before an erasure of its contact is left to the erasure."""
+    from psycopg_pool import AsyncConnectionPool
+
+    from streams import ingest
+
+    pool = AsyncConnectionPool(pg_url, min_size=1, max_size=2, open=False, configure=db.configure_pool_conn)
+    await pool.open(wait=True)
+    try:
+        with db.connect(pg_url) as conn:  # the ledger as this version knows it: other tests' versions share it
+            conn.execute("DELETE FROM rapport.ledger")
+        envs = [interaction(f"gap-{i}", m, minutes=i) for i, m in enumerate(
+            ["I moved to Berlin last month", "My sister Priya lives in Pune", "lol", "I started learning the cello"])]
+        other = interaction("gap-x", "I love hiking in the Alps", contact="meera")
+        await ingest.record(pool, envs + [other])
+        p = await pipeline_for(pg_url, version, ledger_order=True)
+        out = await p.process(records([envs[3]], start_offset=40))
+        assert out.applied == 4 and out.skipped == 0
+        assert [e.event_id for e in out.sources] == ["gap-0", "gap-1", "gap-2", "gap-3"]
+        assert rows(pg_url, version, "SELECT event_id, contact_seq FROM processed_events ORDER BY contact_seq") == [
+            ("gap-0", 1), ("gap-1", 2), ("gap-2", 3), ("gap-3", 4)]  # not meera's: another contact
+        (state,) = rows(pg_url, version, "SELECT state, message_count FROM contacts WHERE contact_id='arjun'")
+        assert state[1] == 4 and [t["content"] for t in state[0]["window"]] == [e.payload["message"] for e in envs]
+        # the relay's re-publish of the three, later: nothing applied twice
+        again = await p.process(records(envs[:3], start_offset=90))
+        assert (again.applied, again.skipped) == (0, 3)
+        assert rows(pg_url, version, "SELECT message_count FROM contacts WHERE contact_id='arjun'")[0][0] == 4
+
+        # recorded, then the contact's erasure, neither published: the erasure folds first and takes the
+        # event with it (never folded); the contact starts again from the next one
+        lost = interaction("gap-5", "My new number is in my notes", contact="lena")
+        erasure = ev.contact_erased(event_id="gap-6", tenant_id="default", contact_id="lena", at=lost.occurred_at)
+        later = interaction("gap-7", "Hello again, I am back", contact="lena", minutes=5)
+        await ingest.record(pool, [lost, erasure, later])
+        out = await p.process(records([later], start_offset=120))
+        assert [e.event_id for e in out.sources] == ["gap-7"]
+        assert rows(pg_url, version, "SELECT message_count FROM contacts WHERE contact_id='lena'")[0][0] == 1
+        assert rows(pg_url, version, "SELECT event_id FROM rapport.ledger WHERE contact_id='lena'") == [("gap-7",)]
+    finally:
+        await pool.close()
