@@ -240,19 +240,29 @@ async def ingest(pool: Any, publisher: Publisher | None, envs: list[Envelope],
         metrics.INGESTED.labels("new", event_type).inc(new[event_type])
         metrics.INGESTED.labels("duplicate", event_type).inc(n - new[event_type])
     if fresh and publisher is not None:
-        try:
-            await publisher.publish(await seal(pool, fresh))
-        except Exception as err:
-            # durable already (the 202 stands): sent again in the background within seconds, else by the
-            # relay; a worker that meets the contact's next event first folds these from the ledger
-            log.warning("publish failed for %d events (%s); retrying in the background", len(fresh), type(err).__name__)
-            task = asyncio.get_running_loop().create_task(publish_later(pool, publisher, fresh))
-            _retrying.add(task)
-            task.add_done_callback(_retrying.discard)
+        # recorded: the publish goes on even if the request is cancelled now (a client that gave up)
+        await asyncio.shield(_keep(publish_now(pool, publisher, fresh)))
     return fresh, len(envs) - len(fresh)
 
 
-_retrying: set[asyncio.Task] = set()  # the background re-publishes in flight (kept from the collector)
+_retrying: set[asyncio.Task] = set()  # publishes in flight (kept from the garbage collector)
+
+
+def _keep(coro) -> asyncio.Task:  # noqa: ANN001
+    task = asyncio.get_running_loop().create_task(coro)
+    _retrying.add(task)
+    task.add_done_callback(_retrying.discard)
+    return task
+
+
+async def publish_now(pool: Any, publisher: Publisher, envs: list[Envelope]) -> None:
+    try:
+        await publisher.publish(await seal(pool, envs))
+    except Exception as err:
+        # durable already (the 202 stands): sent again in the background within seconds, else by the
+        # relay; a worker that meets the contact's next event first folds these from the ledger
+        log.warning("publish failed for %d events (%s); retrying in the background", len(envs), type(err).__name__)
+        _keep(publish_later(pool, publisher, envs))
 REPUBLISH_FOR_S = 30.0
 
 
