@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import time
@@ -31,14 +32,16 @@ class ReplayError(RuntimeError):
 
 def resolve_env(data_dir: str | None) -> dict[str, str]:
     """URLs from the environment, else from a running `rapport up --data-dir DIR` (DIR/run.json)."""
-    env = {k: os.environ[k] for k in ("RAPPORT_DATABASE_URL", "RAPPORT_KAFKA_URL", "RAPPORT_INTERACTIONS_TOPIC")
-           if os.environ.get(k)}
+    env = {k: os.environ[k] for k in ("RAPPORT_DATABASE_URL", "RAPPORT_KAFKA_URL", "RAPPORT_INTERACTIONS_TOPIC",
+                                      "RAPPORT_BROKER_EPOCH") if os.environ.get(k)}
     run = Path(data_dir or "./.rapport") / "run.json"
     if "RAPPORT_DATABASE_URL" not in env and run.exists():
         info = json.loads(run.read_text())
         env.setdefault("RAPPORT_DATABASE_URL", info["database_url"])
         if info.get("kafka_url"):
             env.setdefault("RAPPORT_KAFKA_URL", info["kafka_url"])
+        if info.get("broker_epoch") and info.get("kafka_url") == env.get("RAPPORT_KAFKA_URL"):
+            env.setdefault("RAPPORT_BROKER_EPOCH", info["broker_epoch"])  # the embedded broker's, this start
         if info.get("interactions_topic"):  # the running stack's topic (an external broker may hold several)
             env.setdefault("RAPPORT_INTERACTIONS_TOPIC", info["interactions_topic"])
     if "RAPPORT_DATABASE_URL" not in env:
@@ -114,8 +117,12 @@ async def ledger_batches(url: str, live: str, new: str, size: int,
                 yield batch
 
 
-async def log_batches(kafka_url: str, topic: str, group: str, size: int) -> AsyncIterator[list[tuple]]:
-    """The topic from its earliest offset up to the end offsets seen at the start."""
+async def log_batches(kafka_url: str, topic: str, group: str, size: int,
+                      until: dict[int, int] | None = None, whole: frozenset[int] = frozenset()
+                      ) -> AsyncIterator[list[tuple]]:
+    """The topic from its earliest offset up to the end offsets seen at the start; with `until` (what
+    the live version has consumed), no further than its offset for each partition (0 for one it lacks)
+    but those in `whole`."""
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
     from streams.config import bootstrap_servers
@@ -129,6 +136,9 @@ async def log_batches(kafka_url: str, topic: str, group: str, size: int) -> Asyn
         consumer.assign(parts)
         await consumer.seek_to_beginning(*parts)
         end = await consumer.end_offsets(parts)
+        for tp in parts:
+            if until is not None and tp.partition not in whole:
+                end[tp] = min(end[tp], until.get(tp.partition, 0))
         remaining = {tp for tp in parts if end[tp] > 0}
         while remaining:
             got = await consumer.getmany(*remaining, timeout_ms=1000, max_records=size)
@@ -143,6 +153,27 @@ async def log_batches(kafka_url: str, topic: str, group: str, size: int) -> Asyn
                 yield batch
     finally:
         await consumer.stop()
+
+
+async def live_positions(url: str, live: str, topic: str, kafka_url: str, run_epoch: str | None
+                         ) -> tuple[dict[int, int], frozenset[int]]:
+    """Where the live version stands in the topic: per partition, the offset below which its workers
+    have consumed every record (its watermark), when that watermark is of the broker the log is read
+    from now (`run_epoch`: a running embedded stack's, else the cluster id). A log read past it would
+    apply records the live version has not yet (an access a /context just published, a tick) and the
+    digests could not match; what live applies meanwhile comes from the ledger under the switch lock.
+    Also the partitions whose watermark is of an earlier broker (read whole: offsets not comparable)."""
+    epoch = run_epoch
+    if epoch is None:
+        from streams.config import settings
+        from streams.topics import describe
+
+        epoch = (await describe(dataclasses.replace(settings(), kafka_url=kafka_url)))[0]
+    with psycopg.connect(url, autocommit=True) as c:
+        rows = c.execute(f"SELECT partition, broker_epoch, next_offset FROM {live}.watermarks WHERE topic=%s",
+                         (topic,)).fetchall()
+    until = {p: o for p, e, o in rows if e == epoch}
+    return until, frozenset(p for p, e, _ in rows if e != epoch)
 
 
 async def _partitions(consumer: Any, topic: str) -> set[int]:
@@ -286,8 +317,13 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         topic = env.get("RAPPORT_INTERACTIONS_TOPIC") or settings().interactions_topic
         # what a worker would not apply (unsigned or badly signed records) the replay does not either
         pipe.signing_key = log_record_key(data_dir)
-        async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size):
+        until, older = await live_positions(url, live, topic, env["RAPPORT_KAFKA_URL"], env.get("RAPPORT_BROKER_EPOCH"))
+        if older:
+            print(f"partitions {sorted(older)}: the live version's position is of an earlier broker; read whole")
+        async for batch in log_batches(env["RAPPORT_KAFKA_URL"], topic, f"rapport-replay-{into}", batch_size,
+                                       until, older):
             await feed([Record(v, topic, p, o, k, h) for v, p, o, k, h in batch])
+        pipe.signing_key = None  # the catch-up below reads the ledger: rows rapport wrote, never signed
     elif not parallel:
         async for batch in ledger_batches(url, live, new, batch_size):
             await feed([Record(v) for v in batch])

@@ -78,9 +78,6 @@ async def read_topic(kafka_url: str, topic: str, timeout: float = 20) -> list[by
 
 
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
-@pytest.mark.xfail(strict=False, reason="intermittent since the issue-20/22 merge (1 of 2 fresh-clone CI runs, "
-                   "embedded broker): `rapport replay --from log --verify` exited 1 after replaying the log's 10 "
-                   "records. Open bug, see the closing note of session 7")
 def test_ingest_context_poison_restart_and_clean_stop(tmp_path, backend):
     stack = RunningStack(tmp_path / "data", env=backend)
     started_in = stack.start()

@@ -184,3 +184,46 @@ async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh
             assert c.execute("SELECT count(*) FROM rapport.ledger WHERE contact_id='olga'").fetchone()[0] == kept
             assert c.execute(f"SELECT count(*) FROM proj_{into}.processed_events WHERE contact_id='olga'"
                              ).fetchone()[0] == len(olga)
+
+
+async def test_a_log_replay_reads_no_further_than_the_live_version_has_consumed(pg_url, version):
+    """`replay --from log --verify` compares with the live version: a record live has not consumed yet
+    (an access a /context published a moment ago) must not be applied by the replay alone. Its reading
+    stops at live's watermark of the same broker; a watermark of an earlier broker is not comparable
+    (read whole); a partition live never consumed is not read (the ledger catch-up brings the rest)."""
+    from ops.replay import live_positions
+
+    with db.connect(pg_url) as conn:
+        conn.execute(f"INSERT INTO {db.schema_of(version)}.watermarks VALUES ('t.interactions', 0, 'b2', 17), "
+                     "('t.interactions', 1, 'b1', 40), ('t.interactions', 2, 'b2', 3), ('other', 3, 'b2', 9)")
+        conn.commit()
+    until, whole = await live_positions(pg_url, db.schema_of(version), "t.interactions", "unused:9092", "b2")
+    assert (until, whole) == ({0: 17, 2: 3}, frozenset({1}))
+
+
+async def test_a_log_replay_takes_what_live_applied_after_its_log_pass_from_the_ledger(fresh_db, monkeypatch):
+    """Live applies events while a `--from log` replay reads the log (an access a /context just
+    published, a tick): the replay's log pass ends where live stood, and under the switch lock the rest
+    comes from the ledger, whose rows carry no record signature (rapport wrote them): the digests match."""
+    from schemas.recordsig import signed_headers
+
+    key = b"k" * 32
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    monkeypatch.setenv("RAPPORT_KAFKA_URL", "unused:9092")
+    monkeypatch.setenv("RAPPORT_BROKER_EPOCH", "live")  # live's watermarks are of this broker
+    monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
+    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    recs = [Record(r.value, "rapport.interactions", 0, r.offset, b"default/arjun") for r in conversation()[:6]]
+    await live_run(fresh_db, recs[:4])
+    seen: dict = {}
+
+    async def log_so_far(url, topic, group, size, until=None, whole=frozenset()):  # noqa: ANN001, ANN202
+        seen["until"] = until  # the log as the broker holds it, up to where live stood
+        yield [(r.value, 0, r.offset, r.key, signed_headers(key, r.key, r.value)) for r in recs[:until[0]]]
+        await live_run(fresh_db, recs[4:])  # meanwhile live applies two more
+
+    monkeypatch.setattr(rp, "log_batches", log_so_far)
+    r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False)
+    assert seen["until"] == {0: 4}
+    assert r["verified"] and r["switched"] and r["events"] == 6
