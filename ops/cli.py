@@ -485,6 +485,20 @@ def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_rec
     sys.exit(0 if r.ok(max_recovery) else 1)
 
 
+@bench.command("soak")
+@click.option("--events", default=100_000, show_default=True)
+@click.option("--contacts", default=1_000, show_default=True)
+@click.option("--round", "round_size", default=10_000, show_default=True, help="events per round, drained before "
+              "the next; memory is read after each")
+@click.option("--workers", default=1, show_default=True)
+def bench_soak(events, contacts, round_size, workers) -> None:  # noqa: ANN001
+    """Resident memory of every part of `rapport up` over a long ingest, and its growth in the run's second
+    half (MiB per 10,000 events: a bound levels off, a leak does not)."""
+    from ops.soak import main
+
+    main(events, contacts, round_size, workers)
+
+
 @bench.command("extraction")
 def bench_extraction() -> None:
     """Precision/recall of the rules on the labelled set, and per-message latency."""

@@ -1,0 +1,30 @@
+"""ops/soak.py's verdict is pure: the slope of a part's memory over the run's second half."""
+from __future__ import annotations
+
+import pytest
+
+from ops.soak import Sample, SoakResult, growth_per_10k, table
+
+
+def samples(rss: list[float], part: str = "worker-0", step: int = 10_000) -> list[Sample]:
+    return [Sample(i * step, {part: v}) for i, v in enumerate(rss)]
+
+
+def test_a_cache_that_fills_then_levels_off_has_no_growth_in_the_second_half():
+    # +60 MiB per 10k until the cache is full at 20k events, then flat within a few MiB of noise
+    s = samples([300, 360, 420, 421, 419, 422, 420, 421, 420, 419, 421])
+    assert growth_per_10k(s, "worker-0") == pytest.approx(0.0, abs=0.5)
+
+
+def test_a_leak_keeps_its_slope():
+    s = samples([300 + 11 * i for i in range(11)])  # 11 MiB per 10k events, to the end
+    assert growth_per_10k(s, "worker-0") == pytest.approx(11.0)
+
+
+def test_too_few_samples_give_no_verdict_and_the_table_says_so():
+    s = samples([300, 310])
+    assert growth_per_10k(s, "worker-0") is None
+    t = table(SoakResult(s + [Sample(20_000, {"broker": 40.0})]))
+    assert t.splitlines()[0] == "| events | s | broker MiB | worker-0 MiB |"
+    assert t.splitlines()[-1] == "| growth, 2nd half | MiB/10k | — | — |"
+    assert "| 20000 | 0 | 40 | — |" in t
