@@ -418,8 +418,8 @@ def run_chaos(events: int = 3000, contacts: int = 60, worker_kills: int = 3, wor
         res.drain_s = time.monotonic() - t_drain
         if twin:
             differ = twin_differences(up, run)
-            own = per_contact[TENANT].get(pg_kill_contact(run), 0)  # the first tenant's own events
-            res.twins_equal = not differ and counts[0] == (counts[1][0] + own, *counts[1][1:])
+            alone = per_contact[TENANT].get(pg_kill_contact(run), 0)  # the first tenant's own events
+            res.twins_equal = not differ and counts[0] == (counts[1][0] + alone, *counts[1][1:])
             if not res.twins_equal:
                 res.notes.append(f"tenants {TENANT} and {TWIN} (equal event ids) differ: applied/lost/duplicated "
                                  f"{counts[0]} vs {counts[1]}; contacts: " + "; ".join(differ[:5]))
