@@ -1,6 +1,7 @@
-"""Two and more tenants through HTTP on each backend (the embedded broker, a 3-broker Kafka cluster): keys, tenant binding and 0 cross-tenant
-reads on every route, Redis keys included. Tenant and contact ids are chosen to collide under a naive
-`tenant:contact` join (issue 11: tenant `acme:x` / contact `y` read tenant `acme` / contact `x:y`)."""
+"""Two and more tenants through HTTP on each backend (the embedded broker, a 3-broker Kafka cluster): keys,
+tenant binding and 0 cross-tenant reads on every route, Redis keys included. Tenant and contact ids are
+chosen to collide under a naive `tenant:contact` join (issue 11: tenant `acme:x` / contact `y` read tenant
+`acme` / contact `x:y`)."""
 from __future__ import annotations
 
 import os
