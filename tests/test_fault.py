@@ -2,13 +2,14 @@
 
 Scaled down from `rapport bench chaos` (ops/chaos.py, which runs the full version and prints the
 table) to fit CI. On the embedded broker: 3 SIGKILLs of the worker, one of the API, a PostgreSQL
-restart and an 8 s Redis stall while 1,800 events stream in; then a PostgreSQL crash (SIGKILL of its
-process group) right after a 202; then a second tenant sending the same event ids as the first. On a
-3-broker Apache Kafka cluster (ops/chaos_kafka.py): the broker leading a partition SIGKILLed (and back
-10 s later), another partition's leader restarted, a worker SIGKILLed and one added (rebalances). Every
+restart and an 8 s Redis stall while 1,800 events stream in; on a 3-broker Apache Kafka cluster
+(ops/chaos_kafka.py) instead: the broker leading a partition SIGKILLed (and back 10 s later), another
+partition's leader restarted, a worker SIGKILLed and one added (rebalances). Then, on both backends, a
+PostgreSQL crash (SIGKILL of its process group) right after a 202, and a second tenant sending the same
+event ids as the first. Every
 event is applied exactly once, each fault recovers, and the live projection equals a clean rebuild from
-the ledger (`rapport replay --verify`). And PostgreSQL SIGKILLed (every process of it) while single
-events stream in from four producers, three times: no event answered 202 is lost."""
+the ledger (`rapport replay --verify`). And, on both backends, PostgreSQL SIGKILLed (every process of
+it) while single events stream in from four producers, three times: no event answered 202 is lost."""
 from __future__ import annotations
 
 import threading
