@@ -79,18 +79,24 @@ def kafka_cluster():
 BACKENDS = [pytest.param("embedded"), pytest.param("kafka", marks=pytest.mark.kafka)]
 
 
-@pytest.fixture
-def backend(request) -> dict[str, str]:
-    """The environment `rapport up` gets for a backend: {} for the embedded broker, or a 3-broker Apache
-    Kafka cluster with topics and consumer groups of this test's own. Parametrise with
-    `@pytest.mark.parametrize("backend", BACKENDS, indirect=True)`."""
-    if request.param == "embedded":
+def backend_env(request, name: str) -> dict[str, str]:
+    """The environment `rapport up` gets for backend `name`: {} for the embedded broker, or the 3-broker
+    Apache Kafka cluster with topics and consumer groups of this stack's own."""
+    if name == "embedded":
         return {}
     from ops.kafka_cluster import stack_env
 
     cluster = request.getfixturevalue("kafka_cluster")
     url = cluster if isinstance(cluster, str) else cluster.url
     return stack_env(url, uuid.uuid4().hex[:8])
+
+
+@pytest.fixture
+def backend(request) -> dict[str, str]:
+    """backend_env for one test. Parametrise with `@pytest.mark.parametrize("backend", BACKENDS,
+    indirect=True)`; a module-scoped stack fixture takes `params=BACKENDS` and calls backend_env itself,
+    so a module starts one stack per backend."""
+    return backend_env(request, request.param)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,4 +1,5 @@
-"""End to end through the HTTP API on the embedded stack: `rapport up` as a user runs it."""
+"""End to end through the HTTP API, `rapport up` as a user runs it: each test on the embedded broker and on a
+3-broker Apache Kafka cluster (tests/conftest.py BACKENDS)."""
 from __future__ import annotations
 
 import asyncio
@@ -250,8 +251,9 @@ SEED_000 = ["Hi, I'm Arjun! I work at Infosys as a software engineer.",
             "I like playful banter and humor"]
 
 
-def test_seed_conversation_and_emotional_layer_over_http(tmp_path):
-    stack = RunningStack(tmp_path / "data")
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_seed_conversation_and_emotional_layer_over_http(tmp_path, backend):
+    stack = RunningStack(tmp_path / "data", env=backend)
     stack.start()
     try:
         with stack.client() as c:

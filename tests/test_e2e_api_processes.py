@@ -9,6 +9,7 @@ import httpx
 import psutil
 import pytest
 
+from tests.conftest import BACKENDS
 from tests.stack import RunningStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -21,8 +22,9 @@ def api_requests(stack: RunningStack, name: str) -> float:
     return float(line[0].split()[-1]) if line else 0.0
 
 
-def test_both_api_processes_answer_and_when_one_dies_the_other_answers(tmp_path):
-    stack = RunningStack(tmp_path / "data", api_processes=2)
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_both_api_processes_answer_and_when_one_dies_the_other_answers(tmp_path, backend):
+    stack = RunningStack(tmp_path / "data", api_processes=2, env=backend)
     stack.start()
     try:
         assert {"api", "api-1"} <= set(stack.run_info["children"])

@@ -17,6 +17,7 @@ import pytest
 
 from ops.embedded import free_port
 from streams.config import bootstrap_servers
+from tests.conftest import BACKENDS
 from tests.stack import RunningStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -71,24 +72,26 @@ class Collector:
         raise AssertionError(f"no such span among {[(s['service'], s['name']) for s in self.spans]}")
 
 
-async def publish_with_headers(kafka_url: str, key: bytes, value: bytes, headers: list) -> None:
+async def publish_with_headers(kafka_url: str, topic: str, key: bytes, value: bytes, headers: list) -> None:
     from aiokafka import AIOKafkaProducer
 
     p = AIOKafkaProducer(bootstrap_servers=bootstrap_servers(kafka_url))
     await p.start()
     try:
-        await p.send_and_wait("rapport.interactions", key=key, value=value, headers=headers)
+        await p.send_and_wait(topic, key=key, value=value, headers=headers)
     finally:
         await p.stop()
 
 
-def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tmp_path, monkeypatch, backend):
     collector = Collector()
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{collector.port}")
     monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "200")  # export within 0.2 s instead of 5 s
     monkeypatch.setenv("RAPPORT_LOG_FORMAT", "json")
     monkeypatch.setenv("RAPPORT_LOG_LEVEL", "info")
-    stack = RunningStack(tmp_path / "data", api_processes=2)
+    stack = RunningStack(tmp_path / "data", api_processes=2, env=backend)
+    interactions = stack.topic("interactions")
     stack.start()
     try:
         with stack.client() as c:
@@ -97,9 +100,9 @@ def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tm
             assert r.status_code == 202, r.text
             assert c.get("/context/ines", params={"after": "tr-1"}).status_code == 200
             # a poison record with a trace context: the worker's dead-letter warning is logged inside its batch
-            asyncio.run(publish_with_headers(stack.run_info["kafka_url"], b"default/ines", b"\x00poison",
+            asyncio.run(publish_with_headers(stack.run_info["kafka_url"], interactions, b"default/ines", b"\x00poison",
                                              [("traceparent", CALLER.encode())]))
-            (publish,) = collector.wait(lambda s: s["name"] == "publish rapport.interactions"
+            (publish,) = collector.wait(lambda s: s["name"] == f"publish {interactions}"
                                         and s["trace"] == CALLER_TRACE)
             (post,) = collector.wait(lambda s: s["name"] == "POST /ingest" and s["trace"] == CALLER_TRACE)
             assert publish["service"] == post["service"] == "rapport-api" and publish["parent"] == post["span"]
@@ -111,7 +114,7 @@ def test_a_trace_crosses_the_broker_into_a_worker_and_every_process_logs_json(tm
             assert applied["attributes"]["rapport.outcome"] == "applied"
             (batch_id,) = [span for _, span in applied["links"]]
             (batch,) = collector.wait(lambda s: s["span"] == batch_id)
-            assert batch["name"] == "process rapport.interactions" and (CALLER_TRACE, publish["span"]) in batch["links"]
+            assert batch["name"] == f"process {interactions}" and (CALLER_TRACE, publish["span"]) in batch["links"]
             (tx,) = collector.wait(lambda s: s["name"] == "rapport.projection.transaction" and s["parent"] == batch_id)
             collector.wait(lambda s: s["name"] == "rapport.projection.write" and s["parent"] == tx["span"])
             (after,) = collector.wait(lambda s: s["name"] == "rapport.context.after")

@@ -1,6 +1,7 @@
-"""Two and more tenants through HTTP on the embedded stack: keys, tenant binding and 0 cross-tenant
-reads on every route, Redis keys included. Tenant and contact ids are chosen to collide under a naive
-`tenant:contact` join (issue 11: tenant `acme:x` / contact `y` read tenant `acme` / contact `x:y`)."""
+"""Two and more tenants through HTTP on each backend (the embedded broker, a 3-broker Kafka cluster): keys,
+tenant binding and 0 cross-tenant reads on every route, Redis keys included. Tenant and contact ids are
+chosen to collide under a naive `tenant:contact` join (issue 11: tenant `acme:x` / contact `y` read tenant
+`acme` / contact `x:y`)."""
 from __future__ import annotations
 
 import os
@@ -15,6 +16,7 @@ import orjson
 import pytest
 
 from schemas.cachekeys import WINDOW_PREFIX, parse_window_key
+from tests.conftest import BACKENDS
 from tests.stack import RunningStack
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -35,13 +37,14 @@ def path(contact: str) -> str:
     return "".join(f"%{b:02X}" for b in contact.encode())
 
 
-def test_every_route_stays_within_the_keys_tenant(tmp_path):
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_every_route_stays_within_the_keys_tenant(tmp_path, backend):
     seed = int(os.environ.get("RAPPORT_TEST_SEED", random.randrange(10**6)))
     rng = random.Random(seed)
     pairs = {(t, c) for t in TENANTS for c in rng.sample(CONTACTS, 4)} | {("acme:x", "y"), ("acme", "x:y"),
                                                                           ("a:b", "c"), ("a", "b:c")}
     marker = {p: "kw" + "".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(10)) for p in sorted(pairs)}
-    stack = RunningStack(tmp_path / "data")
+    stack = RunningStack(tmp_path / "data", env=backend)
     stack.start()
     try:
         key_file = stack.data_dir / "api-key"
@@ -156,7 +159,8 @@ def test_every_route_stays_within_the_keys_tenant(tmp_path):
         stack.stop()
 
 
-def test_tenants_reusing_event_ids_never_touch_each_other(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_tenants_reusing_event_ids_never_touch_each_other(tmp_path, monkeypatch, backend):
     """Issue 20's reproduction through HTTP: tenant A sends facts as col-1 and a crisis as col-2, tenant B
     its own under the same ids and the same contact id. B gets all its memories and its crisis trigger;
     B's move (col-3) supersedes only B's fact; B's "as I said" (col-4) reinforces only B's memory; each
@@ -169,7 +173,7 @@ def test_tenants_reusing_event_ids_never_touch_each_other(tmp_path, monkeypatch)
     first = [("col-1", "I live in Paris. I work at Airbus as an engineer."), ("col-2", crisis)]
     later = [("col-3", "I moved to Berlin last month."), ("col-4", "As I said, I am an engineer.")]
     hooks = {"A": Receiver(), "B": Receiver()}
-    stack = RunningStack(tmp_path / "data")
+    stack = RunningStack(tmp_path / "data", env=backend)
     stack.start()
     try:
         key_file = stack.data_dir / "tracking-key"  # the erasure tombstones' HMAC key, made on first start

@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from streams.webhooks import signing
+from tests.conftest import BACKENDS
 from tests.helpers import Receiver
 from tests.stack import RunningStack
 
@@ -39,12 +40,13 @@ def received(r: Receiver, secret: str) -> list[dict]:
     return out
 
 
-def test_signed_deliveries_retries_dead_letters_and_a_restarted_delivery_process(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_signed_deliveries_retries_dead_letters_and_a_restarted_delivery_process(tmp_path, monkeypatch, backend):
     for k, v in {"RAPPORT_WEBHOOK_ALLOW_PRIVATE": "1", "RAPPORT_WEBHOOK_MAX_ATTEMPTS": "3",
                  "RAPPORT_WEBHOOK_RETRY_BASE_S": "0.5", "RAPPORT_WEBHOOK_RETRY_MAX_S": "1"}.items():
         monkeypatch.setenv(k, v)  # inherited by `rapport up` and its children
     good, flaky, down = Receiver(), Receiver([500, 500, 200]), Receiver([503])
-    stack = RunningStack(tmp_path / "data")
+    stack = RunningStack(tmp_path / "data", env=backend)
     stack.start()
     try:
         with stack.client() as c:

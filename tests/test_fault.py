@@ -2,13 +2,14 @@
 
 Scaled down from `rapport bench chaos` (ops/chaos.py, which runs the full version and prints the
 table) to fit CI. On the embedded broker: 3 SIGKILLs of the worker, one of the API, a PostgreSQL
-restart and an 8 s Redis stall while 1,800 events stream in; then a PostgreSQL crash (SIGKILL of its
-process group) right after a 202; then a second tenant sending the same event ids as the first. On a
-3-broker Apache Kafka cluster (ops/chaos_kafka.py): the broker leading a partition SIGKILLed (and back
-10 s later), another partition's leader restarted, a worker SIGKILLed and one added (rebalances). Every
+restart and an 8 s Redis stall while 1,800 events stream in; on a 3-broker Apache Kafka cluster
+(ops/chaos_kafka.py) instead: the broker leading a partition SIGKILLed (and back 10 s later), another
+partition's leader restarted, a worker SIGKILLed and one added (rebalances). Then, on both backends, a
+PostgreSQL crash (SIGKILL of its process group) right after a 202, and a second tenant sending the same
+event ids as the first. Every
 event is applied exactly once, each fault recovers, and the live projection equals a clean rebuild from
-the ledger (`rapport replay --verify`). And PostgreSQL SIGKILLed (every process of it) while single
-events stream in from four producers, three times: no event answered 202 is lost."""
+the ledger (`rapport replay --verify`). And, on both backends, PostgreSQL SIGKILLed (every process of
+it) while single events stream in from four producers, three times: no event answered 202 is lost."""
 from __future__ import annotations
 
 import threading
@@ -62,12 +63,13 @@ def test_kills_restarts_and_stalls_lose_nothing_and_double_nothing(backend, requ
 
 @fault[0]
 @fault[1]
-def test_a_postgres_crash_right_after_a_202_loses_none_of_the_accepted_events():
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_postgres_crash_right_after_a_202_loses_none_of_the_accepted_events(backend):
     """SIGKILL of PostgreSQL's process group right after the 202 of a batch of 10 (ops/chaos.py, pg-kill),
     twice, with a worker kill between them, while 600 events stream in: all 620 applied, once."""
     lines: list[str] = []
     r = run_chaos(events=600, contacts=20, worker_kills=1, workers=1, gap_s=12.0, others=("pg-kill", "pg-kill"),
-                  say=lines.append)
+                  say=lines.append, env=backend)
     assert [f.kind for f in r.faults].count("pg-kill") == 2, report(lines, r)
     assert all(f.recovery_s is not None for f in r.faults), report(lines, r)
     assert (r.sent, r.applied, r.lost, r.duplicated) == (620, 620, 0, 0), report(lines, r)
@@ -76,13 +78,14 @@ def test_a_postgres_crash_right_after_a_202_loses_none_of_the_accepted_events():
 
 @fault[0]
 @fault[1]
-def test_a_second_tenant_sending_the_same_event_ids_gets_all_its_events_and_the_same_projection():
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_second_tenant_sending_the_same_event_ids_gets_all_its_events_and_the_same_projection(backend):
     """Two tenants send the same 600 event ids, contacts and messages (ops/chaos.py, twin-tenant) through
     a worker kill: each gets all 600 applied once, and each contact has the same message count and the
     same number of memories in both."""
     lines: list[str] = []
     r = run_chaos(events=600, contacts=20, worker_kills=1, workers=1, gap_s=12.0, others=("twin-tenant",),
-                  say=lines.append)
+                  say=lines.append, env=backend)
     assert (r.sent, r.applied, r.lost, r.duplicated) == (1200, 1200, 0, 0), report(lines, r)
     assert r.twins_equal, report(lines, r)
     assert r.digest_equal, report(lines, r)
@@ -103,7 +106,8 @@ def _wait_restarted(stack, name: str, old_pid: int, limit_s: float = 90) -> int:
 
 @fault[0]
 @fault[1]
-def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path):
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path, backend):
     """A 202 means the ledger row is committed synchronously. Four producers stream single events (the
     database busy, as under load: asynchronous commits then wait in shared memory for the WAL writer);
     every PostgreSQL process is SIGKILLed at once (its process group, as the OOM killer or a container
@@ -116,7 +120,7 @@ def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path):
     from tests.stack import running
 
     trials, producers = 3, 4
-    with running(tmp_path / "data") as stack, stack.client() as c:
+    with running(tmp_path / "data", env=backend) as stack, stack.client() as c:
         accepted: list[dict] = []
         for t in range(trials):
             stop = threading.Event()

@@ -95,6 +95,7 @@ def forged(event_id: str, text: str) -> str:
                                    "channel": None, "display_name": "Forged", "persona_id": None}})
 
 
+# embedded broker only: it checks the embedded default's own files, sockets and loopback broker
 @pytest.mark.e2e
 def test_a_second_local_user_can_read_write_and_forge_none_of_it(tmp_path):
     from tests.stack import running
