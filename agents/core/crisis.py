@@ -899,7 +899,7 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j)),
     _Rule("already_took",
           r"\b(?:already|just) (?:took|swallowed|downed|taken) (?:the|my|those|all the|all my|all of my) (?:pills|meds|"
-          r"tablets)\b(?= \||$| it is too late| and| now)",
+          r"tablets)\b(?= \||$| it is too late| and| now| feeling| bye| goodbye)",
           "high", "suicide_plan"),
     _Rule("jump_now",
           rf"\b(?:going to|about to|ready to|want to|will|gonna) (?:just )?(?:jump|let go|step off)"
@@ -1029,7 +1029,8 @@ RULES: tuple[_Rule, ...] = (
           r"|\bready to let go(?= \||$)",
           "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
     _Rule("means_at_hand",
-          r"\b(?:there (?:is|are)|i have|i have got|got) enough (?:pills|tablets|meds|medication)\b"
+          r"\b(?:there (?:is|are)|i have|i have got|got|bought|saved|collected) enough (?:pills|tablets|meds|"
+          r"medication|paracetamol|tylenol|painkillers|sleeping pills|insulin)\b"
           r"|\b(?:gun|pistol|rifle) is loaded\b"
           r"|\bengine (?:is )?running\b(?=.*\bgarage\b)|\bgarage\b(?=.*\bengine (?:is )?running\b)"
           r"|\bcounted (?:my|the|out my|out the|all my) (?:pills|tablets|meds)(?= \||$| and| there)",
@@ -1062,7 +1063,7 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:wake|woke) up\b"
           rf"|\b(?:go to sleep|fall asleep|sleep) and (?:stay asleep|never come back|not come back)\b"
           rf"|\b(?:tired|sick|exhausted) of waking up(?: every (?:day|morning)| each (?:day|morning)|{EOC})",
-          "high", "suicidal_ideation", mode="self", neg_scope="all"),
+          "high", "suicidal_ideation", mode="self", negatable=False),  # "not" is part of the wish
     _Rule("stop_being_alive",
           rf"\b(?:want|wish|need|could|just want) {_gap(1)}{TO} (?:just )?(?:stop|quit) (?:being alive|living)\b"
           rf"|\b(?:do not|can not) see why i should (?:keep|stay|go on) (?:being )?(?:alive|living)\b",
@@ -1070,9 +1071,10 @@ RULES: tuple[_Rule, ...] = (
     # active ideation: considering, close to, thinking of ending it; dying by one's own hand; the only way out
     _Rule("ending_it_thoughts",
           rf"\b(?:considering|contemplating|thinking of|close to|this close to|so close to|wants to|wanting to|been "
-          rf"wanting to|before i|knowing i can|thoughts? of|thoughts? about|idea of|fantasi[sz]ing about|dreaming of) "
+          rf"wanting to|before i|knowing i can|idea of|fantasi[sz]ing about|dreaming of) "
           rf"(?:end|ending) it(?: all)?(?: for good| forever)?{EOC}"
-          rf"|\bthoughts? (?:of|about) (?:ending it|ending (?:my|it all)|killing myself|dying|being dead|suicide)\b"
+          rf"|(?:(?<=\bthoughts )|(?<=\bthought ))(?:of|about) (?:ending it|ending (?:my|it all)|killing myself|"
+          rf"dying|being dead|suicide)\b"
           rf"|\bby my own hand\b|\bwant out of (?:this|my) life\b"
           rf"|\b(?:fantasi[sz]ing|dreaming|daydreaming) about (?:being dead|dying|my (?:own )?death)\b",
           "high", "suicidal_ideation", neg_scope="all"),
@@ -1096,7 +1098,7 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:lethal|kill|fastest|quickest)\b"
           rf"|\bif i took all (?:of )?my (?:{W} )?{_DOSE_NOUN} would (?:that|it) (?:do it|kill me|be enough)\b"
           rf"|\bwhat happens if (?:you|i|u) take (?:[2-9]\d|1\d\d|all) (?:{W} )?{_DOSE_NOUN}\b",
-          "high", "suicide_plan", others=False),
+          "high", "suicide_plan", mode="self"),
     _Rule("research_way",
           rf"\b(?:quickest|fastest|easiest|surest|least painful|most painless|painless|quick|best) (?:{W} )?(?:way|ways|"
           rf"method|methods) {TO} (?:die|end it|end my life|kill myself|go{EOC})"
@@ -1104,7 +1106,7 @@ RULES: tuple[_Rule, ...] = (
           rf"(?= \||$| without| that| painlessly| quickly| fast)"
           rf"|\bhow long (?:does it |would it |it )?(?:takes? |would take )?{TO} (?:die|bleed out|drown|suffocate)\b"
           rf"|\bbleed out\b|\bis it painless {TO} (?:die|drown|hang|jump)\b",
-          "high", "suicide_plan", others=False,
+          "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA)),
     _Rule("hold_my_weight",
           r"\b(?:would|will|could|can) (?:the |a |my |this |that )?(?:[^\s|]+ )?(?:hold|take) my weight\b"
