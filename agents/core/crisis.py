@@ -76,6 +76,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
 SEVERITIES = ("high", "medium")
@@ -121,7 +122,8 @@ _TYPOS: dict[str, str] = {
     "myslef": "myself", "mysefl": "myself", "mysef": "myself", "myslf": "myself", "meself": "myself",
     "myselff": "myself", "alivee": "alive", "tierd": "tired", "thinkin": "thinking", "tryin": "trying",
     "killin": "killing", "cuttin": "cutting", "hurtin": "hurting", "feelin": "feeling", "nothin": "nothing",
-    "livin": "living", "somethin": "something", "goin": "going",
+    "livin": "living", "somethin": "something", "goin": "going", "jus": "just", "jsut": "just", "juts": "just",
+    "ppl": "people",
 }
 # long keywords matched within a small edit distance ("sucide", "suicidial", "anymoer")
 _FUZZY = ("suicide", "suicidal", "myself", "anymore")
@@ -147,6 +149,48 @@ def _osa(a: str, b: str, limit: int) -> int:
     return prev[-1]
 
 
+# typos of the words the rules turn on ("wishse", "enver", "pils", "tonigth", "goodbey"): a token of 4+ letters
+# within one edit (an adjacent transposition counts as one) of exactly one of these keywords becomes that
+# keyword, unless it is an English word of its own (REAL_WORDS_PATH: the words of the embedder's vocabulary one
+# edit away from a keyword, "bills" next to "pills", "fever" next to "never"; rebuilt by `python -m
+# ops.crisis_words`) or an inflection or a cut of the keyword ("overdosed", "pill")
+TYPO_KEYWORDS = tuple(sorted(set("""never myself alive living dying wishing wished wishes pills tablets overdose sleeping
+bridge tonight tomorrow goodbye forever everyone everything without better nobody burden decided planned ending
+cutting razor blades noose hanging jumping wrists bleeding hurting harming wanting anything through thinking
+nothing reason disappear exist existing killing suicide suicidal anymore deserve rather honestly wanted sorry
+wake""".split())))
+REAL_WORDS_PATH = Path(__file__).parent / "data" / "crisis_real_words.txt"
+
+
+def _deletes(w: str) -> set[str]:
+    return {w[:k] + w[k + 1:] for k in range(len(w))}
+
+
+_TYPO_INDEX: dict[str, set[str]] = {}
+for _kw in TYPO_KEYWORDS:
+    for _v in _deletes(_kw) | {_kw}:
+        _TYPO_INDEX.setdefault(_v, set()).add(_kw)
+
+
+@lru_cache(maxsize=1)
+def _real_words() -> frozenset[str]:
+    if not REAL_WORDS_PATH.exists():
+        return frozenset()
+    return frozenset(w for w in REAL_WORDS_PATH.read_text(encoding="utf-8").split() if not w.startswith("#"))
+
+
+def typo_candidates(t: str, guard: frozenset[str] | None = None) -> list[str]:
+    """The keywords one edit away from token t (none for a keyword, a real word, an inflection or a cut)."""
+    guard = _real_words() if guard is None else guard
+    if len(t) < 4 or t in _TYPO_INDEX.get(t, ()) or t in guard or not t.isalpha():
+        return []
+    cands: set[str] = set(_TYPO_INDEX.get(t, ()))
+    for v in _deletes(t):
+        cands |= _TYPO_INDEX.get(v, set())
+    return sorted(kw for kw in cands if len(kw) >= 5 and not t.startswith(kw) and not kw.startswith(t)
+                  and abs(len(kw) - len(t)) <= 1 and _osa(t, kw, 1) <= 1)
+
+
 @lru_cache(maxsize=50_000)  # the same words come back message after message (a fuzzy match runs an edit distance)
 def _fold_token(raw: str) -> tuple[str, ...]:
     t = "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c)).casefold()
@@ -163,6 +207,9 @@ def _fold_token(raw: str) -> tuple[str, ...]:
             limit = 2 if len(kw) >= 8 else 1
             if t[0] == kw[0] and _osa(t, kw, limit) <= limit:
                 return (kw,)
+    near = typo_candidates(t) if t not in _NOT_FUZZY else []
+    if len(near) == 1:
+        return (near[0],)
     return (t,)
 
 
