@@ -614,7 +614,13 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
                             r"job|"
                             r"new job|university|college|course|puppy|adopt|adopting|diet|exam|exams|semester|"
                             r"graduat\w*|"
-                            r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion)\b")
+                            r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|airport)\b")
+
+
+# a goodbye for now: until tomorrow, for the night, before a trip
+_BENIGN_FAREWELL = re.compile(r"\b(?:for now|for today|for tonight|for the night|see you|talk (?:tomorrow|soon|later)|"
+                              r"tomorrow|next week|later|goodnight|good night|bed|off to|gym|class|flight|plane|"
+                              r"ttyl|brb|xx|haha|lol|party|birthday|new year|christmas|vacation)\b")
 
 
 def _no_benign_reason(doc: _Doc) -> bool:
@@ -1269,6 +1275,83 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:cutting|self harm|self harming|sh) is the only (?:way|thing)\b|\bthe only thing that (?:{W} ){{0,4}}"
           rf"is (?:cutting|self harm|hurting myself)\b|\b(?:cutting|self harm) (?:helps|is how i cope)\b",
           "high", "self_harm", mode="self"),
+    # ---------------- warning signs (issue 21): a farewell, a decision, things given or arranged, a timeline, a
+    # burden, each with the mark of finality that tells it from the everyday one (for good, remember me, when
+    # I'm gone, it won't matter soon); an everyday reason in the message (a trip, a move, a new job) clears it
+    _Rule("farewell_final",
+          rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b"
+          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b"
+          rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
+          rf"to|talking to|speak to|write to) (?:you|anyone)\b"
+          rf"|\bi (?:will not|wo not) be (?:talking|texting|messaging|writing) (?:to )?(?:you|anyone) (?:again|anymore|"
+          rf"any more|ever again)\b"
+          rf"|\bforgive me for what i am (?:about to|going to) do\b"
+          rf"|\b(?:know|remember|tell (?:them|my {W}|everyone)|want you to know) (?:that )?(?:it is|its|it was) not "
+          rf"(?:your|their|his|her|anyones|anyone s) fault\b"
+          rf"|\b(?:if|when) you (?:do not )?(?:hear|hear from) (?:from )?me\b(?= (?:again|tomorrow|anymore|know|"
+          rf"remember|it is|its|thank|please))"
+          rf"|\b(?:say|said|saying) goodbye (?:properly )?(?:before i go|while i (?:still )?can|to everyone i (?:care "
+          rf"about|love))\b"
+          rf"|\b(?:goodbye|bye)\b(?=.*\b(?:i am sorry|forgive me|remember me|it was nice knowing you|love you all|"
+          rf"take care of (?:yourself|each other|my)|you were the only one|not strong enough|thank you for "
+          rf"(?:everything|trying|always))\b)"
+          rf"|\b(?:i am sorry|remember me|thank you for everything|love you all)\b(?=.*\b(?:goodbye|bye)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+    _Rule("decided_calm",
+          rf"\b(?:do not|no point|no use|there is no point) (?:even )?(?:try|trying|bother|bothering) (?:to |in "
+          rf"trying to )?talk(?:ing)? me out of it\b"
+          rf"|\bnothing (?:you|anyone|anybody) (?:can |could )?(?:say|do) (?:will|can|could|is going to) (?:change|"
+          rf"stop) (?:my mind|me)\b|\bthere is no (?:changing|going back)\b"
+          rf"|\b(?:i know|i have accepted|accepted|at peace with|ok with|okay with|fine with) (?:what i (?:am going "
+          rf"to|have to|need to|will) do|what is next|how (?:it|this) ends|what comes next)\b"
+          rf"|\bsoon (?:none of (?:this|it)|nothing) will matter\b|\bsoon i (?:will not|wo not) have to (?:feel|"
+          rf"hurt|suffer|deal with)\b"
+          rf"|\bleav(?:e|ing) this (?:world|earth|life)\b|\bmade peace with (?:leaving|going|dying|it all)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:exam|essay|homework|job|diet|recipe|game|match|season|series|book|movie|show|ending of|"
+              r"the end of the (?:book|film|movie|show))\b", d.norm)),
+    _Rule("given_for_good",
+          rf"\b(?:gave|giving|given|give|left|leaving|handed) (?:away )?(?:{W} ){{0,6}}?(?:so (?:they|she|he|you) "
+          rf"(?:will |can )?remember me|to remember me(?: by)?|and told (?:him|her|them) to remember me)\b"
+          rf"|\b(?:it is|its|they are|he is|she is) (?:yours|theirs|his|hers) now(?: for good| forever)?\b"
+          rf"(?=.*\b(?:gave|give|giving|have|take|keep)\b)"
+          rf"|\b(?:gave|giving|given) (?:away )?my (?:{W} ){{0,3}}?to (?:{W} ){{1,4}}?(?:will|would|can|could) "
+          rf"(?:take (?:better )?care of (?:him|her|them|it)|love (?:him|her|them|it) longer) (?:better |longer )?than "
+          rf"i (?:can|could|will)\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("arranged_for_after",
+          rf"\b(?:tied up|tying up) (?:all )?(?:my )?loose ends\b|\b(?:my )?affairs (?:are|in) (?:all )?(?:in )?order\b"
+          rf"|\b(?:whoever|someone|somebody|they|my family) (?:has|have|will have|needs to|will need to) (?:to )?"
+          rf"(?:deal with|sort out|go through|clear out|close) my (?:stuff|things|affairs|room|belongings|accounts)\b"
+          rf"|\b(?:for|after) (?:when )?i am (?:no longer (?:around|here)|not around (?:anymore|any more))\b"
+          rf"|\b(?:songs?|music) (?:i want )?(?:played )?at my funeral\b|\bmy ashes\b"
+          rf"|\b(?:if|in case) anything happens to me\b(?=.*\b(?:look after|take care of|kids|passwords|will|"
+          rf"insurance|key|papers|dog|cat|in charge)\b)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("timeline_gone",
+          rf"\bi (?:will|would) be gone (?:by|before|after|soon|tomorrow|tonight|next)\b"
+          rf"|\bi (?:will|would) not be (?:here|around|alive) (?:when|by|next|after|to see|for much|much longer|long|"
+          rf"this time next)\b"
+          rf"|\b(?:i have|i have got|i only have|only|just) (?:a few|two|three|four|five|\d) (?:more )?(?:days|nights|"
+          rf"weeks) left(?! (?:of|at|in|until|till|before)\b)"
+          rf"|\byou (?:will not|wo not) have to (?:worry about|deal with|put up with) me (?:anymore|any more|after|"
+          rf"for much longer|soon|much longer)\b"
+          rf"|\b(?:do not|no) plan (?:on|to) (?:being|be) (?:alive|here|around) (?:next|after|by)\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("burden_shapes",
+          rf"\b(?:a|such a|just a|just|only a|nothing but a|dead) (?:weight|drain|waste of space|waste of oxygen|"
+          rf"waste of air) (?:on|to|for) (?:everyone|everybody|my (?:family|mum|mom|dad|parents|partner|friends)|"
+          rf"them|the people|people)\b|\b(?:i am|am|just|such) a waste of (?:space|oxygen|air)\b"
+          rf"|\b(?:everyone|everybody|they|my (?:family|kids|parents|mum|mom|dad|partner|friends)|the world) (?:would|"
+          rf"will) be (?:so much |much |a lot )?(?:better|happier|easier|free|freer|relieved|fine) (?:off )?(?:if i "
+          rf"(?:was|were|am|had|just) (?:not|never|gone|dead|out)|without me)\b"
+          rf"|\b(?:just|only|simply) by (?:existing|being alive|being here|being around)\b"
+          rf"|\bfavou?r by (?:leaving|disappearing|going|dying|being gone)\b"
+          rf"|\bmake (?:things|everything|everyones life|life) worse (?:for everyone )?(?:just )?by (?:being alive|"
+          rf"existing|being here)\b",
+          "medium", "hopelessness", mode="self", negatable=False),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
@@ -1396,6 +1479,8 @@ _RULE_LEVEL = {
     **dict.fromkeys(("research_dose", "research_way", "hold_my_weight", "exhaust_hose", "into_the_sea",
                      "means_fixation"), "method"),
     "doing_it_meant": "intent", "planned_it": "plan",
+    "farewell_final": "farewell", "decided_calm": "decided", "given_for_good": "giving_away",
+    "arranged_for_after": "arrangements", "timeline_gone": "timeline", "burden_shapes": "burden",
     **dict.fromkeys(("letters_written", "pills_gathered"), "preparatory"),
     **dict.fromkeys(("took_quantity", "attempted", "on_the_place_now"), "attempt"),
 }
