@@ -191,9 +191,16 @@ def typo_candidates(t: str, guard: frozenset[str] | None = None) -> list[str]:
                   and abs(len(kw) - len(t)) <= 1 and _osa(t, kw, 1) <= 1)
 
 
+_CONTRACTION = re.compile(r"([a-z]+)['’‘`´ʼ](ll|re|ve|d)")
+_CONTRACTED = {"ll": "will", "re": "are", "ve": "have", "d": "would"}
+
+
 @lru_cache(maxsize=50_000)  # the same words come back message after message (a fuzzy match runs an edit distance)
 def _fold_token(raw: str) -> tuple[str, ...]:
     t = "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c)).casefold()
+    m = _CONTRACTION.fullmatch(t)
+    if m:  # "she'll" is "she will" (not "shell"), "they'd" is "they would"; "n't" and "'s" are folded below
+        return (m.group(1), _CONTRACTED[m.group(2)])
     t = _INNER.sub("", t)
     t = _SQUEEZE.sub(r"\1", t)
     if t[:1].isalpha() and any(c.isdigit() for c in t):
@@ -1308,7 +1315,7 @@ RULES: tuple[_Rule, ...] = (
           rf"|\bsoon (?:none of (?:this|it)|nothing) will matter\b|\bsoon i (?:will not|wo not) have to (?:feel|"
           rf"hurt|suffer|deal with)\b"
           rf"|\bleav(?:e|ing) this (?:world|earth|life)\b|\bmade peace with (?:leaving|going|dying|it all)\b",
-          "high", "warning_sign", mode="self",
+          "high", "warning_sign", mode="self", negatable=False,  # "stopped fighting" is no denial
           check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
               r"\b(?:exam|essay|homework|job|diet|recipe|game|match|season|series|book|movie|show|ending of|"
               r"the end of the (?:book|film|movie|show))\b", d.norm)),
