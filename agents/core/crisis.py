@@ -154,8 +154,8 @@ def _osa(a: str, b: str, limit: int) -> int:
 # keyword, unless it is an English word of its own (REAL_WORDS_PATH: the words of the embedder's vocabulary one
 # edit away from a keyword, "bills" next to "pills", "fever" next to "never"; rebuilt by `python -m
 # ops.crisis_words`) or an inflection or a cut of the keyword ("overdosed", "pill")
-TYPO_KEYWORDS = tuple(sorted(set("""never myself alive living dying wishing wished wishes pills tablets overdose sleeping
-bridge tonight tomorrow goodbye forever everyone everything without better nobody burden decided planned ending
+TYPO_KEYWORDS = tuple(sorted(set("""never myself alive living dying wishing wished wishes pills tablets overdose
+sleeping bridge tonight tomorrow goodbye forever everyone everything without better nobody burden decided planned ending
 cutting razor blades noose hanging jumping wrists bleeding hurting harming wanting anything through thinking
 nothing reason disappear exist existing killing suicide suicidal anymore deserve rather honestly wanted sorry
 wake""".split())))
@@ -621,7 +621,8 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
                             r"job|"
                             r"new job|university|college|course|puppy|adopt|adopting|diet|exam|exams|semester|"
                             r"graduat\w*|"
-                            r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|airport)\b")
+                            r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|"
+                            r"airport)\b")
 
 
 # a goodbye for now: until tomorrow, for the night, before a trip
@@ -1148,10 +1149,10 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicidal_ideation", mode="self", negatable=False),
     # method: looking up doses, heights and how long it takes; the quickest or painless way; a fixation on a means
     _Rule("research_dose",
-          rf"\bhow (?:many|much) (?:of )?(?:my |the |your |his |her )?(?:{W} )?{_DOSE_NOUN} (?:{W} ){{0,3}}?(?:would it "
-          rf"take|does it take|it would take|it takes|would be enough|is enough|is a lethal dose|is an overdose|is "
-          rf"lethal|{TO} die|{TO} overdose|{TO} kill (?:me|myself)|{TO} not wake up|would kill me|would do it|before "
-          rf"i die)\b"
+          rf"\bhow (?:many|much) (?:of )?(?:my |the |your |his |her )?(?:{W} )?{_DOSE_NOUN} "
+          rf"(?:{W} ){{0,3}}?(?:would it take|does it take|it would take|it takes|would be enough|is enough|"
+          rf"is a lethal dose|is an overdose|is lethal|{TO} die|{TO} overdose|{TO} kill (?:me|myself)|"
+          rf"{TO} not wake up|would kill me|would do it|before i die)\b"
           rf"|\bhow (?:many|much) (?:{W} ){{0,4}}?(?:would it take|does it take|it would take|it takes) {TO} (?:die|"
           rf"kill myself|not wake up|end it)\b"
           rf"|\blethal (?:dose|amount|with alcohol)\b|\bwhich {_DOSE_NOUN} (?:are|is|would|work) (?:{W} ){{0,2}}?"
@@ -1160,8 +1161,8 @@ RULES: tuple[_Rule, ...] = (
           rf"|\bwhat happens if (?:you|i|u) take (?:[2-9]\d|1\d\d|all) (?:{W} )?{_DOSE_NOUN}\b",
           "high", "suicide_plan", mode="self"),
     _Rule("research_way",
-          rf"\b(?:quickest|fastest|easiest|surest|least painful|most painless|painless|quick|best) (?:{W} )?(?:way|ways|"
-          rf"method|methods) {TO} (?:die|end it|end my life|kill myself|go{EOC})"
+          rf"\b(?:quickest|fastest|easiest|surest|least painful|most painless|painless|quick|best) (?:{W} )?"
+          rf"(?:way|ways|method|methods) {TO} (?:die|end it|end my life|kill myself|go{EOC})"
           rf"|\b(?:ways|how) {TO} (?:die|end it|end my life|kill myself)(?: that do not hurt| painlessly| quickly)?"
           rf"(?= \||$| without| that| painlessly| quickly| fast)"
           rf"|\bhow long (?:does it |would it |it )?(?:takes? |would take )?{TO} (?:die|bleed out|drown|suffocate)\b"
@@ -1534,7 +1535,10 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
 # clean"; "I tried to kill myself years ago and I'm glad I'm still here"); "... and I feel like doing it again"
 # is no past
 _PAST = re.compile(r"\b(?:used to|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
-                   r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|ever since|back in (?:uni|school|college|the day)|at (?:1[3-9]|[2-5]\d)(?= |$)|(?:a )?long time ago|ages ago|my old (?:suicide )?(?:attempt|scars)|"
+                   r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|"
+                   r"ever since|"
+                   r"back in (?:uni|school|college|the day)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
+                   r"(?:a )?long time ago|ages ago|my old (?:suicide )?(?:attempt|scars)|"
                    r"since "
                    r"my|clean for|clean from|free since|i remember when|looking back|that dark (?:period|time)|"
                    r"(?:years|months) clean|i (?:was|had been) (?:suicidal|depressed|self harming))\b")
@@ -1544,7 +1548,8 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"helped|survived|still here|life is good|now i|today i am|how far i have come|come a long way|"
                         r"came through|"
                         r"got through|pulled through|made it through|(?:much )?better place|good place|recovered|"
-                        r"recovery|healing|stable|a different person|therapy (?:really )?(?:helped|changed)|changed that)\b")
+                        r"recovery|healing|stable|a different person|therapy (?:really )?(?:helped|changed)|"
+                        r"changed that)\b")
 _NOW = re.compile(r"\b(?:again|lately|these days|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
                   r"want to do it)\b")
 # everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
