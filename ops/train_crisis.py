@@ -165,6 +165,12 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, rule_hit: np.ndarray) -> tupl
                        "false_alarms": round(float(flag[neg].mean()), 3)}
 
 
+def per_category(rows: list[dict], rule_hit: np.ndarray, flag: np.ndarray) -> list[tuple[str, float, float]]:
+    """(category, share flagged by the rules, share flagged in all) for each category of the set."""
+    cats = np.array([r["category"] for r in rows])
+    return [(c, float(rule_hit[cats == c].mean()), float(flag[cats == c].mean())) for c in sorted(set(cats))]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--public", default=str(DEFAULT_PUBLIC))
@@ -215,6 +221,9 @@ def main(argv: list[str] | None = None) -> None:
             sel = groups == g
             cv[f"recall_{g}"] = round(float((rule_hit | (oof >= threshold))[sel].mean()), 3)
         print(f"{kind}: 5-fold CV on own train: {cv}")
+        print(f"{kind}: per category (risk: recall; negatives: false-alarm rate), rules alone / rules + model: " +
+              ", ".join(f"{c} {rate_rules:.2f}/{rate:.2f}" for c, rate_rules, rate in per_category(
+                  own, rule_hit, rule_hit | (oof >= threshold))))
         clf = fit(np.vstack([X_own, X_pub]), np.concatenate([own_y, pub_y]),
                   np.concatenate([np.ones(len(own)), pub_w]), C_RISK)
         out |= split_weights(clf, with_emb, f"{kind}_", ls)

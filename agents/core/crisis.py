@@ -76,6 +76,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
 SEVERITIES = ("high", "medium")
@@ -121,7 +122,8 @@ _TYPOS: dict[str, str] = {
     "myslef": "myself", "mysefl": "myself", "mysef": "myself", "myslf": "myself", "meself": "myself",
     "myselff": "myself", "alivee": "alive", "tierd": "tired", "thinkin": "thinking", "tryin": "trying",
     "killin": "killing", "cuttin": "cutting", "hurtin": "hurting", "feelin": "feeling", "nothin": "nothing",
-    "livin": "living", "somethin": "something", "goin": "going",
+    "livin": "living", "somethin": "something", "goin": "going", "jus": "just", "jsut": "just", "juts": "just",
+    "ppl": "people",
 }
 # long keywords matched within a small edit distance ("sucide", "suicidial", "anymoer")
 _FUZZY = ("suicide", "suicidal", "myself", "anymore")
@@ -147,9 +149,58 @@ def _osa(a: str, b: str, limit: int) -> int:
     return prev[-1]
 
 
+# typos of the words the rules turn on ("wishse", "enver", "pils", "tonigth", "goodbey"): a token of 4+ letters
+# within one edit (an adjacent transposition counts as one) of exactly one of these keywords becomes that
+# keyword, unless it is an English word of its own (REAL_WORDS_PATH: the words of the embedder's vocabulary one
+# edit away from a keyword, "bills" next to "pills", "fever" next to "never"; rebuilt by `python -m
+# ops.crisis_words`) or an inflection or a cut of the keyword ("overdosed", "pill")
+TYPO_KEYWORDS = tuple(sorted(set("""never myself alive living dying wishing wished wishes pills tablets overdose
+sleeping bridge tonight tomorrow goodbye forever everyone everything without better nobody burden decided planned ending
+cutting razor blades noose hanging jumping wrists bleeding hurting harming wanting anything through thinking
+nothing reason disappear exist existing killing suicide suicidal anymore deserve rather honestly wanted sorry
+wake""".split())))
+REAL_WORDS_PATH = Path(__file__).parent / "data" / "crisis_real_words.txt"
+
+
+def _deletes(w: str) -> set[str]:
+    return {w[:k] + w[k + 1:] for k in range(len(w))}
+
+
+_TYPO_INDEX: dict[str, set[str]] = {}
+for _kw in TYPO_KEYWORDS:
+    for _v in _deletes(_kw) | {_kw}:
+        _TYPO_INDEX.setdefault(_v, set()).add(_kw)
+
+
+@lru_cache(maxsize=1)
+def _real_words() -> frozenset[str]:
+    if not REAL_WORDS_PATH.exists():
+        return frozenset()
+    return frozenset(w for w in REAL_WORDS_PATH.read_text(encoding="utf-8").split() if not w.startswith("#"))
+
+
+def typo_candidates(t: str, guard: frozenset[str] | None = None) -> list[str]:
+    """The keywords one edit away from token t (none for a keyword, a real word, an inflection or a cut)."""
+    guard = _real_words() if guard is None else guard
+    if len(t) < 4 or t in _TYPO_INDEX.get(t, ()) or t in guard or not t.isalpha():
+        return []
+    cands: set[str] = set(_TYPO_INDEX.get(t, ()))
+    for v in _deletes(t):
+        cands |= _TYPO_INDEX.get(v, set())
+    return sorted(kw for kw in cands if len(kw) >= 5 and not t.startswith(kw) and not kw.startswith(t)
+                  and abs(len(kw) - len(t)) <= 1 and _osa(t, kw, 1) <= 1)
+
+
+_CONTRACTION = re.compile(r"([a-z]+)['’‘`´ʼ](ll|re|ve|d)")
+_CONTRACTED = {"ll": "will", "re": "are", "ve": "have", "d": "would"}
+
+
 @lru_cache(maxsize=50_000)  # the same words come back message after message (a fuzzy match runs an edit distance)
 def _fold_token(raw: str) -> tuple[str, ...]:
     t = "".join(c for c in unicodedata.normalize("NFKD", raw) if not unicodedata.combining(c)).casefold()
+    m = _CONTRACTION.fullmatch(t)
+    if m:  # "she'll" is "she will" (not "shell"), "they'd" is "they would"; "n't" and "'s" are folded below
+        return (m.group(1), _CONTRACTED[m.group(2)])
     t = _INNER.sub("", t)
     t = _SQUEEZE.sub(r"\1", t)
     if t[:1].isalpha() and any(c.isdigit() for c in t):
@@ -163,6 +214,9 @@ def _fold_token(raw: str) -> tuple[str, ...]:
             limit = 2 if len(kw) >= 8 else 1
             if t[0] == kw[0] and _osa(t, kw, limit) <= limit:
                 return (kw,)
+    near = typo_candidates(t) if t not in _NOT_FUZZY else []
+    if len(near) == 1:
+        return (near[0],)
     return (t,)
 
 
@@ -324,6 +378,8 @@ def _speaker(doc: _Doc, k: int) -> str | None:
             return "first"
         if w in _PERSON or w in _SECOND:
             return "third"
+        if w in _FICTION:
+            return "fiction"
     return None
 
 
@@ -331,6 +387,8 @@ _NEG_ONGOING = re.compile(r"\b(?:can|could|do|did|will|would) not stop\b|\bnot (
 _NEG_URGE = re.compile(r"\b(?:try|trying|tried|hard|struggling|fighting|resisting|resist|working) "
                        r"(?:so hard |really hard |hard )?not\b")
 _NEG = re.compile(r"\b(?:not|never|nor|stopped|quit|no longer|nt)\b")
+# a denial framing the clause: "it's not like I want to die", "not that I would ever ..."
+_DENIED_FRAME = re.compile(r"\bnot (?:like|that)$")
 
 
 def _negated(words: list[str]) -> bool:
@@ -527,12 +585,16 @@ def _overdose_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 def _wrist_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
     return not (m.group().startswith(("cut ", "cutting ")) and re.match(
         r"(?:on|with|while|by accident|accidentally|opening|when)\b", nxt))
 
 
 def _third_reflexive_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
     if re.match(r"(?:laughing|in the foot|at work|at the gym|to (?:finish|get|make|pay|meet))", nxt):
         return False
     if not re.match(r"(?:killing|killin) ", m.group()):
@@ -543,6 +605,8 @@ def _third_reflexive_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 def _third_harm_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     before = " ".join(doc.before(i, 4))
     nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
     return bool(re.search(rf"\b(?:{_INTENT}|threatening|threatened|talks|talking|started|starting|been|keeps)\b",
                           before) or re.match(r"(?:again|on purpose|deliberately|intentionally)", nxt))
 
@@ -557,7 +621,14 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
                             r"job|"
                             r"new job|university|college|course|puppy|adopt|adopting|diet|exam|exams|semester|"
                             r"graduat\w*|"
-                            r"surgery|hospital for|offline|off grid|detox|signal)\b")
+                            r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|"
+                            r"airport)\b")
+
+
+# a goodbye for now: until tomorrow, for the night, before a trip
+_BENIGN_FAREWELL = re.compile(r"\b(?:for now|for today|for tonight|for the night|see you|talk (?:tomorrow|soon|later)|"
+                              r"tomorrow|next week|later|goodnight|good night|bed|off to|gym|class|flight|plane|"
+                              r"ttyl|brb|xx|haha|lol|party|birthday|new year|christmas|vacation)\b")
 
 
 def _no_benign_reason(doc: _Doc) -> bool:
@@ -576,9 +647,28 @@ def _took_all_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
                           r"so i (?:die|do not wake up))\b", " ".join(doc.after(j, 8))))
 
 
+_DOSE_NOUN = (r"(?:pills|tablets|meds|medication|insulin|paracetamol|tylenol|acetaminophen|ibuprofen|advil|"
+              r"painkillers|sleeping pills|antidepressants|opioids|oxy|morphine|aspirin|benadryl)")
+
+
+def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """A quantity taken is an overdose unless the message names a treatment; "all my pills" alone is a daily
+    dose (as in `_took_all_check`) unless alcohol, a time since, or how it feels now follows."""
+    if re.search(r"\b(?:prescribed|feel better|for my (?:headache|migraine|back|cold|flu|pain)|doctor|go me|"
+                 r"remembered|morning|this morning|today like|vitamins?)\b", doc.norm):
+        return False
+    if re.search(r"\ball\b", m.group()):
+        return _took_all_check(doc, m, i, j) or re.search(
+            r"\b(?:with (?:vodka|wine|alcohol|whisky|whiskey|beer|gin)|it is done|can feel it|feeling (?:sleepy|dizzy)|"
+            r"bye|goodbye|do not tell)\b", doc.norm) is not None
+    return True
+
+
 def _bought_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     """"I bought a rope today" alone, or with "I know why": means; "a rope for the hammock": not."""
     nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
     if re.match(r"(?:for|to|from|at|on sale|in the|so we|so my|because we|and (?:some|a|the))\b", nxt):
         return bool(re.match(r"(?:for (?:myself|me|when|tonight|it|the end)|to (?:end|kill|hang|use on myself))", nxt))
     return True
@@ -685,7 +775,8 @@ RULES: tuple[_Rule, ...] = (
           rf"tomorrow|already|finally|for real))?{EOC}",
           "high", "suicidal_ideation", neg_scope="all"),
     _Rule("end_things",
-          rf"\b(?:thinking|thought|think|want|going|planning|ready) {_gap(1)}(?:of |about |to )?end(?:ing)? "
+          rf"\b(?:thinking|thought|think|want|wanting|going|planning|ready|considering|contemplating) {_gap(1)}"
+          rf"(?:of |about |to )?end(?:ing)? "
           rf"things(?:{EOC}| for real| for good| tonight)",
           "medium", "hopelessness", neg_scope="all"),
     _Rule("suicidal", r"\bsuicidal\b(?! (?:tendencies|squad|mission)\b)", "high", "suicidal_ideation",
@@ -869,7 +960,7 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j)),
     _Rule("already_took",
           r"\b(?:already|just) (?:took|swallowed|downed|taken) (?:the|my|those|all the|all my|all of my) (?:pills|meds|"
-          r"tablets)\b(?= \||$| it is too late| and| now)",
+          r"tablets)\b(?= \||$| it is too late| and| now| feeling| bye| goodbye)",
           "high", "suicide_plan"),
     _Rule("jump_now",
           rf"\b(?:going to|about to|ready to|want to|will|gonna) (?:just )?(?:jump|let go|step off)"
@@ -999,12 +1090,276 @@ RULES: tuple[_Rule, ...] = (
           r"|\bready to let go(?= \||$)",
           "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
     _Rule("means_at_hand",
-          r"\b(?:there (?:is|are)|i have|i have got|got) enough (?:pills|tablets|meds|medication)\b"
+          r"\b(?:there (?:is|are)|i have|i have got|got|bought|saved|collected) enough (?:pills|tablets|meds|"
+          r"medication|paracetamol|tylenol|painkillers|sleeping pills|insulin)\b"
           r"|\b(?:gun|pistol|rifle) is loaded\b"
           r"|\bengine (?:is )?running\b(?=.*\bgarage\b)|\bgarage\b(?=.*\bengine (?:is )?running\b)"
           r"|\bcounted (?:my|the|out my|out the|all my) (?:pills|tablets|meds)(?= \||$| and| there)",
           "high", "warning_sign", mode="self", check=lambda d, m, i, j: not re.search(
               r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)),
+    # ------------------- general shapes the train part's cross-validation missed (issue 21), one per C-SSRS level
+    # a passive wish: death welcome, not minded, hoped for from outside (an illness, a crash, a god)
+    _Rule("death_welcome",
+          r"\b(?:welcome death|(?:death|being dead|dying) (?:sounds|seems|would be|feels|looks) (?:so |really |like )?"
+          r"(?:(?:so )?(?:peaceful|nice|good|better|easier|appealing|tempting|comforting)|a relief|like a relief|"
+          r"like freedom)|(?:fine|ok|okay|at peace) (?:with )?dying)\b",
+          "high", "suicidal_ideation", others=False),
+    _Rule("not_mind_dying",
+          rf"\b(?:do not|did not|would not|will not) (?:even |really )?(?:care|mind) (?:if|whether) i (?:live or die|"
+          rf"die|died|was dead|do not wake up|did not wake up|never woke up|never wake up|make it|live)\b"
+          rf"|\b(?:would not|will not) (?:even |really )?mind (?:dying|being dead)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("wish_end_from_outside",
+          rf"\b(?:hope|hoping|hoped|wish|wishing|wished|pray|praying|prayed) (?:that )?(?:(?:i|i would) (?:get|got|had|"
+          rf"have|catch|develop) (?:{W} ){{0,3}}?(?:terminal|fatal|incurable|cancer|disease|illness)|(?:the|my|a) "
+          rf"(?:plane|flight) (?:would |will )?(?:just )?(?:crash|crashes|goes down|go down)|(?:god|the universe|"
+          rf"someone|somebody) (?:would |will |could )?(?:just )?(?:takes? me(?= \||$| already| away| home| tonight| "
+          rf"in my sleep| now)|puts? me out of my misery))\b"
+          rf"|\b(?:wish|wishing|hope|hoping) (?:someone|somebody) would (?:just )?put me out of my misery\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("wake_or_sleep",
+          rf"\b(?:fine|ok|okay|happy|relieved|glad|nice|relief|mind) (?:{W} ){{0,2}}?if i (?:never|did not|do not) "
+          rf"(?:wake|woke) up\b"
+          rf"|\b(?:give anything|love|like) {TO} (?:just )?(?:go to sleep|fall asleep|sleep) and (?:never|not) "
+          rf"(?:wake|woke) up\b"
+          rf"|\b(?:go to sleep|fall asleep|sleep) and (?:stay asleep|never come back|not come back)\b"
+          rf"|\b(?:tired|sick|exhausted) of waking up(?: every (?:day|morning)| each (?:day|morning)|{EOC})",
+          "high", "suicidal_ideation", mode="self", negatable=False),  # "not" is part of the wish
+    _Rule("stop_being_alive",
+          rf"\b(?:want|wish|need|could|just want) {_gap(1)}{TO} (?:just )?(?:stop|quit) (?:being alive|living)\b"
+          rf"|\b(?:do not|can not) see why i should (?:keep|stay|go on) (?:being )?(?:alive|living)\b",
+          "high", "suicidal_ideation", neg_scope="all"),
+    # active ideation: considering, close to, thinking of ending it; dying by one's own hand; the only way out
+    _Rule("ending_it_thoughts",
+          rf"\b(?:considering|contemplating|thinking of|close to|this close to|so close to|wants to|wanting to|been "
+          rf"wanting to|before i|knowing i can|idea of|fantasi[sz]ing about|dreaming of) "
+          rf"(?:end|ending) it(?: all)?(?: for good| forever)?{EOC}"
+          rf"|(?:(?<=\bthoughts )|(?<=\bthought ))(?:of|about) (?:ending it|ending (?:my|it all)|killing myself|"
+          rf"dying|being dead|suicide)\b"
+          rf"|\bby my own hand\b|\bwant out of (?:this|my) life\b"
+          rf"|\b(?:fantasi[sz]ing|dreaming|daydreaming) about (?:being dead|dying|my (?:own )?death)\b",
+          "high", "suicidal_ideation", neg_scope="all"),
+    _Rule("only_way_out",
+          r"\b(?:suicide|dying|death|ending it|ending my life|killing myself|being dead) (?:feels|seems|is|looks) "
+          r"(?:like )?(?:the|my) only (?:way out|option|answer|choice|solution|way|escape)\b",
+          "high", "suicidal_ideation", others=False),
+    _Rule("doubt_living",
+          rf"\b(?:do not|dont) (?:think|know if|know whether) i (?:want|can|wanna) (?:to )?(?:live|be alive|stay alive|"
+          rf"keep living|go on living) {ANYMORE}?",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    # method: looking up doses, heights and how long it takes; the quickest or painless way; a fixation on a means
+    _Rule("research_dose",
+          rf"\bhow (?:many|much) (?:of )?(?:my |the |your |his |her )?(?:{W} )?{_DOSE_NOUN} "
+          rf"(?:{W} ){{0,3}}?(?:would it take|does it take|it would take|it takes|would be enough|is enough|"
+          rf"is a lethal dose|is an overdose|is lethal|{TO} die|{TO} overdose|{TO} kill (?:me|myself)|"
+          rf"{TO} not wake up|would kill me|would do it|before i die)\b"
+          rf"|\bhow (?:many|much) (?:{W} ){{0,4}}?(?:would it take|does it take|it would take|it takes) {TO} (?:die|"
+          rf"kill myself|not wake up|end it)\b"
+          rf"|\blethal (?:dose|amount|with alcohol)\b|\bwhich {_DOSE_NOUN} (?:are|is|would|work) (?:{W} ){{0,2}}?"
+          rf"(?:lethal|kill|fastest|quickest)\b"
+          rf"|\bif i took all (?:of )?my (?:{W} )?{_DOSE_NOUN} would (?:that|it) (?:do it|kill me|be enough)\b"
+          rf"|\bwhat happens if (?:you|i|u) take (?:[2-9]\d|1\d\d|all) (?:{W} )?{_DOSE_NOUN}\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("research_way",
+          rf"\b(?:quickest|fastest|easiest|surest|least painful|most painless|painless|quick|best) (?:{W} )?"
+          rf"(?:way|ways|method|methods) {TO} (?:die|end it|end my life|kill myself|go{EOC})"
+          rf"|\b(?:ways|how) {TO} (?:die|end it|end my life|kill myself)(?: that do not hurt| painlessly| quickly)?"
+          rf"(?= \||$| without| that| painlessly| quickly| fast)"
+          rf"|\bhow long (?:does it |would it |it )?(?:takes? |would take )?{TO} (?:die|bleed out|drown|suffocate)\b"
+          rf"|\bbleed out\b|\bis it painless {TO} (?:die|drown|hang|jump)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA)),
+    _Rule("hold_my_weight",
+          r"\b(?:would|will|could|can) (?:the |a |my |this |that )?(?:[^\s|]+ )?(?:hold|take) my weight\b"
+          r"|\b(?:tested|testing|test|checked|checking) (?:whether|if) the (?:[^\s|]+ )?(?:beam|rail|railing|hook|"
+          r"pipe|door|bar) (?:[^\s|]+ )?(?:would )?hold\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:hammock|swing|climb|climbing|shelf|shelves|tv|mirror|"
+                                                 r"chair|ladder|bike|kids?|boat)\b", d.norm)),
+    _Rule("exhaust_hose",
+          r"\b(?:hose|pipe|tube) (?:for|to|on|into|from) the (?:car )?exhaust\b|\bcarbon monoxide\b(?= and the car| in "
+          r"the (?:car|garage))|\bexhaust (?:and|in|into) the garage\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("into_the_sea",
+          rf"\bwalk(?:ing)? into the (?:sea|ocean|river|lake|water|waves)(?: and| until)(?: just)? (?:not|never|keep|"
+          rf"kept|keep on) (?:come|coming|stop|stopping|walking|come back|coming back)\b",
+          "high", "suicide_plan"),
+    _Rule("means_fixation",
+          rf"\b(?:keep|kept|keeps|been|always|can not stop) (?:{W} )?(?:staring at|looking at|eyeing|thinking about|"
+          rf"picturing|imagining) (?:the |my |his |her |that |those |a )?(?:{W} ){{0,2}}?(?:pills|pill bottles?|bottle "
+          rf"of pills|knives|knife|razor|razors|razor blades|blades|rope|noose|gun|train tracks|tracks|bridge|cliff|"
+          rf"ledge|edge|rooftop|roof|window|exhaust|train)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:view|views|photo|photos|pic|pics|picture|selfie|hike|hiking|"
+                                                 r"sunset|sunrise|beautiful|pretty|buy|buying|price|recipe|cook|"
+                                                 r"cooking|sharpen|model|lego|painting|draw|drawing|climbing|fishing|"
+                                                 r"renovat\w*|delay|delayed|late|cancelled|commute|ticket)\b",
+                                                 d.norm)),
+    # intent: a commitment with the marks of meaning it, without a method named
+    _Rule("doing_it_meant",
+          rf"\b(?:going to|gonna|will|am|i am|finally|really|actually) (?:really |actually |finally |just )?(?:do|"
+          rf"doing|go through with) it\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:not bluffing|not a joke|not joking|not kidding|not backing "
+                                             r"out|i am sorry|goodbye|not scared anymore|not afraid anymore|no one "
+                                             r"can stop me|nobody can stop me|end it|going to die|die tonight|"
+                                             r"survive this)\b", d.norm) is not None and _no_benign_reason(d)),
+    # plan: when and how settled, with a method or the act named
+    _Rule("planned_it",
+          rf"\b(?:have |had )?planned (?:it|everything|where|when|how|the whole thing)\b|\b(?:it is|its|all|"
+          rf"everything is|it is all|its all|got it|got the whole thing|have it all|have got it) (?:all )?(?:planned|"
+          rf"figured out|mapped out|set)(?: out)?\b|\b(?:the|my) plan is\b|\bi have a plan\b"
+          rf"|\b(?:picked|chosen|chose|set|circled) (?:the|a) (?:date|day|spot|place|time|bridge)\b"
+          rf"|\bi know (?:exactly )?(?:when and how|how and when|where and when)\b"
+          rf"|\bwritten down every step\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: (_METHOD_CUE.search(d.norm) is not None or re.search(
+              r"\b(?:do it|doing it|end it|ending it|ending my life|be gone|not come back|never come back|it will "
+              r"be done|that is it|that is when|go through with it|kill myself|die|overdose)\b", d.norm) is not None)
+          and not re.search(r"\b(?:wedding|party|trip|holiday|vacation|birthday party|surprise|dinner|date night|"
+                            r"proposal|presentation|workout|diet|meeting|interview|camping|hike|move|moving)\b",
+                            d.norm)),
+    # preparatory: letters to everyone, a note drafted, pills from several shops, a weapon loaded, pills hidden
+    _Rule("letters_written",
+          r"\b(?:wrote|written|writing|drafted|drafting|finished|sealed) (?:the |my )?(?:goodbye )?(?:letters|notes) "
+          r"(?:to|for) (?:everyone|everybody|my (?:family|kids|children|parents)|each of them)\b"
+          r"|\b(?:drafted|finished|wrote|written) my note\b|\bmy note is (?:written|done|finished|ready)\b"
+          r"|\bnote is written\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:thank you|thank|christmas|holiday|wedding|cards?|penpals?|"
+                                                 r"teacher|class|school|exam|lecture|meeting)\b", d.norm)),
+    _Rule("pills_gathered",
+          r"\bfrom (?:two|three|four|several|different|multiple|a few) (?:different )?(?:shops|stores|pharmacies|"
+          r"chemists|doctors)\b(?=.*\b(?:pills|paracetamol|tylenol|tablets|meds|painkillers)\b)"
+          r"|\b(?:pills|paracetamol|tylenol|tablets|meds|painkillers)\b.*\bfrom (?:two|three|four|several|different|"
+          r"multiple|a few) (?:different )?(?:shops|stores|pharmacies|chemists|doctors)\b"
+          r"|\b(?:hid|hidden|hiding) (?:the |my |a |some |a bottle of |a stash of |a box of )?(?:pills|meds|tablets|"
+          r"bottle of pills|painkillers)\b|\bstash of (?:pills|meds|tablets|painkillers|sleeping pills)\b"
+          r"|\bloaded (?:the|my|his|her|dad's|a) (?:gun|pistol|rifle|shotgun)\b",
+          "high", "suicide_plan", mode="self"),
+    # attempts: a quantity of pills taken, a poison drunk, an attempt named, being at the place
+    _Rule("took_quantity",
+          rf"\b(?:took|swallowed|downed|taken|drank|have taken) (?:like |about |over |around |maybe )?(?:a bunch of|a "
+          rf"lot of|loads of|a load of|a ton of|a handful of|all (?:of )?(?:my|the|my mums|my moms|my mom's|my "
+          rf"mum's)|every|everything in|[2-9]\d of my|1\d\d of my|a bottle of) (?:{W} ){{0,2}}?(?:pills?|meds|tablets|"
+          rf"antidepressants|sertraline|prozac|insulin|sleeping pills|painkillers|paracetamol|tylenol|oxy|"
+          rf"opioids|medication|prescription)\b"
+          rf"|\bdrank (?:some |a bottle of |the )?(?:bleach|antifreeze|poison|weed killer)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _took_quantity_check(d, m, i, j)),
+    _Rule("attempted",
+          rf"\b(?:attempted|tried) (?:again|suicide|last (?:night|week|month)|yesterday|on (?:monday|tuesday|wednesday|"
+          rf"thursday|friday|saturday|sunday))\b|\btried to end it\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("on_the_place_now",
+          r"\b(?:i am|im) (?:on|at) (?:the |a )?(?:roof|rooftop|ledge|bridge|cliff|train tracks|tracks|top of "
+          r"(?:the|a) (?:building|bridge|car park|multistorey|tower))\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: re.search(
+              r"\b(?:right now|now|tonight|goodbye|bye|jump|let go|this is it|going to|gonna|sorry|done)\b",
+              d.norm) is not None and re.search(
+              r"\b(?:view|views|photo|photos|pic|pics|picture|selfie|hike|hiking|sunset|sunrise|amazing|beautiful|"
+              r"pretty|wait|waiting|meet|meeting|traffic|bus|stuck|walk|walking|fishing|concert|party|smoke|smoking|"
+              r"fireworks|repair|repairs|fix|fixing|work|working|job|dinner|drinks|drink|bar|terrace|garden|bbq|"
+              r"barbecue)\b", d.norm) is None),
+    # self-harm: again, deep, with an instrument, the urge, as the only relief
+    _Rule("harm_again",
+          r"\b(?:i |relapsed |relapsed and |and )(?:cut|self harmed|sh|burned myself|hurt myself) (?:again|so deep|"
+          r"too deep|really deep|deeper|tonight)\b|\bcut (?:so|too|really) deep\b|\bstarted cutting again\b"
+          r"|\b(?:sh|self harm|cutting) (?:urges?|again|relapse)\b|\brelapsed(?: (?:on|with|into) (?:sh|self harm|"
+          r"cutting))\b|\bmade myself bleed\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|shaving|hair|grass|lawn|"
+                                                 r"hours|budget|paper|onion|free|clean for|years clean|months "
+                                                 r"clean)\b", d.norm)),
+    _Rule("harm_instrument",
+          r"\b(?:burned|burnt|burning|burn|cut|cutting|carved|carving|scratched|scratching) (?:into )?(?:myself|my "
+          r"(?:wrists?|arms?|legs?|thighs?|skin|stomach|hips?)) with (?:a |the |my )?(?:cigarette|lighter|blade|razor|"
+          r"razor blade|knife|scissors|compass|glass)\b"
+          r"|\b(?:carved|carving|slit|slitting|sliced|slicing) (?:\w+ )?(?:into |up )?my (?:wrists?|arms?|legs?|"
+          r"thighs?|skin|stomach)\b",
+          "high", "self_harm", mode="self"),
+    _Rule("harm_urge",
+          rf"\burges? {TO} (?:cut|self harm|sh|burn myself|hurt myself)\b|\b(?:need|want|going) {TO} cut(?= so bad| rn|"
+          rf" right now| tonight| again| the urge|{EOC})"
+          rf"|\b(?:cutting|self harm|self harming|sh) is the only (?:way|thing)\b|\bthe only thing that (?:{W} ){{0,4}}"
+          rf"is (?:cutting|self harm|hurting myself)\b|\b(?:cutting|self harm) (?:helps|is how i cope)\b",
+          "high", "self_harm", mode="self"),
+    # ---------------- warning signs (issue 21): a farewell, a decision, things given or arranged, a timeline, a
+    # burden, each with the mark of finality that tells it from the everyday one (for good, remember me, when
+    # I'm gone, it won't matter soon); an everyday reason in the message (a trip, a move, a new job) clears it
+    _Rule("farewell_final",
+          rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b"
+          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b"
+          rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
+          rf"to|talking to|speak to|write to) (?:you|anyone)\b"
+          rf"|\bi (?:will not|wo not) be (?:talking|texting|messaging|writing) (?:to )?(?:you|anyone) (?:again|anymore|"
+          rf"any more|ever again)\b"
+          rf"|\bforgive me for what i am (?:about to|going to) do\b"
+          rf"|\b(?:know|remember|tell (?:them|my {W}|everyone)|want you to know) (?:that )?(?:it is|its|it was) not "
+          rf"(?:your|their|his|her|anyones|anyone s) fault\b"
+          rf"|\b(?:if|when) you (?:do not )?(?:hear|hear from) (?:from )?me\b(?= (?:again|tomorrow|anymore|know|"
+          rf"remember|it is|its|thank|please))"
+          rf"|\b(?:say|said|saying) goodbye (?:properly )?(?:before i go|while i (?:still )?can|to everyone i (?:care "
+          rf"about|love))\b"
+          rf"|\b(?:goodbye|bye)\b(?=.*\b(?:i am sorry|forgive me|remember me|it was nice knowing you|love you all|"
+          rf"take care of (?:yourself|each other|my)|you were the only one|not strong enough|thank you for "
+          rf"(?:everything|trying|always))\b)"
+          rf"|\b(?:i am sorry|remember me|thank you for everything|love you all)\b(?=.*\b(?:goodbye|bye)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+    _Rule("decided_calm",
+          rf"\b(?:do not|no point|no use|there is no point) (?:even )?(?:try|trying|bother|bothering) (?:to |in "
+          rf"trying to )?talk(?:ing)? me out of it\b"
+          rf"|\bnothing (?:you|anyone|anybody) (?:can |could )?(?:say|do) (?:will|can|could|is going to) (?:change|"
+          rf"stop) (?:my mind|me)\b|\bthere is no (?:changing|going back)\b"
+          rf"|\b(?:i know|i have accepted|accepted|at peace with|ok with|okay with|fine with) (?:what i (?:am going "
+          rf"to|have to|need to|will) do|what is next|how (?:it|this) ends|what comes next)\b"
+          rf"|\bsoon (?:none of (?:this|it)|nothing) will matter\b|\bsoon i (?:will not|wo not) have to (?:feel|"
+          rf"hurt|suffer|deal with)\b"
+          rf"|\bleav(?:e|ing) this (?:world|earth|life)\b|\bmade peace with (?:leaving|going|dying|it all)\b",
+          "high", "warning_sign", mode="self", negatable=False,  # "stopped fighting" is no denial
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:exam|essay|homework|job|diet|recipe|game|match|season|series|book|movie|show|ending of|"
+              r"the end of the (?:book|film|movie|show))\b", d.norm)),
+    _Rule("given_for_good",
+          rf"\b(?:gave|giving|given|give|left|leaving|handed) (?:away )?(?:{W} ){{0,6}}?(?:so (?:they|she|he|you) "
+          rf"(?:will |can )?remember me|to remember me(?: by)?|and told (?:him|her|them) to remember me)\b"
+          rf"|\b(?:it is|its|they are|he is|she is) (?:yours|theirs|his|hers) now(?: for good| forever)?\b"
+          rf"(?=.*\b(?:gave|give|giving|have|take|keep)\b)"
+          rf"|\b(?:gave|giving|given) (?:away )?my (?:{W} ){{0,3}}?to (?:{W} ){{1,4}}?(?:will|would|can|could) "
+          rf"(?:take (?:better )?care of (?:him|her|them|it)|love (?:him|her|them|it) longer) (?:better |longer )?than "
+          rf"i (?:can|could|will)\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("arranged_for_after",
+          rf"\b(?:tied up|tying up) (?:all )?(?:my )?loose ends\b|\b(?:my )?affairs (?:are|in) (?:all )?(?:in )?order\b"
+          rf"|\b(?:whoever|someone|somebody|they|my family) (?:has|have|will have|needs to|will need to) (?:to )?"
+          rf"(?:deal with|sort out|go through|clear out|close) my (?:stuff|things|affairs|room|belongings|accounts)\b"
+          rf"|\b(?:for|after) (?:when )?i am (?:no longer (?:around|here)|not around (?:anymore|any more))\b"
+          rf"|\b(?:songs?|music) (?:i want )?(?:played )?at my funeral\b|\bmy ashes\b"
+          rf"|\b(?:if|in case) anything happens to me\b(?=.*\b(?:look after|take care of|kids|passwords|will|"
+          rf"insurance|key|papers|dog|cat|in charge)\b)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("timeline_gone",
+          rf"\bi (?:will|would) be gone (?:by|before|after|soon|tomorrow|tonight|next)\b"
+          rf"|\bi (?:will|would) not be (?:here|around|alive) (?:when|by|next|after|to see|for much|much longer|long|"
+          rf"this time next)\b"
+          rf"|\b(?:i have|i have got|i only have|only|just) (?:a few|two|three|four|five|\d) (?:more )?(?:days|nights|"
+          rf"weeks) left(?! (?:of|at|in|until|till|before)\b)"
+          rf"|\byou (?:will not|wo not) have to (?:worry about|deal with|put up with) me (?:anymore|any more|after|"
+          rf"for much longer|soon|much longer)\b"
+          rf"|\b(?:do not|no) plan (?:on|to) (?:being|be) (?:alive|here|around) (?:next|after|by)\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("burden_shapes",
+          rf"\b(?:a|such a|just a|just|only a|nothing but a|dead) (?:weight|drain|waste of space|waste of oxygen|"
+          rf"waste of air) (?:on|to|for) (?:everyone|everybody|my (?:family|mum|mom|dad|parents|partner|friends)|"
+          rf"them|the people|people)\b|\b(?:i am|am|just|such) a waste of (?:space|oxygen|air)\b"
+          rf"|\b(?:everyone|everybody|they|my (?:family|kids|parents|mum|mom|dad|partner|friends)|the world) (?:would|"
+          rf"will) be (?:so much |much |a lot )?(?:better|happier|easier|free|freer|relieved|fine) (?:off )?(?:if i "
+          rf"(?:was|were|am|had|just) (?:not|never|gone|dead|out)|without me)\b"
+          rf"|\b(?:just|only|simply) by (?:existing|being alive|being here|being around)\b"
+          rf"|\bfavou?r by (?:leaving|disappearing|going|dying|being gone)\b"
+          rf"|\bmake (?:things|everything|everyones life|life) worse (?:for everyone )?(?:just )?by (?:being alive|"
+          rf"existing|being here)\b",
+          "medium", "hopelessness", mode="self", negatable=False),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
@@ -1051,7 +1406,10 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
             return None
         # who says the quoted words? the nominative subject before the opening quote
         k = next((n for n, sp in enumerate(doc.spans) if sp[0] >= quote[0]), i)
-        speaker_third = _speaker(doc, k) == "third"
+        speaker = _speaker(doc, k)
+        if speaker == "fiction":
+            return None  # a character's line ('the villain says "I'll kill myself"'): a story, not intent
+        speaker_third = speaker == "third"
 
     # subject and negation
     inflected = doc.words[i].endswith("s") and len(doc.words[i]) > 3 and doc.words[i] not in ("less", "unless")
@@ -1069,6 +1427,8 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
         kind, at = _subject(doc, i, inflected)
 
     if rule.negatable:
+        if at is not None and _DENIED_FRAME.search(" ".join(doc.before(at, 3))):
+            return None
         lo = at + 1 if at is not None else max(0, i - 3)
         window = [w for w in doc.words[lo:(j if rule.neg_scope == "all" else i)] if w != "|"]
         if _negated(window):
@@ -1078,6 +1438,8 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
         return ("medium", "third_party_concern")
     if kind in ("first",):
         return level
+    if kind == "implicit" and media and doc.before(i, 1) in (["about"], ["of"]):
+        return None  # "the song about jumping off the bridge": what the song is about
     if kind == "implicit":
         if rule.noun and not _noun_context(doc, m, i, j):
             return None
@@ -1119,6 +1481,16 @@ _RULE_LEVEL = {
     **dict.fromkeys(("cant_take_anymore", "cant_go_on", "give_up_on_life", "hopeless", "no_point",
                      "not_be_here_eoc", "end_things", "nobody_would_miss_me"), "hopelessness"),
     "hotline": "help_seeking",
+    **dict.fromkeys(("death_welcome", "not_mind_dying", "wish_end_from_outside", "wake_or_sleep", "stop_being_alive"),
+                    "wish_to_be_dead"),
+    **dict.fromkeys(("ending_it_thoughts", "only_way_out", "doubt_living"), "ideation"),
+    **dict.fromkeys(("research_dose", "research_way", "hold_my_weight", "exhaust_hose", "into_the_sea",
+                     "means_fixation"), "method"),
+    "doing_it_meant": "intent", "planned_it": "plan",
+    "farewell_final": "farewell", "decided_calm": "decided", "given_for_good": "giving_away",
+    "arranged_for_after": "arrangements", "timeline_gone": "timeline", "burden_shapes": "burden",
+    **dict.fromkeys(("letters_written", "pills_gathered"), "preparatory"),
+    **dict.fromkeys(("took_quantity", "attempted", "on_the_place_now"), "attempt"),
 }
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
@@ -1164,6 +1536,9 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
 # is no past
 _PAST = re.compile(r"\b(?:used to|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
                    r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|"
+                   r"ever since|"
+                   r"back in (?:uni|school|college|the day)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
+                   r"(?:a )?long time ago|ages ago|my old (?:suicide )?(?:attempt|scars)|"
                    r"since "
                    r"my|clean for|clean from|free since|i remember when|looking back|that dark (?:period|time)|"
                    r"(?:years|months) clean|i (?:was|had been) (?:suicidal|depressed|self harming))\b")
@@ -1173,7 +1548,8 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"helped|survived|still here|life is good|now i|today i am|how far i have come|come a long way|"
                         r"came through|"
                         r"got through|pulled through|made it through|(?:much )?better place|good place|recovered|"
-                        r"recovery|healing)\b")
+                        r"recovery|healing|stable|a different person|therapy (?:really )?(?:helped|changed)|"
+                        r"changed that)\b")
 _NOW = re.compile(r"\b(?:again|lately|these days|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
                   r"want to do it)\b")
 # everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
@@ -1186,7 +1562,8 @@ _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app
 _EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
 _TOPIC = frozenset("""awareness training trained course workshop class exam thesis research study studying article
 news documentary docu podcast album track statistics rates deaths campaign fundraiser volunteer volunteering leaflet
-session lecture seminar patients students prevention screening certified charity""".split())
+session lecture seminar patients students prevention screening certified charity dissertation essay paper
+module""".split())
 _NOUN_RULES = frozenset({"suicide", "suicidal", "self_harm_noun", "overdose", "unalive"})
 
 
