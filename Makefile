@@ -21,8 +21,9 @@ $(VENV)/.stamp: pyproject.toml clients/python/pyproject.toml Makefile
 	$(PY) -c "import agents.embedder as e; e.locate_local_model()"
 	@touch $@
 
+# `make run PORT=8181` listens elsewhere (as RAPPORT_HTTP_PORT=8181 does)
 run: setup
-	$(VENV)/bin/rapport up
+	$(VENV)/bin/rapport up $(if $(PORT),--http-port $(PORT))
 
 test: setup
 	$(VENV)/bin/pytest

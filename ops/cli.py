@@ -30,8 +30,10 @@ def main() -> None:
 
 @main.command()
 @click.option("--data-dir", default="./.rapport", show_default=True, type=click.Path(file_okay=False))
-@click.option("--http-host", default="127.0.0.1", show_default=True)
-@click.option("--http-port", default=8080, show_default=True, type=int)
+@click.option("--http-host", default="127.0.0.1", show_default=True, envvar="RAPPORT_HTTP_HOST",
+              help="[env: RAPPORT_HTTP_HOST]")
+@click.option("--http-port", default=8080, show_default=True, type=click.IntRange(1, 65535),
+              envvar="RAPPORT_HTTP_PORT", help="[env: RAPPORT_HTTP_PORT]")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
 @click.option("--api-processes", default=None, show_default="one per two cores",
               type=click.IntRange(1, 16), help="API processes sharing the HTTP port (SO_REUSEPORT)")
