@@ -158,13 +158,14 @@ async def process_interactions(stream):  # noqa: ANN001
         with tracing.tracer.start_as_current_span(f"process {interactions_topic.get_topic_name()}",
                                                   kind=SpanKind.CONSUMER) as span:
             started = time.time_ns()
-            with metrics.BATCH_SECONDS.time():
+            with metrics.BATCH_SECONDS.time(), metrics.stage("open"):  # the pipeline moves on through the stages
                 outcome = await process_reconnecting(p, records)
             metrics.observe_batch(outcome, p.erased, now_utc())
             metrics.observe_lag(records, partition_end)
             if span.is_recording():
                 tracing.consumed(span, traced_records(records, outcome), started)
-            await publish_outcome(p, outcome)
+            with metrics.stage("publish"):
+                await publish_outcome(p, outcome)
 
 
 async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN001
@@ -262,8 +263,9 @@ async def schedule_due_work() -> None:
     global _scheduler_conn
     if _scheduler_conn is None or _scheduler_conn.closed or _scheduler_conn.broken:
         _scheduler_conn = await db.connect_async(settings().database_url, autocommit=True, connect_timeout=5)
-    for env in await due_ticks(_scheduler_conn, now_utc()):
-        await send_signed(interactions_topic, partition_key(env.tenant_id, env.contact_id), encode(env))
+    with metrics.stage("scheduler"):
+        for env in await due_ticks(_scheduler_conn, now_utc()):
+            await send_signed(interactions_topic, partition_key(env.tenant_id, env.contact_id), encode(env))
 
 
 @app.timer(interval=5.0)

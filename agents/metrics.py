@@ -2,8 +2,11 @@
 ops/prometheus/alerts.yml and ops/grafana sum over the workers)."""
 from __future__ import annotations
 
+import contextvars
+import time
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Iterator
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -22,6 +25,43 @@ TRIGGERS = Counter("rapport_triggers_total", "Triggers committed to the projecti
                    "(check_in, crisis, owner_insight)", ["kind"])
 TRIGGERS_PUBLISHED = Counter("rapport_triggers_published_total", "Triggers sent to the triggers topic, by kind",
                              ["kind"])
+
+
+STAGE_SECONDS = Counter("rapport_stage_seconds", "Seconds a worker spent in each stage of its batches (open, "
+                        "dedup, state, plan, model, fold, project, commit, redis, publish) and its scheduler "
+                        "passes; a nested stage's time is its own, not its caller's", ["stage"])
+_running: contextvars.ContextVar[tuple[str, float] | None] = contextvars.ContextVar("rapport_stage", default=None)
+
+
+@contextmanager
+def stage(name: str, counter: Counter = STAGE_SECONDS) -> Iterator[None]:
+    """Charge the time inside to `name`. Nested in another stage (per asyncio task: a context
+    variable), the outer one is paused meanwhile, so the stages of a batch add up to its time once."""
+    outer = _running.get()
+    now = time.perf_counter()
+    if outer is not None:
+        counter.labels(outer[0]).inc(now - outer[1])
+    token = _running.set((name, now))
+    try:
+        yield
+    finally:
+        end = time.perf_counter()
+        current = _running.get()  # `name`, or what switch() moved on to inside
+        counter.labels(current[0]).inc(end - current[1])  # type: ignore[index]
+        _running.reset(token)
+        if outer is not None:
+            _running.set((outer[0], end))
+
+
+def switch(name: str, counter: Counter = STAGE_SECONDS) -> None:
+    """Inside a stage(): the time from now on is `name`'s (a batch's steps in order, without nesting
+    each in a block). Outside one: nothing."""
+    current = _running.get()
+    if current is None:
+        return
+    now = time.perf_counter()
+    counter.labels(current[0]).inc(now - current[1])
+    _running.set((name, now))
 
 
 def observe_batch(outcome, erased: set, now: datetime) -> None:  # noqa: ANN001

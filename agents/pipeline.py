@@ -37,6 +37,7 @@ from psycopg.rows import dict_row
 
 from datetime import timezone
 
+from agents import metrics
 from agents.core import consolidation
 from agents.core import contact as core
 from agents.core import mood as mood_model
@@ -206,15 +207,18 @@ class InteractionPipeline:
         with tracing.tracer.start_as_current_span("rapport.projection.transaction", attributes={
                 "rapport.records": len(records)}) as span:  # ends after the COMMIT
             async with self.conn.transaction():
+                metrics.switch("dedup")  # the version-switch lock waits here too
                 if self.switch_lock:
                     await self.conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (db.SWITCH_LOCK,))
                 if self.follow_active:
                     await self._follow_active_version()
                 outcome = await self._process(records, track_offsets)
+                metrics.switch("commit")
             span.set_attributes({"rapport.projection.version": self.version or "", "rapport.applied": outcome.applied})
         # the erasures deleted these contacts' keys: a cached one must not seal or open anything again
         self.erased = self._after_commit[1]
         self.keys.forget(self.erased)
+        metrics.switch("redis")
         await self._refresh_redis(*self._after_commit)
         return outcome
 
@@ -315,6 +319,7 @@ class InteractionPipeline:
         # a record rapport did not sign is not even parsed: a dead letter, nothing tracked
         forged = [self.unsigned(r) for r in records]
         # crypto-shredding: sealed payloads opened with their contacts' keys (one query, cached)
+        metrics.switch("open")
         opened = await self.keys.open_records(self.conn, [b"null" if why else r.value
                                                           for r, why in zip(records, forged)])
         for r, value, why in zip(records, opened, forged):
@@ -347,6 +352,7 @@ class InteractionPipeline:
 
         # before the dedup: the batch's contacts locked and the cache checked against them, so a batch
         # that overlaps another worker's (a rebalance) waits for it and then sees its tracking records
+        metrics.switch("dedup")
         await self._lock_contacts({(e.tenant_id, e.contact_id) for e, _ in envs})
         done = await self._already_applied([e for e, _ in envs])
         fresh = [(e, r) for e, r in envs if (e.tenant_id, e.event_id) not in done]
@@ -354,9 +360,11 @@ class InteractionPipeline:
         if self.ledger_order:  # a contact's events fold in ledger order, also when a publish was lost
             fresh = in_ledger_order(fresh, await self._ledger_gaps([e for e, _ in fresh]))
 
+        metrics.switch("state")
         states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
         # each message is redacted knowing what the contact's previous one left open ("my card is 4242
         # 4242" / "4242 4242"), also within this batch: the carries in log order
+        metrics.switch("plan")
         carries = core.redaction_carries(states, [e for e, _ in fresh if time_problem(e) is None], self.config)
         carries_of = iter(carries)
         carries = [next(carries_of) if time_problem(e) is None else None for e, _ in fresh]
@@ -368,11 +376,13 @@ class InteractionPipeline:
         said = self._messages((e for e, _ in fresh), carries)
         message_vectors = await self._embed([m for ms in plans for m in ms], said)
 
+        metrics.switch("state")
         hot = await self._hot_vectors(states.values())
         known, new_vectors = await self._consolidation_inputs(states, fresh)
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
+        metrics.switch("fold")
         segments = [Batch(publish=self.publishes, record=self.records, unrecord=self.tombstoned)]
         for (e, r), candidates in zip(fresh, plans):
             key = (e.tenant_id, e.contact_id)
@@ -427,6 +437,7 @@ class InteractionPipeline:
             batch.derived.extend(derived)
         segments[-1].watermarks = marks
 
+        metrics.switch("project")
         await project_segments(self.conn, segments)
         self.watermarks.update(marks)  # type: ignore[union-attr]
         for mid, v in hot.items():
@@ -651,8 +662,9 @@ class InteractionPipeline:
 
         texts = [embedding_text(m) for m in memories]
         try:
-            by_text, by_event = await asyncio.get_running_loop().run_in_executor(
-                self._pool, self._embed_sync, texts, said or [])
+            with metrics.stage("model"):
+                by_text, by_event = await asyncio.get_running_loop().run_in_executor(
+                    self._pool, self._embed_sync, texts, said or [])
         except Exception:  # an unreachable remote embedder must not stop memory extraction
             log.exception("embedding failed; memories are stored without vectors")
             return {}

@@ -17,7 +17,7 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import httpx
 
@@ -58,11 +58,13 @@ def summary(seconds: list[float]) -> dict[str, float]:
 
 
 @contextmanager
-def target(url: str | None, workers: int, with_db: bool = False, with_kafka: bool = False) -> Iterator[Any]:
+def target(url: str | None, workers: int, with_db: bool = False, with_kafka: bool = False,
+           data_dirs: list[Path] | None = None) -> Iterator[Any]:
     """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL, its
     broker URL when asked), with the headers to send. The benchmarks name their own tenants (bench,
     scale): against --url, $RAPPORT_API_KEY (else ./.rapport/api-key) must be an admin key or one of
-    that tenant; the URLs come from RAPPORT_DATABASE_URL and RAPPORT_KAFKA_URL."""
+    that tenant; the URLs come from RAPPORT_DATABASE_URL and RAPPORT_KAFKA_URL. `data_dirs` gets the
+    embedded stack's data dir (its run.json names the workers' /metrics)."""
     from ops.keys import auth_headers
 
     if url:
@@ -83,6 +85,8 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
         own_topics = stack_env(os.environ["RAPPORT_KAFKA_URL"], f"bench-{os.urandom(4).hex()}")
     with tempfile.TemporaryDirectory(prefix="rapport-bench-") as d:
         stack = Stack(Path(d), http_port=free_port(), workers=workers)
+        if data_dirs is not None:
+            data_dirs.append(Path(d))
         try:
             with mock.patch.dict(os.environ, own_topics):
                 stack.start_services()
@@ -213,7 +217,8 @@ def context_main(url: str | None, contacts: int, per_contact: int, queries: int,
 
 
 async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7,
-                   headers: dict[str, str] | None = None) -> dict[str, Any]:
+                   headers: dict[str, str] | None = None,
+                   stages: Callable[[], dict[str, float] | None] | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
     per = max(events // contacts, 1)
@@ -235,6 +240,7 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
             pass
 
         # 1. ingest: batches of 100 events that mix contacts
+        before = stages() if stages else None
         batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
         post_lat: list[float] = []
         start = time.perf_counter()
@@ -258,6 +264,10 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
                 pass
         drained = time.perf_counter() - start
         out["processing"] = {"end_to_end_events_per_s": round(len(evs) / drained, 1), "seconds": round(drained, 2)}
+        after = stages() if stages else None
+        if before is not None and after is not None:
+            out["stages"] = breakdown(before, after)
+        out["texts"] = [e["message"] for e in evs]  # for the model-only rate (load_main), not printed
 
         # 3. freshness: one new event, then the time until /context?after= answers
         fresh: list[float] = []
@@ -306,6 +316,14 @@ def print_load(r: dict[str, Any]) -> None:
         t = r["transport"]
         print(f"bare transport       {t['events_per_s']:>10} events/s   (a Faust pass-through worker on the same "
               f"broker); the pipeline runs at {t['ratio']:.2f}x of it")
+    if r.get("stages"):
+        total = sum(r["stages"].values()) or 1.0
+        print("worker time by stage (s, share): " + ", ".join(
+            f"{k} {v:.2f} ({v / total:.0%})" for k, v in r["stages"].items() if v >= 0.005))
+    if r.get("model_only"):
+        m = r["model_only"]
+        print(f"model alone          {m['events_per_s']:>10} events/s   ({m['distinct_texts']} distinct texts at "
+              f"{m['texts_per_s']} texts/s); processed / model-only = {m['ratio']:.2f}")
     f = r["freshness"]
     print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
     for name, v in r["context"].items():
@@ -313,16 +331,75 @@ def print_load(r: dict[str, Any]) -> None:
               f"{v['requests_per_s']} req/s")
 
 
+STAGES = ("open", "dedup", "state", "plan", "model", "fold", "project", "commit", "redis", "publish", "scheduler")
+
+
+def stage_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
+    """rapport_stage_seconds of the workers (agents/metrics.py), summed over them; None when one cannot
+    be read."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[str, float] = {}
+    for u in metrics_urls:
+        try:
+            text = httpx.get(u, timeout=5).text
+        except httpx.HTTPError:
+            return None
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "rapport_stage_seconds_total":
+                    out[sample.labels["stage"]] = out.get(sample.labels["stage"], 0.0) + sample.value
+    return out
+
+
+def worker_metrics_urls(data_dir: Path | None) -> list[str]:
+    run = (data_dir or Path("./.rapport")) / "run.json"
+    try:
+        return [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith("worker")]
+    except (OSError, ValueError):
+        return []
+
+
+def breakdown(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """Seconds per stage between two readings of the workers' counters (a stage new in `after` counts
+    from 0), in STAGES order, then any other."""
+    names = [s for s in STAGES if s in after] + sorted(set(after) - set(STAGES))
+    return {s: round(after[s] - before.get(s, 0.0), 3) for s in names}
+
+
+def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
+    """(texts per second, distinct texts) of the configured embedder over `texts`' distinct ones, in batches
+    as the worker embeds a batch's candidates: what the model alone would take for this run."""
+    from agents.embedder import default_embedder
+
+    distinct = list(dict.fromkeys(texts))
+    model = default_embedder()
+    model.embed(distinct[:8])  # loaded and warm before the clock
+    t = time.perf_counter()
+    for i in range(0, len(distinct), batch):
+        model.embed(distinct[i:i + batch])
+    return len(distinct) / (time.perf_counter() - t), len(distinct)
+
+
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
               out: str | None) -> dict[str, Any]:
-    with target(url, workers, with_kafka=True) as (u, kafka_url, headers):
-        r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers))
+    dirs: list[Path] = []
+    with target(url, workers, with_kafka=True, data_dirs=dirs) as (u, kafka_url, headers):
+        urls = worker_metrics_urls(dirs[0] if dirs else None)
+        r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers,
+                                 stages=(lambda: stage_seconds(urls)) if urls else None))
         if kafka_url:  # the same broker, the same number of events, after the pipeline's run
             from ops.bench_transport import transport_rate
 
             rate = transport_rate(kafka_url, r["events"])
             r["transport"] = {"events_per_s": round(rate, 1),
                               "ratio": round(r["processing"]["end_to_end_events_per_s"] / rate, 3)}
+    texts = r.pop("texts")
+    rate, distinct = model_only_rate(texts)  # the same texts, the model alone, after the stack's run
+    events_per_s = rate * len(texts) / distinct
+    r["model_only"] = {"texts_per_s": round(rate, 1), "distinct_texts": distinct, "events_per_s": round(events_per_s, 1),
+                       "ratio": round(r["processing"]["end_to_end_events_per_s"] / events_per_s, 3)}
     print_load(r)
     if out:
         Path(out).write_text(json.dumps(r, indent=2))

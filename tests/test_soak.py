@@ -28,3 +28,12 @@ def test_too_few_samples_give_no_verdict_and_the_table_says_so():
     assert t.splitlines()[0] == "| events | s | broker MiB | worker-0 MiB |"
     assert t.splitlines()[-1] == "| growth, 2nd half | MiB/10k | — | — |"
     assert "| 20000 | 0 | 40 | — |" in t
+
+
+def test_the_load_bench_breakdown_is_the_difference_of_two_readings_in_stage_order():
+    from ops.bench import breakdown
+
+    before = {"fold": 1.0, "model": 2.0, "open": 0.5}
+    after = {"open": 0.75, "model": 5.0, "fold": 1.5, "project": 0.4, "custom": 0.1}
+    assert list(breakdown(before, after).items()) == [
+        ("open", 0.25), ("model", 3.0), ("fold", 0.5), ("project", 0.4), ("custom", 0.1)]
