@@ -7,21 +7,23 @@ import gc
 import inspect
 import logging
 import os
+import re
 import time
 from collections import OrderedDict
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import orjson
 import psycopg
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Path as FastPath, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
@@ -491,6 +493,33 @@ MAX_PAYLOAD_BODY = 256 * 1024  # POST /payload (message 16 KiB + system prompt 6
 MAX_INGEST_BODY = ingest_mod.MAX_BATCH * 20 * 1024
 MAX_QUERY_BYTES = ev.MAX_MESSAGE_BYTES  # `query` is the user's current message
 AS_OF_HORIZON = timedelta(days=3653)
+MAX_PERSONA_CHARS = 256
+# superseded: a newer fact replaced it; merged: a near-duplicate took it in; compressed: a pattern took
+# it in; pruned: decayed below 0.1 unused for 30 days; archived: over a cap
+MEMORY_STATUSES = ("active", "expired", "superseded", "merged", "compressed", "pruned", "archived")
+
+
+def declared(schema: dict[str, Any], description: str) -> Any:
+    """A string parameter's rules for the OpenAPI document (schemas/validate.py): the handler's checks
+    enforce them, answering 400 naming the parameter (a body field's answer is 422)."""
+    return Annotated[str, validate.Declared.of(schema), Field(description=description)]
+
+
+# the routes' parameters, each with the rules its handler enforces
+ContactIdPath = Annotated[declared(validate.contact_id_schema(), "1-128 characters, no '/' or control "
+                                  "characters; a leading '_' is reserved"), FastPath()]
+TenantParam = Annotated[declared(validate.id_schema(), "default: the key's tenant (another only with an admin key)")
+                        | None, Query()]
+QueryParam = Annotated[declared(validate.utf8_schema(MAX_QUERY_BYTES), "the user's current message (at most "
+                                f"{MAX_QUERY_BYTES} bytes of UTF-8)") | None, Query()]
+PersonaParam = Annotated[declared(validate.name_schema(MAX_PERSONA_CHARS, min_chars=1), "the persona speaking")
+                         | None, Query()]
+AsOfParam = Annotated[declared(validate.time_schema(), "RFC 3339: evaluate recency and decay at that time, from "
+                               "1970 to ten years ahead") | None, Query()]
+AfterParam = Annotated[declared(validate.id_schema(), "an event_id: wait, up to 5 s, until it is in the "
+                                "projections (504 if it is not)") | None, Query()]
+MemoryStatusParam = Annotated[declared({"enum": list(MEMORY_STATUSES)}, "only the memories of this status")
+                              | None, Query()]
 
 
 class BadParam(Exception):
@@ -685,7 +714,65 @@ async def database_busy(request: Request, exc: PoolTimeout) -> JSONBody:
                  reason=f"no database connection within {DB_POOL_TIMEOUT_S:g} s")
 
 
+@app.exception_handler(StarletteHTTPException)
+async def _http_error(request: Request, e: StarletteHTTPException) -> JSONBody:
+    """Starlette's own answers (404: no route has this path) in the documented ErrorBody shape."""
+    return JSONBody({"error": str(e.detail)}, status_code=e.status_code, headers=e.headers)
+
+
+# ---------------------------------------------------------------------------------------- routing
+Template = tuple[re.Pattern, frozenset[str], int]  # a path template's regex, its methods, its literal length
+
+
+def templates_of(routes: list[Any]) -> list[Template]:
+    """The app's path templates with every method declared on each (GET and POST /webhooks are two
+    routes of one template), most specific (the most literal text) first."""
+    by_path: dict[str, tuple[re.Pattern, set[str]]] = {}
+    for r in routes:
+        if getattr(r, "methods", None):
+            by_path.setdefault(r.path, (r.path_regex, set()))[1].update(r.methods)
+    return sorted(((rx, frozenset(m), len(re.sub(r"\{[^}]*\}", "", path))) for path, (rx, m) in by_path.items()),
+                  key=lambda t: -t[2])
+
+
+def allowed_methods(templates: list[Template], path: str) -> frozenset[str] | None:
+    """The methods of the path's own template: the most specific one that matches it (None: no route).
+    `/contacts/{contact_id:path}` (DELETE) matches `/contacts/c/memories` too, whose template is
+    `/contacts/{contact_id:path}/memories` (GET): DELETE there is 405, not an erasure of "c/memories"."""
+    return next((methods for rx, methods, _ in templates if rx.match(path)), None)
+
+
+def whole_path(route: Any) -> None:
+    """A route's regex over the whole path: `{x:path}` takes line breaks too, and `$` no longer matches
+    before a final one (`/context/a%0A` was contact "a"; `/context/%0A` a 404): a contact id with a line
+    break reaches the handler, which refuses it naming the field."""
+    pattern = route.path_regex.pattern
+    route.path_regex = re.compile((pattern[:-1] + r"\Z") if pattern.endswith("$") else pattern, re.DOTALL)
+
+
+class Methods:
+    """405 with an `Allow` header naming the methods the path's template declares (the OpenAPI
+    document's operations), for any other method, OPTIONS and HEAD included (none is served)."""
+
+    def __init__(self, app: Any):
+        self.app = app
+        self.templates: list[Template] | None = None  # on the first request: every route is registered
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            if self.templates is None:
+                self.templates = templates_of(app.routes)
+            allowed = allowed_methods(self.templates, scope["path"])
+            if allowed is not None and scope["method"] not in allowed:
+                answer = error(405, f"{scope['method']} is not an operation of this path",
+                               allowed=sorted(allowed))
+                answer.headers["Allow"] = ", ".join(sorted(allowed))
+                return await answer(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
 app.add_middleware(DatabaseGuard)
+app.add_middleware(Methods)
 app.add_middleware(Timing)
 
 
@@ -747,16 +834,18 @@ async def post_ingest(request: Request, p: auth.Principal = Depends(principal)) 
 
 
 @app.get("/context/{contact_id:path}", **answers(out.Context, errors={400: out.ErrorBody, 504: out.NotReflected}))
-async def get_context(contact_id: str, query: str | None = None, tenant_id: str | None = None,
-                      persona_id: str | None = None, budget: int | None = Query(None, ge=0, le=1_000_000),
-                      as_of: str | None = None, after: str | None = None,
+async def get_context(contact_id: ContactIdPath, query: QueryParam = None, tenant_id: TenantParam = None,
+                      persona_id: PersonaParam = None, budget: int | None = Query(None, ge=0, le=1_000_000),
+                      as_of: AsOfParam = None, after: AfterParam = None,
                       p: auth.Principal = Depends(principal)) -> Response:
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     if query is not None and len(query.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES:
         raise BadParam(400, "query", f"at most {MAX_QUERY_BYTES} bytes of UTF-8")
-    check_param("persona_id", persona_id, persona_id and (validate.check_name(persona_id) or
-                                                          (len(persona_id) > 256 and "at most 256 characters")))
-    check_param("after", after, after and validate.check_id(after))
+    if persona_id is not None:  # a problem is text (it was `False` for a valid one: 400 on every persona)
+        check_param("persona_id", persona_id, validate.check_name(persona_id) or (
+            None if 1 <= len(persona_id) <= MAX_PERSONA_CHARS else f"must be 1-{MAX_PERSONA_CHARS} characters"))
+    if after is not None:
+        check_param("after", after, validate.check_id(after))
     at = parse_as_of(as_of)
     if after and not await reflected(tenant_id, after):
         return not_reflected(after)
@@ -872,7 +961,7 @@ async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
 
 
 @app.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, errors={400: out.ErrorBody}))
-async def get_memories(contact_id: str, tenant_id: str | None = None, status: str | None = None,
+async def get_memories(contact_id: ContactIdPath, tenant_id: TenantParam = None, status: MemoryStatusParam = None,
                        p: auth.Principal = Depends(principal)) -> Response:
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     if status is not None and status not in MEMORY_STATUSES:
@@ -884,13 +973,8 @@ async def get_memories(contact_id: str, tenant_id: str | None = None, status: st
                      "memories": [memory_detail_json({**r, "importance": importance_then(r, now)}, now) for r in rows]})
 
 
-# superseded: a newer fact replaced it; merged: a near-duplicate took it in; compressed: a pattern took
-# it in; pruned: decayed below 0.1 unused for 30 days; archived: over a cap
-MEMORY_STATUSES = ("active", "expired", "superseded", "merged", "compressed", "pruned", "archived")
-
-
 @app.delete("/contacts/{contact_id:path}", **answers(out.Erasure, 202, {400: out.ErrorBody}))
-async def delete_contact(contact_id: str, tenant_id: str | None = None,
+async def delete_contact(contact_id: ContactIdPath, tenant_id: TenantParam = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Right to erasure: a ContactErased event, ordered after the contact's earlier events; its
     processing removes every projection row, cache key and ledger row of the contact."""
@@ -905,36 +989,18 @@ async def delete_contact(contact_id: str, tenant_id: str | None = None,
 
 
 class PayloadRequest(BaseModel):
+    """The body of POST /payload: its fields' types carry the edge's rules and declare them in the
+    OpenAPI document (schemas/validate.py); an unknown property is refused (additionalProperties: false)."""
     model_config = ConfigDict(extra="forbid")
-    contact_id: str = Field(min_length=1, max_length=128)
-    message: str = Field(max_length=16 * 1024)
-    tenant_id: str | None = Field(default=None, min_length=1, max_length=128)  # None: the key's
-    persona_id: str | None = Field(default=None, max_length=256)
-    system_prompt: str | None = Field(default=None, max_length=64 * 1024)
-    service_data: Any = None
+    contact_id: validate.ContactId
+    message: validate.Text(max_chars=16 * 1024)
+    tenant_id: validate.Id | None = None  # None: the key's
+    persona_id: validate.Name(256) | None = None
+    system_prompt: validate.Text(max_chars=64 * 1024) | None = None
+    service_data: Any = Field(default=None, description=f"any JSON, at most {validate.MAX_JSON_DEPTH} levels deep")
     tools: list[dict[str, Any]] | None = None
     # read-your-writes, as GET /context's: an event_id to wait for (up to 5 s; 504 if not reflected)
-    after: str | None = Field(default=None, min_length=1, max_length=128)
-
-    @field_validator("tenant_id", "after")
-    @classmethod
-    def _ids(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_id(v))
-
-    @field_validator("contact_id")
-    @classmethod
-    def _contact(cls, v: str) -> str:
-        return validate.require(v, validate.check_contact_id(v))
-
-    @field_validator("persona_id")
-    @classmethod
-    def _name(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_name(v))
-
-    @field_validator("message", "system_prompt")
-    @classmethod
-    def _text(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_text(v))
+    after: validate.Id | None = None
 
 
 @app.post("/payload", **answers(out.Payload, errors={400: out.ErrorBody, 413: out.ErrorBody, 504: out.NotReflected}),
@@ -977,7 +1043,7 @@ def trigger_json(t: dict) -> dict:
 
 
 @app.get("/contacts/{contact_id:path}/triggers", **answers(out.TriggerList, errors={400: out.ErrorBody}))
-async def get_triggers(contact_id: str, tenant_id: str | None = None,
+async def get_triggers(contact_id: ContactIdPath, tenant_id: TenantParam = None,
                        p: auth.Principal = Depends(principal)) -> Response:
     """Check-ins, crisis flags and owner insights, with due time, reason and source events."""
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
@@ -986,7 +1052,7 @@ async def get_triggers(contact_id: str, tenant_id: str | None = None,
 
 
 @app.get("/contacts/{contact_id:path}/export", **answers(out.Export, errors={400: out.ErrorBody}))
-async def export_contact(contact_id: str, tenant_id: str | None = None,
+async def export_contact(contact_id: ContactIdPath, tenant_id: TenantParam = None,
                          p: auth.Principal = Depends(principal)) -> Response:
     """Everything held about the contact (GDPR export): state, memories with their event history,
     entities, sessions, triggers and the ledger's messages."""
@@ -1024,3 +1090,6 @@ async def openapi_document(p: auth.Principal = Depends(principal)) -> JSONBody:
 
 # the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above
 import projections.webhook_routes  # noqa: E402,F401
+
+for _route in app.routes:
+    whole_path(_route)

@@ -8,7 +8,7 @@ projections/responses.py (the handlers return their own JSON); the Python client
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, Path, Query, Request
@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from projections import auth
 from projections import responses as out
-from projections.api import (BadParam, JSONBody, answers, app, error, principal, read_body, request_body, svc,
-                             tenant_of)
+from projections.api import (BadParam, JSONBody, TenantParam, answers, app, declared, error, principal, read_body,
+                             request_body, svc, tenant_of)
 from projections.context import iso
 from schemas import validate
 from streams import ingest as ingest_mod
@@ -31,36 +31,31 @@ def config() -> rules.Config:
     return rules.Config.from_env()
 
 
+# what url_problem accepts, declared at least as strictly: http(s), a host name or IPv4 address, a port
+# deliveries may use (addresses.py), a path and query without spaces, control characters or a fragment.
+# Where the host points (a public address, resolvable) is decided when the webhook is created.
+URL_PATTERN = (r"^https?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::(?:80|443|8080|8443))?"
+               f"(?:[/?][^ #{validate.CONTROL_CHARS}]*)?$")
+
+
 class WebhookRequest(BaseModel):
     """The body of POST /webhooks."""
     model_config = ConfigDict(extra="forbid")
-    url: str = Field(min_length=1, max_length=rules.MAX_URL_CHARS,
-                     description="http(s), no credentials; a public address unless RAPPORT_WEBHOOK_ALLOW_PRIVATE")
-    events: list[str] = Field(min_length=1, max_length=rules.MAX_FILTERS,
-                              description='"TriggerCreated", "TriggerCreated:crisis", "MemoryExtracted", ..., "*"')
-    description: str | None = Field(default=None, max_length=rules.MAX_DESCRIPTION_CHARS)
-    tenant_id: str | None = Field(default=None, min_length=1, max_length=128,
-                                  description="default: the key's tenant (another only with an admin key)")
-
-    @field_validator("url")
-    @classmethod
-    def _url(cls, v: str) -> str:
-        return validate.require(v, rules.url_problem(v))
+    url: Annotated[str, Field(min_length=1, max_length=rules.MAX_URL_CHARS,
+                              description="http(s), no credentials; a public address unless "
+                                          "RAPPORT_WEBHOOK_ALLOW_PRIVATE"),
+                   validate.checked(rules.url_problem), validate.Declared.of({"pattern": URL_PATTERN})]
+    events: list[Annotated[str, validate.Declared.of({"enum": list(rules.FILTERS)})]] = Field(
+        min_length=1, max_length=rules.MAX_FILTERS,
+        description='"TriggerCreated", "TriggerCreated:crisis", "MemoryExtracted", ..., "*"')
+    description: validate.Name(rules.MAX_DESCRIPTION_CHARS) | None = None
+    tenant_id: validate.Id | None = Field(default=None, description="default: the key's tenant (another only with "
+                                                                     "an admin key)")
 
     @field_validator("events")
     @classmethod
     def _events(cls, v: list[str]) -> list[str]:
         return validate.require(v, rules.filter_problem(v))
-
-    @field_validator("description")
-    @classmethod
-    def _description(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_name(v))
-
-    @field_validator("tenant_id")
-    @classmethod
-    def _tenant(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_id(v))
 
 
 def webhook_json(r: dict[str, Any]) -> dict[str, Any]:
@@ -75,6 +70,11 @@ def delivery_json(r: dict[str, Any]) -> dict[str, Any]:
             "nextAttemptAt": iso(r["next_attempt_at"]) if r["status"] == "pending" else None,
             "lastStatus": r["last_status"], "lastError": r["last_error"], "createdAt": iso(r["created_at"]),
             "finishedAt": iso(r["finished_at"])}
+
+
+WebhookIdPath = Annotated[declared(validate.id_schema(), '"wh_" and 16 hex digits, as POST /webhooks answers'), Path()]
+DeliveryStatusParam = Annotated[declared({"enum": list(store.STATUSES)}, "only the deliveries of this status") | None,
+                                Query()]
 
 
 def webhook_param(webhook_id: str) -> str:
@@ -107,7 +107,7 @@ async def create_webhook(request: Request, p: auth.Principal = Depends(principal
 
 
 @app.get("/webhooks", **answers(out.WebhookList, errors={400: out.ErrorBody}))
-async def list_webhooks(tenant_id: str | None = None, p: auth.Principal = Depends(principal)) -> JSONBody:
+async def list_webhooks(tenant_id: TenantParam = None, p: auth.Principal = Depends(principal)) -> JSONBody:
     """The tenant's subscriptions, oldest first, with their pending and dead counts (never the secrets)."""
     tenant_id = tenant_of(p, tenant_id)
     async with svc.pool.connection() as conn:
@@ -116,7 +116,7 @@ async def list_webhooks(tenant_id: str | None = None, p: auth.Principal = Depend
 
 
 @app.get("/webhooks/{webhook_id}", **answers(out.Webhook, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
-async def get_webhook(webhook_id: str, tenant_id: str | None = None,
+async def get_webhook(webhook_id: WebhookIdPath, tenant_id: TenantParam = None,
                       p: auth.Principal = Depends(principal)) -> JSONBody:
     """One subscription (without its secret)."""
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
@@ -127,7 +127,7 @@ async def get_webhook(webhook_id: str, tenant_id: str | None = None,
 
 @app.delete("/webhooks/{webhook_id}",
             **answers(out.WebhookDeleted, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
-async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
+async def delete_webhook(webhook_id: WebhookIdPath, tenant_id: TenantParam = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Unsubscribe; its pending deliveries are dropped unsent."""
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
@@ -139,7 +139,7 @@ async def delete_webhook(webhook_id: str, tenant_id: str | None = None,
 
 @app.get("/webhooks/{webhook_id}/deliveries",
          **answers(out.DeliveryList, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
-async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status: str | None = None,
+async def list_deliveries(webhook_id: WebhookIdPath, tenant_id: TenantParam = None, status: DeliveryStatusParam = None,
                           limit: int = Query(50, ge=1, le=500), p: auth.Principal = Depends(principal)) -> JSONBody:
     """The subscription's deliveries, newest first: `status=dead` lists the dead-lettered ones and why."""
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)
@@ -154,7 +154,8 @@ async def list_deliveries(webhook_id: str, tenant_id: str | None = None, status:
 
 @app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
           **answers(out.Redelivery, 202, {400: out.ErrorBody, 404: out.NoSuchDelivery, 409: out.NotRetryable}))
-async def retry_delivery(webhook_id: str, delivery_id: int = Path(ge=1, le=2 ** 63 - 1), tenant_id: str | None = None,
+async def retry_delivery(webhook_id: WebhookIdPath, delivery_id: int = Path(ge=1, le=2 ** 63 - 1),
+                         tenant_id: TenantParam = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Send a dead-lettered delivery again, with a fresh retry schedule."""
     webhook_id, tenant_id = webhook_param(webhook_id), tenant_of(p, tenant_id)

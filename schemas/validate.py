@@ -15,8 +15,11 @@ return the problem as text, or None. POST /ingest (streams/ingest.py), every rou
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TypeVar
+from typing import Annotated, Any, Callable, TypeVar
+
+from pydantic import AfterValidator, StringConstraints
 
 T = TypeVar("T")
 
@@ -24,9 +27,13 @@ MAX_ID_CHARS = 128
 RESERVED_PREFIX = "_"  # contact ids the service names itself (schemas/events.TENANT_CONTACT)
 EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 MAX_FUTURE = timedelta(hours=24)
-# C0, DEL, C1, and U+2028/U+2029 (which some renderers treat as line breaks)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+# C0, DEL, C1, and U+2028/U+2029 (which some renderers treat as line breaks). Written as regex escapes
+# (\xHH, \uHHHH) that Python's re, ECMA-262 (JSON Schema's `pattern`) and Rust's regex read alike: the
+# checks below and the patterns the OpenAPI document declares (`*_PATTERN`) are built from these two
+CONTROL_CHARS = r"\x00-\x1f\x7f-\x9f\u2028\u2029"
+CONTROL_IN_TEXT_CHARS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029"  # tab, LF, CR are text
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]")
+_CONTROL_IN_TEXT = re.compile(f"[{CONTROL_IN_TEXT_CHARS}]")
 
 
 def _describe(ch: str) -> str:
@@ -138,3 +145,104 @@ def too_deep(data: object, limit: int = MAX_JSON_DEPTH) -> str | None:
             if isinstance(v, (dict, list)):
                 stack.append((v, depth + 1, f"{path}.{k}" if path else str(k)))
     return None
+
+
+# ------------------------------------------------------------------ the same rules, declared (issue 27)
+# The OpenAPI document states every rule above as JSON Schema (length, pattern), so a client generated
+# from it never sends what the edge refuses. The patterns are built from the character classes the
+# checks use; `Declared` puts them in a field's or a parameter's schema, and the checks keep enforcing
+# (their messages name the problem: "found U+0005", "reserved"). tests/test_openapi_rules.py holds each
+# pattern to its check on generated strings.
+_ID_CHAR = f"[^/{CONTROL_CHARS}]"
+NAME_PATTERN = f"^[^{CONTROL_CHARS}]*$"
+TEXT_PATTERN = f"^[^{CONTROL_IN_TEXT_CHARS}]*$"
+ID_PATTERN = f"^{_ID_CHAR}*$"
+CONTACT_ID_PATTERN = f"^[^{RESERVED_PREFIX}/{CONTROL_CHARS}]{_ID_CHAR}*$"
+# RFC 3339 as _RFC3339 reads it, with the ranges parse_rfc3339 and check_time refuse beyond it stated:
+# years from 1970 (2999 at most: later is refused as the future anyway), months, days per month (29
+# February in any year: the calendar decides), hours, minutes, seconds without a leap second, offsets
+# within +-14:00. What no pattern can say: the window moves with the clock (an event time at most 24
+# hours ahead, `as_of` ten years), an instant before 1970 in UTC, and 29 February of a common year.
+_MONTH_DAY = "(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-9])|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)"
+RFC3339_PATTERN = ("^(?:19[7-9][0-9]|2[0-9]{3})-" + _MONTH_DAY + "[Tt ](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+                   r"(?:\.[0-9]{1,9})?(?:[Zz]|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))$")
+# a limit in bytes of UTF-8 is declared in characters at most a quarter of it (a code point takes up to
+# four bytes): what the document allows always fits; the exact limit rides along as x-maxUtf8Bytes
+UTF8_MAX_BYTES_PER_CHAR = 4
+
+
+def id_schema(max_chars: int = MAX_ID_CHARS) -> dict[str, object]:
+    return {"minLength": 1, "maxLength": max_chars, "pattern": ID_PATTERN}
+
+
+def contact_id_schema() -> dict[str, object]:
+    return {"minLength": 1, "maxLength": MAX_ID_CHARS, "pattern": CONTACT_ID_PATTERN}
+
+
+def name_schema(max_chars: int, min_chars: int = 0) -> dict[str, object]:
+    return {**({"minLength": min_chars} if min_chars else {}), "maxLength": max_chars, "pattern": NAME_PATTERN}
+
+
+def utf8_schema(max_bytes: int, pattern: str | None = None) -> dict[str, object]:
+    return {"maxLength": max_bytes // UTF8_MAX_BYTES_PER_CHAR, "x-maxUtf8Bytes": max_bytes,
+            **({"pattern": pattern} if pattern else {})}
+
+
+def time_schema() -> dict[str, object]:
+    return {"maxLength": MAX_TIME_CHARS, "pattern": RFC3339_PATTERN}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """JSON Schema keywords for the OpenAPI document, as pydantic metadata (`Annotated[str, Declared(...)]`)
+    on a body field or a route's parameter: it declares, the check functions enforce."""
+    keywords: tuple[tuple[str, object], ...]
+
+    @classmethod
+    def of(cls, schema: dict[str, object]) -> "Declared":
+        # hashable (typing hashes Annotated metadata): an `enum` list is kept as a tuple
+        return cls(tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in schema.items()))
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {**handler(core_schema), **{k: list(v) if isinstance(v, tuple) else v for k, v in self.keywords}}
+
+
+def checked(check: Callable[[str], str | None]) -> AfterValidator:
+    """A pydantic validator from a check above (ValueError naming the problem)."""
+    return AfterValidator(lambda v: require(v, check(v)))
+
+
+def _utf8_at_most(max_bytes: int) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        return f"at most {max_bytes} bytes of UTF-8" if len(value.encode("utf-8")) > max_bytes else None
+    return check
+
+
+def _event_time(value: str) -> str | None:
+    try:
+        at = parse_rfc3339(value)
+    except ValueError as e:
+        return str(e)
+    return check_time(at, datetime.now(timezone.utc))
+
+
+# the body fields' types: the length rules pydantic enforces, the others the checks, all declared
+Id = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS), checked(check_id),
+               Declared.of({"pattern": ID_PATTERN})]
+ContactId = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS), checked(check_contact_id),
+                      Declared.of({"pattern": CONTACT_ID_PATTERN})]
+EventTime = Annotated[str, checked(_event_time), Declared.of(time_schema())]
+
+
+def Name(max_chars: int) -> Any:  # noqa: N802 (a type)
+    return Annotated[str, StringConstraints(max_length=max_chars), checked(check_name),
+                     Declared.of({"pattern": NAME_PATTERN})]
+
+
+def Text(*, max_chars: int | None = None, max_bytes: int | None = None) -> Any:  # noqa: N802 (a type)
+    """Message text: at most `max_chars` characters or `max_bytes` bytes of UTF-8."""
+    if max_bytes is not None:
+        return Annotated[str, checked(_utf8_at_most(max_bytes)), checked(check_text),
+                         Declared.of(utf8_schema(max_bytes, TEXT_PATTERN))]
+    return Annotated[str, StringConstraints(max_length=max_chars), checked(check_text),
+                     Declared.of({"pattern": TEXT_PATTERN})]

@@ -14,11 +14,11 @@ import asyncio
 import logging
 from collections import Counter
 from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Annotated, Any, Callable, Literal
 
 import orjson
 from opentelemetry.trace import SpanKind
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from streams import metrics
 from schemas import events as ev
@@ -30,55 +30,32 @@ log = logging.getLogger("rapport.ingest")
 
 MAX_BATCH = 1000
 CURSOR_SETTLE_S = 30.0  # the relay cursor passes only rows older than this (see relay_once)
-Opt = Field(default=None, max_length=256)
+MAX_NAME_CHARS = 256
+Opt = validate.Name(MAX_NAME_CHARS) | None
+EventId = validate.Id | None
 
 
 class IngestEvent(BaseModel):
-    """One event of POST /ingest (CONTRACT.md)."""
+    """One event of POST /ingest (CONTRACT.md). Its fields' types carry the edge's rules and declare them
+    in the OpenAPI document (schemas/validate.py). Unknown properties are ignored, as the document's
+    schema allows (a newer client's fields reach an older server harmlessly)."""
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=False)
 
-    contact_id: str = Field(min_length=1, max_length=ev.MAX_ID_CHARS)
+    contact_id: validate.ContactId  # `_tenant` is the service's, not a client's
     role: Literal["user", "assistant"]
-    message: str
-    tenant_id: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)  # None: the key's
-    event_id: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)
-    conversation_id: str | None = Opt
-    session_id: str | None = Opt
-    channel: str | None = Opt
-    display_name: str | None = Opt
-    persona_id: str | None = Opt
-    occurred_at: str | None = None
+    message: validate.Text(max_bytes=ev.MAX_MESSAGE_BYTES)
+    tenant_id: EventId = None  # None: the key's
+    event_id: EventId = None
+    conversation_id: Opt = None
+    session_id: Opt = None
+    channel: Opt = None
+    display_name: Opt = None
+    persona_id: Opt = None
+    occurred_at: Annotated[str, validate.Declared.of(validate.time_schema())] | None = None
     # extensions: business (tenant-scope) memory, and outcomes of earlier decisions (seed 002)
     scope: Literal["contact", "tenant"] = "contact"
-    outcome_of: str | None = Field(default=None, min_length=1, max_length=ev.MAX_ID_CHARS)
+    outcome_of: EventId = None
     outcome: Literal["positive", "negative", "neutral"] | None = None
-
-    @field_validator("message")
-    @classmethod
-    def _message_size(cls, v: str) -> str:
-        if len(v.encode("utf-8")) > ev.MAX_MESSAGE_BYTES:
-            raise ValueError(f"at most {ev.MAX_MESSAGE_BYTES} bytes of UTF-8")
-        return v
-
-    @field_validator("message")
-    @classmethod
-    def _message_text(cls, v: str) -> str:
-        return validate.require(v, validate.check_text(v))
-
-    @field_validator("tenant_id", "event_id", "outcome_of")
-    @classmethod
-    def _ids(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_id(v))
-
-    @field_validator("contact_id")
-    @classmethod
-    def _contact(cls, v: str) -> str:
-        return validate.require(v, validate.check_contact_id(v))  # `_tenant` is the service's, not a client's
-
-    @field_validator("conversation_id", "session_id", "channel", "display_name", "persona_id")
-    @classmethod
-    def _names(cls, v: str | None) -> str | None:
-        return v if v is None else validate.require(v, validate.check_name(v))
 
     @field_validator("occurred_at")
     @classmethod
