@@ -493,12 +493,14 @@ def bench_chaos(events, contacts, worker_kills, workers, gap, no_others, max_rec
 @click.option("--round", "round_size", default=10_000, show_default=True, help="events per round, drained before "
               "the next; memory is read after each")
 @click.option("--workers", default=1, show_default=True)
-def bench_soak(events, contacts, round_size, workers) -> None:  # noqa: ANN001
+@click.option("--no-broker-restarts", is_flag=True, help="no planned restart of the embedded broker (they restart "
+              "the workers too): one worker process over the whole run")
+def bench_soak(events, contacts, round_size, workers, no_broker_restarts) -> None:  # noqa: ANN001
     """Resident memory of every part of `rapport up` over a long ingest, and its growth in the run's second
-    half (MiB per 10,000 events: a bound levels off, a leak does not)."""
+    half (MiB per 10,000 events: a bound levels off, a leak does not; a part restarted meanwhile is marked *)."""
     from ops.soak import main
 
-    main(events, contacts, round_size, workers)
+    main(events, contacts, round_size, workers, broker_restarts=not no_broker_restarts)
 
 
 @bench.command("extraction")

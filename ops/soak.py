@@ -31,6 +31,12 @@ class Sample:
     events: int                 # events applied when it was taken
     rss_mb: dict[str, float]    # child name -> resident MiB
     seconds: float = 0.0        # since the start of the ingest
+    pids: dict[str, int] = field(default_factory=dict)  # child name -> pid: a new one was restarted
+
+
+def restarted(samples: list[Sample], i: int, part: str) -> bool:
+    """Whether `part` is another process in sample i than in the one before (a restart in between)."""
+    return i > 0 and part in samples[i].pids and samples[i - 1].pids.get(part, samples[i].pids[part]) != samples[i].pids[part]
 
 
 @dataclass
@@ -46,6 +52,8 @@ def growth_per_10k(samples: list[Sample], part: str) -> float | None:
     with fewer than three samples there. Near zero: bounded; a leak keeps the slope of the first half."""
     pts = [(s.events, s.rss_mb[part]) for s in samples if part in s.rss_mb]
     half = [p for p in pts if p[0] >= pts[-1][0] / 2] if pts else []
+    if any(restarted(samples, i, part) for i, s in enumerate(samples) if s.events >= pts[-1][0] / 2):
+        return None  # a restart in the second half: its slope says nothing of one process
     if len(half) < 3:
         return None
     n = len(half)
@@ -61,9 +69,10 @@ def table(r: SoakResult) -> str:
     parts = r.parts()
     lines = ["| events | s | " + " | ".join(f"{p} MiB" for p in parts) + " |",
              "|---:|---:|" + "---:|" * len(parts)]
-    for s in r.samples:
+    for i, s in enumerate(r.samples):  # * : the part was restarted since the row before
         lines.append(f"| {s.events} | {s.seconds:.0f} | " + " | ".join(
-            f"{s.rss_mb[p]:.0f}" if p in s.rss_mb else "—" for p in parts) + " |")
+            (f"{s.rss_mb[p]:.0f}" + ("*" if restarted(r.samples, i, p) else "")) if p in s.rss_mb else "—"
+            for p in parts) + " |")
     slopes = [(p, growth_per_10k(r.samples, p)) for p in parts]
     lines.append("| growth, 2nd half | MiB/10k | " + " | ".join(
         "—" if g is None else f"{g:+.1f}" for _, g in slopes) + " |")
@@ -78,18 +87,21 @@ def applied(url: str, tenant: str, prefix: str) -> int:
 
 
 def run_soak(events: int, contacts: int, round_size: int, workers: int = 1,
-             say: Callable[[str], None] = print) -> SoakResult:
+             say: Callable[[str], None] = print, env: dict[str, str] | None = None) -> SoakResult:
     res = SoakResult()
     run = uuid.uuid4().hex[:6]
     with tempfile.TemporaryDirectory(prefix="rapport-soak-") as tmp:
-        up = UpProcess(Path(tmp) / "data", workers, free_port(), cwd=Path(__file__).resolve().parents[1])
+        # the broker's planned restarts (RAPPORT_BROKER_MAX_RSS_MB) restart the workers with it: kept as
+        # the environment says; `rapport bench soak --no-broker-restarts` measures one worker process
+        up = UpProcess(Path(tmp) / "data", workers, free_port(), cwd=Path(__file__).resolve().parents[1],
+                       env=env)
         up.start()
         try:
             say(f"stack ready at {up.url}; {events} events over {contacts} contacts, rounds of {round_size}")
             evs = make_events(events, contacts, run)
             prefix = f"chaos-{run}-"
             t0 = time.monotonic()
-            res.samples.append(Sample(0, measure(up), 0.0))
+            res.samples.append(Sample(0, measure(up), 0.0, up.children()))
             with httpx.Client(base_url=up.url, timeout=30, headers=up.headers()) as c:
                 for start in range(0, events, round_size):
                     chunk = evs[start:start + round_size]
@@ -101,7 +113,7 @@ def run_soak(events: int, contacts: int, round_size: int, workers: int = 1,
                         if time.monotonic() > deadline:
                             raise RuntimeError(f"round ending at {want} not drained in 600 s")
                         time.sleep(1.0)
-                    s = Sample(want, measure(up), time.monotonic() - t0)
+                    s = Sample(want, measure(up), time.monotonic() - t0, up.children())
                     res.samples.append(s)
                     say("  " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(s.rss_mb.items()))
                         + f" MiB after {want} events ({s.seconds:.0f} s)")
@@ -119,8 +131,9 @@ def measure(up: UpProcess) -> dict[str, float]:
     return out
 
 
-def main(events: int, contacts: int, round_size: int, workers: int) -> SoakResult:
+def main(events: int, contacts: int, round_size: int, workers: int, broker_restarts: bool = True) -> SoakResult:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    r = run_soak(events, contacts, round_size, workers)
+    r = run_soak(events, contacts, round_size, workers,
+                 env=None if broker_restarts else {"RAPPORT_BROKER_MAX_RSS_MB": "0"})
     print(table(r))
     return r

@@ -37,3 +37,11 @@ def test_the_load_bench_breakdown_is_the_difference_of_two_readings_in_stage_ord
     after = {"open": 0.75, "model": 5.0, "fold": 1.5, "project": 0.4, "custom": 0.1}
     assert list(breakdown(before, after).items()) == [
         ("open", 0.25), ("model", 3.0), ("fold", 0.5), ("project", 0.4), ("custom", 0.1)]
+
+
+def test_a_restart_in_the_second_half_gives_no_slope_and_is_marked():
+    s = [Sample(i * 10_000, {"worker-0": v}, pids={"worker-0": pid})
+         for i, (v, pid) in enumerate([(300, 1), (400, 1), (420, 1), (300, 2), (330, 2), (360, 2)])]
+    assert growth_per_10k(s, "worker-0") is None  # a fresh process at 30k: no verdict on one process
+    rows = table(SoakResult(s)).splitlines()
+    assert rows[5].startswith("| 30000 |") and "300*" in rows[5] and "*" not in rows[6]
