@@ -337,28 +337,16 @@ STAGES = ("open", "dedup", "state", "plan", "model", "fold", "project", "commit"
 def stage_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
     """rapport_stage_seconds of the workers (agents/metrics.py), summed over them; None when one cannot
     be read."""
-    import httpx
-    from prometheus_client.parser import text_string_to_metric_families
+    from ops.worker_metrics import samples
 
+    got = samples(metrics_urls)
+    if got is None:
+        return None
     out: dict[str, float] = {}
-    for u in metrics_urls:
-        try:
-            text = httpx.get(u, timeout=5).text
-        except httpx.HTTPError:
-            return None
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                if sample.name == "rapport_stage_seconds_total":
-                    out[sample.labels["stage"]] = out.get(sample.labels["stage"], 0.0) + sample.value
+    for sample in got:
+        if sample.name == "rapport_stage_seconds_total":
+            out[sample.labels["stage"]] = out.get(sample.labels["stage"], 0.0) + sample.value
     return out
-
-
-def worker_metrics_urls(data_dir: Path | None) -> list[str]:
-    run = (data_dir or Path("./.rapport")) / "run.json"
-    try:
-        return [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith("worker")]
-    except (OSError, ValueError):
-        return []
 
 
 def breakdown(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
@@ -384,9 +372,11 @@ def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
 
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
               out: str | None) -> dict[str, Any]:
+    from ops.worker_metrics import metrics_urls
+
     dirs: list[Path] = []
     with target(url, workers, with_kafka=True, data_dirs=dirs) as (u, kafka_url, headers):
-        urls = worker_metrics_urls(dirs[0] if dirs else None)
+        urls = metrics_urls(dirs[0] if dirs else None)
         r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers,
                                  stages=(lambda: stage_seconds(urls)) if urls else None))
         if kafka_url:  # the same broker, the same number of events, after the pipeline's run

@@ -370,26 +370,18 @@ def live_worker_rate(data_dir: str | None) -> dict[str, float] | None:
     """What the running workers of `rapport up --data-dir DIR` did since they started, from their
     /metrics: events applied and seconds spent in batches (process and commit, not waiting for the
     broker), so the replay's rate can be set beside the live one. None when they cannot be asked."""
-    import httpx
-    from prometheus_client.parser import text_string_to_metric_families
+    from ops.worker_metrics import metrics_urls, samples
 
-    run = Path(data_dir or "./.rapport") / "run.json"
-    try:
-        urls = [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith("worker")]
-    except (OSError, ValueError):
+    urls = metrics_urls(data_dir)
+    got = samples(urls)
+    if not urls or got is None:
         return None
     applied = seconds = 0.0
-    for url in urls:
-        try:
-            text = httpx.get(url, timeout=5).text
-        except httpx.HTTPError:
-            return None
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                if sample.name == "rapport_events_total" and sample.labels.get("outcome") == "applied":
-                    applied += sample.value
-                elif sample.name == "rapport_batch_seconds_sum":
-                    seconds += sample.value
+    for sample in got:
+        if sample.name == "rapport_events_total" and sample.labels.get("outcome") == "applied":
+            applied += sample.value
+        elif sample.name == "rapport_batch_seconds_sum":
+            seconds += sample.value
     if not urls or not seconds:
         return None
     return {"events": int(applied), "batch_seconds": round(seconds, 2), "events_per_s": round(applied / seconds, 1)}
