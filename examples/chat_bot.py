@@ -21,7 +21,7 @@ from typing import Any, Iterable, Optional, TextIO
 
 from openai import OpenAI
 
-from rapport_client import Event, Rapport, Receipt
+from rapport_client import ConnectionFailed, Event, Rapport, Receipt
 
 SYSTEM_PROMPT = ("You are a warm, concise companion. Use what you know about the person naturally, "
                  "and never claim to remember something that is not in your context.")
@@ -69,8 +69,11 @@ def main(argv: Optional[list[str]] = None) -> None:
     llm = OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or "none")
     who = {k: v for k, v in {"contact_id": args.contact, "display_name": args.name, "channel": args.channel,
                              "persona_id": args.persona}.items() if v}
-    with Rapport(args.url) as rapport:
-        chat(rapport, llm, args.model, sys.stdin, sys.stdout, **who)
+    try:
+        with Rapport(args.url) as rapport:
+            chat(rapport, llm, args.model, sys.stdin, sys.stdout, **who)
+    except ConnectionFailed as err:  # one line, not a traceback
+        sys.exit(f"chat_bot: rapport does not answer ({err}); start it with `rapport up`, or pass --url / set RAPPORT_URL")
 
 
 if __name__ == "__main__":

@@ -179,7 +179,8 @@ def webhooks_worker() -> None:
 
 
 @main.command()
-@click.option("--url", default="http://127.0.0.1:8080", show_default=True)
+@click.option("--url", default="http://127.0.0.1:8080", show_default=True, envvar="RAPPORT_URL",
+              help="[env: RAPPORT_URL]")
 @click.option("--contact", default="arjun-demo", show_default=True)
 @click.option("--data-dir", default="./.rapport", show_default=True, help="whose api-key to send (unless "
               "$RAPPORT_API_KEY is set)")

@@ -32,7 +32,11 @@ def run_demo(url: str, contact: str, headers: dict[str, str] | None = None) -> N
                "occurred_at": (start + timedelta(minutes=i)).isoformat()}
               for i, (role, text) in enumerate(CONVERSATION)]
     with httpx.Client(base_url=url, timeout=30, headers=headers or {}) as c:
-        r = c.post("/ingest", json=events)
+        try:
+            r = c.post("/ingest", json=events)
+        except httpx.TransportError as err:  # one line, not a traceback: the likely cause and the way out
+            sys.exit(f"rapport demo: nothing answers at {url} ({type(err).__name__}); start it with "
+                     f"`rapport up` (or `make run`), or pass --url / set RAPPORT_URL")
         if r.status_code != 202:
             sys.exit(f"ingest failed: {r.status_code} {r.text}")
         print(f"published {r.json()['accepted']} events for contact {contact!r}", file=sys.stderr)
