@@ -12,6 +12,7 @@ API's error, which names fields and problems, not values)."""
 from __future__ import annotations
 
 import hmac
+import inspect
 import logging
 from importlib.metadata import version
 from typing import Annotated, Any, Awaitable, Literal, Optional, TypeVar
@@ -74,8 +75,12 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
     mcp = MCPServer("rapport", instructions=INSTRUCTIONS, version=version("rapport"),
                     log_level=log_level.upper())  # type: ignore[arg-type]
 
+    def tool(**kw: Any):  # noqa: ANN202
+        """mcp.tool with the docstring as a model reads it: no source indentation in the description."""
+        return lambda fn: mcp.tool(description=inspect.cleandoc(fn.__doc__ or ""), **kw)(fn)
+
     # idempotent only when the caller names the event_id: hint false
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+    @tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                                           open_world_hint=False))
     async def record_message(
         contact_id: ContactId,
@@ -99,7 +104,7 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
         receipt = await refusing(client.ingest({k: v for k, v in event.items() if v is not None}))
         return {"eventId": receipt.last_event_id(contact_id), "duplicate": receipt.duplicates > 0}
 
-    @mcp.tool(annotations=READS)
+    @tool(annotations=READS)
     async def get_context(
         contact_id: ContactId,
         query: Annotated[Optional[str], Field(max_length=MAX_MESSAGE_BYTES,
@@ -116,7 +121,7 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
         ctx = await refusing(client.context(contact_id, query=query, budget=budget, after=after))
         return api_json(ctx, "history")
 
-    @mcp.tool(annotations=READS)
+    @tool(annotations=READS)
     async def search_memories(
         contact_id: ContactId,
         query: Query,
@@ -130,13 +135,13 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
                                             after=after))
         return {"memories": [api_json(m) for m in ctx.memories[:limit]]}
 
-    @mcp.tool(annotations=READS)
+    @tool(annotations=READS)
     async def list_triggers(contact_id: ContactId) -> dict[str, Any]:
         """The contact's triggers: check-ins that are due, crisis flags for human review, owner insights;
         each with its due time, reason and the events it came from."""
         return {"triggers": [api_json(t) for t in (await refusing(client.triggers(contact_id))).triggers]}
 
-    @mcp.tool(annotations=READS)
+    @tool(annotations=READS)
     async def get_payload(
         contact_id: ContactId,
         message: Message,
@@ -150,7 +155,7 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
         payload = await refusing(client.payload(contact_id, message, system_prompt=system_prompt, after=after))
         return api_json(payload)
 
-    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+    @tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                                           open_world_hint=False))
     async def forget_contact(contact_id: ContactId) -> dict[str, Any]:
         """Erase everything rapport holds about a contact (right to erasure): memories, state, triggers

@@ -50,6 +50,8 @@ async def test_the_tools_are_listed_with_bounded_typed_parameters_and_forgetting
         contact = tool.input_schema["properties"]["contact_id"]
         assert (contact["minLength"], contact["maxLength"]) == (1, 128) and contact["description"]
         assert "contact_id" in tool.input_schema["required"] and tool.description
+        # as a model reads it: the docstring's sentences, not its source indentation
+        assert not any(line.startswith(" ") for line in tool.description.splitlines()), tool.description
     assert tools["forget_contact"].annotations.destructive_hint is True
     assert tools["record_message"].annotations.read_only_hint is False
     assert tools["record_message"].annotations.destructive_hint is False
