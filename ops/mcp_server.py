@@ -35,6 +35,9 @@ MAX_NAME_CHARS = 256         # session_id, display_name (the API's bound on name
 MAX_SYSTEM_PROMPT = 64 * 1024
 MAX_BUDGET = 100_000         # tokens of memories one context may carry (the API takes up to 1,000,000)
 MAX_SEARCH = 50
+# `after`: one wait of the API's (up to 5 s), then a tool error saying it is not reflected yet; an agent's
+# turn should not hang for the client's default 30 s on an id that was never recorded
+AFTER_WAIT_S = 5.0
 TOKENS_PER_SEARCH_HIT = 100  # /context packs memories into a token budget: about `limit` memories' worth
 
 ContactId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS,
@@ -118,7 +121,8 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
     ) -> dict[str, Any]:
         """What to know about a contact right now: `context_text` (put it in your system prompt), the
         ranked memories it was built from, their state (mood, relationship stage) and entities."""
-        ctx = await refusing(client.context(contact_id, query=query, budget=budget, after=after))
+        ctx = await refusing(client.context(contact_id, query=query, budget=budget, after=after,
+                                            after_timeout=AFTER_WAIT_S))
         return api_json(ctx, "history")
 
     @tool(annotations=READS)
@@ -152,7 +156,8 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
     ) -> dict[str, Any]:
         """A ready chat-completion payload for replying to `message`: the messages (system prompt,
         context, memories, recent turns, the message) within token budgets per section."""
-        payload = await refusing(client.payload(contact_id, message, system_prompt=system_prompt, after=after))
+        payload = await refusing(client.payload(contact_id, message, system_prompt=system_prompt, after=after,
+                                                after_timeout=AFTER_WAIT_S))
         return api_json(payload)
 
     @tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,

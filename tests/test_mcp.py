@@ -224,3 +224,29 @@ def test_the_cli_refuses_an_open_non_loopback_bind(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no ./.rapport/api-key here
     result = CliRunner().invoke(main, ["mcp", "--transport", "http", "--host", "0.0.0.0"])
     assert result.exit_code == 1 and "refusing to serve MCP on 0.0.0.0 without a key" in result.output
+
+
+async def test_get_context_after_an_event_never_recorded_is_a_tool_error_within_one_wait_of_the_api():
+    """The API answers 504 after its own wait (5 s) when `after` is not reflected; the tool gives up
+    after that one wait (AFTER_WAIT_S) instead of the client's default 30 s of asking again."""
+    import time
+
+    import ops.mcp_server as server
+
+    calls: list[float] = []
+
+    def slow_504(request: httpx.Request) -> httpx.Response:
+        calls.append(time.monotonic())
+        time.sleep(0.2)  # the API's wait, shortened
+        return httpx.Response(504, json={"error": "event not reflected yet", "errors": []})
+
+    t0 = time.monotonic()
+    server_wait = server.AFTER_WAIT_S
+    server.AFTER_WAIT_S = 0.5
+    try:
+        async with mcp_over(slow_504) as mcp:
+            result = await mcp.call_tool("get_context", {"contact_id": "arjun", "after": "never-sent"})
+    finally:
+        server.AFTER_WAIT_S = server_wait
+    assert result.is_error and "not reflected" in result.content[0].text
+    assert time.monotonic() - t0 < 5 and 1 <= len(calls) <= 4
