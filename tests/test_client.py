@@ -14,6 +14,7 @@ from httpx_retries import retry as retry_module
 
 from rapport_client import (AsyncRapport, AuthError, Conflict, Event, InvalidSignature, NotFound, NotReflected, Rapport,
                             RateLimited, Unavailable, ValidationError, verify_webhook)
+from rapport_client import PayloadTooLarge, RapportError
 
 RECEIPT = {"accepted": 1, "eventIds": ["e1"], "duplicates": 0}
 
@@ -127,8 +128,14 @@ def test_ingest_many_sends_batches_in_order_and_merges_the_receipts():
     assert messages == [f"message {i}" for i in range(1201)]
     assert receipt.accepted == 1201 and len(set(receipt.event_ids)) == 1201
     assert receipt.last_event_id("c0") == json.loads(sent[-1].content)[-1]["event_id"]  # message 1200 is c0's
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError):  # as before, and a typed error of the client's, naming the body
         rapport.ingest([{"contact_id": "c", "role": "user", "message": "m"}] * 1001)
+    with pytest.raises(PayloadTooLarge) as too_many:
+        rapport.ingest([{"contact_id": "c", "role": "user", "message": "m"}] * 1001)
+    assert too_many.value.fields == ["body"] and isinstance(too_many.value, RapportError)
+    with pytest.raises(ValidationError) as empty:
+        rapport.ingest([])
+    assert empty.value.errors[0].problem == "no events" and len(sent) == 3  # nothing sent for either
 
 
 def test_a_failed_batch_says_what_was_recorded_before_it():

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from rapport_client import models as m
-from rapport_client.errors import RapportError, error_for
+from rapport_client.errors import NoEvents, RapportError, TooManyEvents, error_for
 
 MAX_BATCH = 1000             # events per POST /ingest (CONTRACT.md)
 MAX_INGEST_BYTES = 20_000_000  # under the API's body limit (20,480,000 bytes)
@@ -139,9 +139,10 @@ def as_events(events: Union[EventLike, Iterable[EventLike]], tenant_id: Optional
 def ingest(events: Union[EventLike, Iterable[EventLike]], tenant_id: Optional[str] = None) -> Flow[m.Receipt]:
     batch = list(as_events(events, tenant_id))
     if not batch:
-        raise ValueError("no events to ingest")
+        raise NoEvents("no events to ingest", body={"errors": [{"field": "body", "problem": "no events"}]})
     if len(batch) > MAX_BATCH:
-        raise ValueError(f"at most {MAX_BATCH} events per request: use ingest_many() for more")
+        raise TooManyEvents(f"at most {MAX_BATCH} events per request: use ingest_many() for more",
+                            body={"errors": [{"field": "body", "problem": f"{len(batch)} events"}]})
     receipt = answer("ingest", (yield request("ingest", json=batch)))
     receipt._last = {e.get("contact_id"): e["event_id"] for e in batch}
     return receipt

@@ -58,6 +58,15 @@ class PayloadTooLarge(ValidationError):
     """413: a body or batch over the API's limits (1000 events per /ingest, /payload 256 KiB)."""
 
 
+class TooManyEvents(PayloadTooLarge, ValueError):
+    """Refused before sending (nothing was sent): more events than one /ingest takes; `ingest_many`
+    sends any number. Also a ValueError, as earlier versions of this client raised."""
+
+
+class NoEvents(ValidationError, ValueError):
+    """Refused before sending (nothing was sent): an empty batch. Also a ValueError, as before."""
+
+
 class RateLimited(RapportError):
     """429 after the retries: the tenant's backlog of unprocessed events is full. `retry_after` is
     the server's Retry-After, in seconds."""
