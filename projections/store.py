@@ -99,7 +99,7 @@ def keyword_search_sql(s: str) -> str:
         f"cand AS (SELECT top.r, u.term COLLATE \"C\" AS term, u.tf FROM top JOIN {s}.memory_term_docs d ON "
         f"d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id = top.memory_id, "
         f"unnest(d.terms, d.tfs) AS u(term, tf) WHERE u.term <> ALL(%(terms)s::text[]) AND char_length(u.term) >= 3), "
-        f"cdf AS (SELECT x.term, (SELECT count(*) FROM {s}.memory_terms p WHERE p.tenant_id=%(t)s "
+        f"cdf AS MATERIALIZED (SELECT x.term, (SELECT count(*) FROM {s}.memory_terms p WHERE p.tenant_id=%(t)s "
         f"AND p.contact_id=%(c)s AND p.term = x.term) AS df FROM (SELECT DISTINCT term FROM cand) x), "
         f"q2 AS (SELECT term, row_number() OVER (ORDER BY weight DESC, term) AS ord FROM ("
         f"SELECT c.term, sum(c.tf * ln(1 + ((st.n - f.df) + 0.5::float8) / (f.df + 0.5::float8)) ORDER BY c.r) "
