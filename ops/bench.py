@@ -196,10 +196,11 @@ class _TermsCopy:
         self.copies = [self.conns[0].cursor().copy(
             f"COPY {schema}.memory_term_docs (tenant_id, contact_id, memory_id, length, terms, tfs, created_at, "
             f"memory_type) FROM STDIN WITH (FORMAT BINARY)"), self.conns[1].cursor().copy(
-            f"COPY {schema}.memory_terms (tenant_id, contact_id, term, memory_id, tf) FROM STDIN WITH (FORMAT BINARY)")]
+            f"COPY {schema}.memory_terms (tenant_id, contact_id, term, memory_id, tf, length) FROM STDIN "
+            f"WITH (FORMAT BINARY)")]
         self.docs, self.postings = (cp.__enter__() for cp in self.copies)
         self.docs.set_types(["text", "text", "text", "int4", "text[]", "int4[]", "timestamptz", "text"])
-        self.postings.set_types(["text", "text", "text", "text", "int4"])
+        self.postings.set_types(["text", "text", "text", "text", "int4", "int4"])
 
     def write(self, contact: str, memory_id: str, text: str, at: datetime, memory_type: str) -> None:
         from projections.lexical import doc_row
@@ -207,7 +208,7 @@ class _TermsCopy:
         length, terms, tfs = doc_row(None, text)
         self.docs.write_row(("scale", contact, memory_id, length, terms, tfs, at, memory_type))
         for term, tf in zip(terms, tfs):
-            self.postings.write_row(("scale", contact, term, memory_id, tf))
+            self.postings.write_row(("scale", contact, term, memory_id, tf, length))
 
     def close(self) -> None:
         for cp, conn in zip(self.copies, self.conns):

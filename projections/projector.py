@@ -151,10 +151,10 @@ TERMS_UPSERT = (
     "memory_type) SELECT %(t)s, %(c)s, %(m)s, %(length)s, %(terms)s::text[], %(tfs)s::int[], created_at, "
     "memory_type FROM mem ON CONFLICT (tenant_id, contact_id, memory_id) DO UPDATE SET "
     "length=EXCLUDED.length, terms=EXCLUDED.terms, tfs=EXCLUDED.tfs) "
-    "INSERT INTO memory_terms (tenant_id, contact_id, term, memory_id, tf) "
-    "SELECT %(t)s, %(c)s, u.term, %(m)s, u.tf FROM unnest(%(terms)s::text[], %(tfs)s::int[]) AS u(term, tf) "
+    "INSERT INTO memory_terms (tenant_id, contact_id, term, memory_id, tf, length) "
+    "SELECT %(t)s, %(c)s, u.term, %(m)s, u.tf, %(length)s FROM unnest(%(terms)s::text[], %(tfs)s::int[]) AS u(term, tf) "
     "WHERE EXISTS (SELECT 1 FROM mem) "
-    "ON CONFLICT (tenant_id, contact_id, term, memory_id) DO UPDATE SET tf=EXCLUDED.tf")
+    "ON CONFLICT (tenant_id, contact_id, term, memory_id) DO UPDATE SET tf=EXCLUDED.tf, length=EXCLUDED.length")
 # a memory merged into another is searched no more (Store.memory_docs leaves it out too)
 TERMS_DELETE = (
     "WITH d AS (DELETE FROM memory_term_docs WHERE tenant_id=%(t)s AND contact_id=%(c)s AND memory_id=%(m)s "

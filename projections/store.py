@@ -70,13 +70,12 @@ def _bm25(s: str, name: str, terms: str) -> str:
     term's idf) and `{name}` (the top %(k)s memories by BM25 score, best first, ties by id): the arithmetic
     of lexical.BM25Index.scores step by step in doubles, each memory's terms summed in the query's order,
     so the scores are the same numbers."""
-    return (f"{name}_p AS (SELECT q.ord, p.memory_id, p.tf FROM {terms} q JOIN {s}.memory_terms p ON "
+    return (f"{name}_p AS (SELECT q.ord, p.memory_id, p.tf, p.length FROM {terms} q JOIN {s}.memory_terms p ON "
             f"p.tenant_id=%(t)s AND p.contact_id=%(c)s AND p.term = q.term), "
             f"{name}_w AS (SELECT ord, ln(1 + ((st.n - count(*)) + 0.5::float8) / (count(*) + 0.5::float8)) AS w "
             f"FROM {name}_p, st GROUP BY ord, st.n), "
             f"{name} AS (SELECT p.memory_id, sum(w.w * p.tf * %(k1p1)s / (p.tf + %(k1)s * ((1 - %(b)s) "
-            f"+ %(b)s * d.length / st.avgdl)) ORDER BY p.ord) AS score FROM {name}_p p JOIN {name}_w w USING (ord) "
-            f"JOIN {s}.memory_term_docs d ON d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id = p.memory_id, "
+            f"+ %(b)s * p.length / st.avgdl)) ORDER BY p.ord) AS score FROM {name}_p p JOIN {name}_w w USING (ord), "
             f"st GROUP BY p.memory_id ORDER BY score DESC, p.memory_id LIMIT %(k)s)")
 
 
@@ -129,7 +128,7 @@ def neighbours_sql(s: str) -> str:
             f"nb AS ({side('<', 'e.created_at DESC, e.memory_id DESC', 'an.created_at - x.created_at')} UNION ALL "
             f"{side('>', 'e.created_at, e.memory_id', 'x.created_at - an.created_at')}) "
             f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity, nb.anchor FROM nb JOIN {s}.memories m "
-            f"ON m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.id = nb.id WHERE {retrievable()} "
+            f"ON m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.id = (nb.id COLLATE \"default\") WHERE {retrievable()} "
             f"ORDER BY nb.ord, nb.side, nb.k")
 
 

@@ -4,16 +4,18 @@
 -- Rows come from projections/lexical.py's tokenizer over "speaker: content" (doc_terms), computed in
 -- Python: the ranking is that of lexical.BM25Index, which stays the reference (tests/test_lexical_pg.py).
 
--- postings: how often each term occurs in each memory; "the postings of these terms for this contact"
--- is one index range per term. COLLATE "C": terms and ids order by code point, as Python's str does
--- (the ranking breaks ties by id, the feedback by term).
+-- postings: how often each term occurs in each memory, and the memory's length (BM25 reads both for each
+-- posting); "the postings of these terms for this contact" is one index range per term, read from the
+-- index alone. COLLATE "C": terms and ids order by code point, as Python's str does (the ranking breaks
+-- ties by id, the feedback by term).
 CREATE TABLE memory_terms (
     tenant_id  text NOT NULL,
     contact_id text NOT NULL,
     term       text COLLATE "C" NOT NULL,
     memory_id  text COLLATE "C" NOT NULL,
     tf         int  NOT NULL,
-    PRIMARY KEY (tenant_id, contact_id, term, memory_id) INCLUDE (tf)
+    length     int  NOT NULL,
+    PRIMARY KEY (tenant_id, contact_id, term, memory_id) INCLUDE (tf, length)
 );
 
 -- one row per memory in the postings: its length in tokens (stop words included), its terms (the
