@@ -188,8 +188,9 @@ class Store:
 
     async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive
-        included: its BM25 index and its timeline (projections/lexical.py, retrieval.Timeline). The
-        candidate queries then keep those retrievable at the request's as_of."""
+        included: its BM25 index and its timeline (projections/lexical.py, retrieval.Timeline), for a
+        contact whose memories predate the projection's postings (keyword_search, neighbours read those).
+        The candidate queries then keep those retrievable at the request's as_of."""
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
