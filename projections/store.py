@@ -70,11 +70,12 @@ def _bm25(s: str, name: str, terms: str) -> str:
     term's idf) and `{name}` (the top %(k)s memories by BM25 score, best first, ties by id): the arithmetic
     of lexical.BM25Index.scores step by step in doubles, each memory's terms summed in the query's order,
     so the scores are the same numbers."""
-    return (f"{name}_p AS (SELECT q.ord, p.memory_id, p.tf, p.length FROM {terms} q JOIN {s}.memory_terms p ON "
-            f"p.tenant_id=%(t)s AND p.contact_id=%(c)s AND p.term = q.term), "
-            f"{name}_w AS (SELECT ord, ln(1 + ((st.n - count(*)) + 0.5::float8) / (count(*) + 0.5::float8)) AS w "
+    return (f"{name}_p AS MATERIALIZED (SELECT q.ord, p.memory_id, p.tf, p.length FROM {terms} q CROSS JOIN LATERAL "
+            f"(SELECT p.memory_id, p.tf, p.length FROM {s}.memory_terms p WHERE p.tenant_id=%(t)s "
+            f"AND p.contact_id=%(c)s AND p.term = q.term OFFSET 0) p), "
+            f"{name}_w AS MATERIALIZED (SELECT ord, ln(1 + ((st.n - count(*)) + 0.5::float8) / (count(*) + 0.5::float8)) AS w "
             f"FROM {name}_p, st GROUP BY ord, st.n), "
-            f"{name} AS (SELECT p.memory_id, sum(w.w * p.tf * %(k1p1)s / (p.tf + %(k1)s * ((1 - %(b)s) "
+            f"{name} AS MATERIALIZED (SELECT p.memory_id, sum(w.w * p.tf * %(k1p1)s / (p.tf + %(k1)s * ((1 - %(b)s) "
             f"+ %(b)s * p.length / st.avgdl)) ORDER BY p.ord) AS score FROM {name}_p p JOIN {name}_w w USING (ord), "
             f"st GROUP BY p.memory_id ORDER BY score DESC, p.memory_id LIMIT %(k)s)")
 
@@ -85,22 +86,24 @@ def keyword_search_sql(s: str) -> str:
     terms' document frequencies, then the feedback terms' postings; never all of the contact's memories.
     Rows (pass, id, score): (0, NULL, NULL) if the contact's memories predate the postings
     (memory_terms_pending), then the first search's top k (pass 1) and the feedback search's (pass 2),
-    each best first."""
+    each best first. Every step is computed once (MATERIALIZED) and each term's postings are read by their
+    index range (the LATERAL): on tables not yet analysed, a contact just ingested, the planner otherwise
+    walked all the contact's postings once per query term and the idf once per posting."""
     return (
-        f"WITH st AS (SELECT count(*) AS n, sum(length)::float8 / nullif(count(*), 0) AS avgdl "
+        f"WITH st AS MATERIALIZED (SELECT count(*) AS n, sum(length)::float8 / nullif(count(*), 0) AS avgdl "
         f"FROM {s}.memory_term_docs WHERE tenant_id=%(t)s AND contact_id=%(c)s), "
-        f"q1 AS (SELECT term, ord FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS u(term, ord)), "
+        f"q1 AS MATERIALIZED (SELECT term, ord FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS u(term, ord)), "
         + _bm25(s, "s1", "q1") + ", "
-        f"top AS (SELECT memory_id, row_number() OVER (ORDER BY score DESC, memory_id) AS r FROM s1 "
+        f"top AS MATERIALIZED (SELECT memory_id, row_number() OVER (ORDER BY score DESC, memory_id) AS r FROM s1 "
         f"ORDER BY score DESC, memory_id LIMIT %(fb_docs)s), "
         # the feedback: the terms of the best matches not in the query, 3+ characters, in at most
         # lexical.feedback_limit of the docs, weighed by their summed tf x idf (the best match's first)
-        f"cand AS (SELECT top.r, u.term COLLATE \"C\" AS term, u.tf FROM top JOIN {s}.memory_term_docs d ON "
-        f"d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id = top.memory_id, "
-        f"unnest(d.terms, d.tfs) AS u(term, tf) WHERE u.term <> ALL(%(terms)s::text[]) AND char_length(u.term) >= 3), "
+        f"cand AS MATERIALIZED (SELECT top.r, u.term COLLATE \"C\" AS term, u.tf FROM top CROSS JOIN LATERAL "
+        f"(SELECT d.terms, d.tfs FROM {s}.memory_term_docs d WHERE d.tenant_id=%(t)s AND d.contact_id=%(c)s "
+        f"AND d.memory_id = top.memory_id OFFSET 0) d, unnest(d.terms, d.tfs) AS u(term, tf) WHERE u.term <> ALL(%(terms)s::text[]) AND char_length(u.term) >= 3), "
         f"cdf AS MATERIALIZED (SELECT x.term, (SELECT count(*) FROM {s}.memory_terms p WHERE p.tenant_id=%(t)s "
         f"AND p.contact_id=%(c)s AND p.term = x.term) AS df FROM (SELECT DISTINCT term FROM cand) x), "
-        f"q2 AS (SELECT term, row_number() OVER (ORDER BY weight DESC, term) AS ord FROM ("
+        f"q2 AS MATERIALIZED (SELECT term, row_number() OVER (ORDER BY weight DESC, term) AS ord FROM ("
         f"SELECT c.term, sum(c.tf * ln(1 + ((st.n - f.df) + 0.5::float8) / (f.df + 0.5::float8)) ORDER BY c.r) "
         f"AS weight FROM cand c JOIN cdf f USING (term), st WHERE f.df <= greatest(2, st.n / 10) GROUP BY c.term "
         f"ORDER BY weight DESC, c.term LIMIT %(fb_terms)s) x), "
@@ -116,7 +119,8 @@ def neighbours_sql(s: str) -> str:
     memories but the merged ones, from memory_term_docs), those retrievable at %(as_of)s, each with its
     anchor: in the anchors' order, those before then those after, nearest first."""
     def side(cmp: str, order: str, gap: str) -> str:
-        return (f"SELECT an.ord, {0 if cmp == '<' else 1} AS side, x.k, x.memory_id AS id, an.memory_id AS anchor "
+        return (f"SELECT an.ord, {0 if cmp == '<' else 1} AS side, x.k, x.memory_id COLLATE \"default\" AS id, "
+                f"an.memory_id COLLATE \"default\" AS anchor "
                 f"FROM an CROSS JOIN LATERAL (SELECT e.memory_id, e.created_at, row_number() OVER () AS k FROM "
                 f"(SELECT e.memory_id, e.created_at FROM {s}.memory_term_docs e WHERE e.tenant_id=%(t)s "
                 f"AND e.contact_id=%(c)s AND e.memory_type = 'episode' AND (e.created_at, e.memory_id) {cmp} "
@@ -125,11 +129,13 @@ def neighbours_sql(s: str) -> str:
     return (f"WITH a AS (SELECT id, ord FROM unnest(%(anchors)s::text[]) WITH ORDINALITY AS u(id, ord)), "
             f"an AS (SELECT a.ord, d.memory_id, d.created_at FROM a JOIN {s}.memory_term_docs d ON "
             f"d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id = a.id), "
-            f"nb AS ({side('<', 'e.created_at DESC, e.memory_id DESC', 'an.created_at - x.created_at')} UNION ALL "
-            f"{side('>', 'e.created_at, e.memory_id', 'x.created_at - an.created_at')}) "
-            f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity, nb.anchor FROM nb JOIN {s}.memories m "
-            f"ON m.tenant_id=%(t)s AND m.contact_id=%(c)s AND m.id = (nb.id COLLATE \"default\") WHERE {retrievable()} "
-            f"ORDER BY nb.ord, nb.side, nb.k")
+            # each computed once: on tables not yet analysed (a contact just ingested) the planner ran the
+            # neighbours' lookups again for every memory of the contact (70-110 ms on a LoCoMo contact)
+            f"nb AS MATERIALIZED ({side('<', 'e.created_at DESC, e.memory_id DESC', 'an.created_at - x.created_at')} "
+            f"UNION ALL {side('>', 'e.created_at, e.memory_id', 'x.created_at - an.created_at')}), "
+            f"r AS MATERIALIZED (SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
+            f"WHERE {retrievable()} AND m.id = ANY(ARRAY(SELECT id FROM nb))) "
+            f"SELECT r.*, nb.anchor FROM nb JOIN r ON r.id = nb.id ORDER BY nb.ord, nb.side, nb.k")
 
 
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
