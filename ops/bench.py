@@ -146,6 +146,9 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5,
             cols = ("id, tenant_id, contact_id, scope, memory_type, content, importance, decay_rate, confidence, "
                     "source, status, pinned, entity_refs, topics, source_event_ids, created_at, updated_at, "
                     "accessed_at, content_hash, embedding, embedding_model, embedding_dim, retired_at")
+            # what the projector writes beside each memory: its keyword statistics (projections/lexical.py),
+            # streamed on connections of their own (one COPY at a time per connection)
+            terms = _TermsCopy(database_url, s) if _has_table(conn, s, "memory_terms") else None
             with cur.copy(f"COPY {s}.memories ({cols}) FROM STDIN WITH (FORMAT BINARY)") as cp:
                 cp.set_types(["text", "text", "text", "text", "text", "text", "float8", "float8", "float8", "text",
                               "text", "bool", "text[]", "text[]", "text[]", "timestamptz", "timestamptz",
@@ -163,8 +166,16 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5,
                         cp.write_row((f"s{c}-m{i}", "scale", f"s{c}", "contact", mtype, text, rng.uniform(0.1, 1.0),
                                       0.008, 1.0, "rules", status, False, [], [], [f"s{c}-e{i}"], at, at, at,
                                       content_hash(text), block[i], LOCAL_MODEL_NAME, 384, retired))
+                        if terms is not None:
+                            terms.write(f"s{c}", f"s{c}-m{i}", text, at, mtype)
+            if terms is not None:
+                terms.close()
         conn.execute(f"ANALYZE {s}.memories")
         conn.commit()
+        if terms is not None:  # visibility map set, as autovacuum keeps it in a projection written over time
+            conn.autocommit = True
+            conn.execute(f"VACUUM (ANALYZE) {s}.memory_terms, {s}.memory_term_docs")
+            conn.autocommit = False
         # the load's pages written out now, not by the checkpointer while /context is being timed (it
         # took ~8 ms off the 8-client p95): a projection this size was written over months, not just now
         try:
@@ -172,6 +183,42 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5,
         except psycopg.errors.InsufficientPrivilege:  # --url with a role that may not: measured as it is
             conn.rollback()
     return time.perf_counter() - t0
+
+
+def _has_table(conn: Any, schema: str, table: str) -> bool:
+    return conn.execute("SELECT 1 FROM information_schema.tables WHERE table_schema=%s AND table_name=%s",
+                        (schema, table)).fetchone() is not None
+
+
+class _TermsCopy:
+    """The rows projector.TERMS_UPSERT writes for each bulk-loaded memory, by binary COPY."""
+
+    def __init__(self, database_url: str, schema: str):
+        import psycopg
+
+        self.conns = [psycopg.connect(database_url) for _ in range(2)]
+        self.copies = [self.conns[0].cursor().copy(
+            f"COPY {schema}.memory_term_docs (tenant_id, contact_id, memory_id, length, terms, tfs, created_at, "
+            f"memory_type) FROM STDIN WITH (FORMAT BINARY)"), self.conns[1].cursor().copy(
+            f"COPY {schema}.memory_terms (tenant_id, contact_id, term, memory_id, tf, length) FROM STDIN "
+            f"WITH (FORMAT BINARY)")]
+        self.docs, self.postings = (cp.__enter__() for cp in self.copies)
+        self.docs.set_types(["text", "text", "text", "int4", "text[]", "int4[]", "timestamptz", "text"])
+        self.postings.set_types(["text", "text", "text", "text", "int4", "int4"])
+
+    def write(self, contact: str, memory_id: str, text: str, at: datetime, memory_type: str) -> None:
+        from projections.lexical import doc_row
+
+        length, terms, tfs = doc_row(None, text)
+        self.docs.write_row(("scale", contact, memory_id, length, terms, tfs, at, memory_type))
+        for term, tf in zip(terms, tfs):
+            self.postings.write_row(("scale", contact, term, memory_id, tf, length))
+
+    def close(self) -> None:
+        for cp, conn in zip(self.copies, self.conns):
+            cp.__exit__(None, None, None)
+            conn.commit()
+            conn.close()
 
 
 async def run_context(url: str, contacts: int, queries: int, concurrency: int, seed: int = 9,

@@ -35,7 +35,7 @@ from projections import responses as out
 from agents.core.entities import find_mentions
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
-from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
+from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
@@ -387,7 +387,8 @@ class Service:
 
     async def contact_index(self, tenant_id: str, contact_id: str, seq: Any) -> tuple[BM25Index, Timeline]:
         """The contact's BM25 index and timeline over all its memories (archive included), rebuilt when its
-        state has moved on (a new event was applied)."""
+        state has moved on (a new event was applied): for a contact whose memories predate the projection's
+        postings (memory_terms_pending; the others are searched in SQL, Store.keyword_search)."""
         key = (await self.store.schema(), tenant_id, contact_id)
         index = self.lexical.get(key, seq)
         if index is None:
@@ -930,22 +931,38 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
 async def query_candidates(tenant_id: str, contact_id: str, state: dict, entities: list[dict], query: str,
                            embedding: asyncio.Future, where: dict[str, Any]
                            ) -> tuple[list[dict], dict[str, float], list[dict], set[str]]:
-    """(candidates, BM25 scores, neighbour rows, entities the query names) for a question: the contact's
-    keyword index is read and built (on a cold cache) while the query is embedded; then one query
-    fetches the vector, keyword and entity candidates, and another the neighbours of the most relevant."""
-    version = (state.get("firstSeen"), state.get("memoryVersion", 0))
-    index = asyncio.ensure_future(svc.contact_index(tenant_id, contact_id, version))
+    """(candidates, BM25 scores, neighbour rows, entities the query names) for a question: the keyword
+    search runs on the projection's postings while the query is embedded; then one query fetches the
+    vector, keyword and entity candidates, and another the neighbours of the most relevant."""
+    keywords = asyncio.ensure_future(keyword_search(tenant_id, contact_id, state, query_terms(query)))
     matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
     query_vec = await embedding
     model = svc.embedder.model_name
-    bm25, timeline = await index
-    keyword = bm25.search(query_terms(query), KEYWORD_K)
+    keyword, timeline = await keywords
     candidates = await svc.store.candidates(tenant_id, contact_id, query_vec=query_vec, model=model,
                                             entity_refs=sorted(matched), ids=list(keyword), **where)
-    near = timeline.around(top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS), NEIGHBOUR_WITHIN_S)
+    anchors = top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS)
+    if timeline is None:
+        neighbours = await svc.store.neighbours(tenant_id, contact_id, anchors, NEIGHBOUR_WITHIN_S, NEIGHBOUR_WIDTH,
+                                                query_vec=query_vec, model=model, **where)
+        return candidates, keyword, neighbours, matched
+    near = timeline.around(anchors, NEIGHBOUR_WITHIN_S)
     rows = {r["id"]: r for r in await svc.store.retrievable_by_id(
         tenant_id, contact_id, list({n for n, _ in near}), query_vec=query_vec, model=model, **where)}
     return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched
+
+
+async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: list[str]
+                         ) -> tuple[dict[str, float], Timeline | None]:
+    """BM25 scores (with feedback) of the contact's best KEYWORD_K keyword matches, from the postings the
+    projector keeps; for a contact whose memories predate them, from an index built of their texts (cached
+    while its state stays), with the timeline that index's build reads too."""
+    found = await svc.store.keyword_search(tenant_id, contact_id, terms, KEYWORD_K)
+    if found is not None:
+        return found, None
+    bm25, timeline = await svc.contact_index(tenant_id, contact_id,
+                                             (state.get("firstSeen"), state.get("memoryVersion", 0)))
+    return bm25.search(terms, KEYWORD_K), timeline
 
 
 async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:

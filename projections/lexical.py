@@ -1,9 +1,12 @@
 """Okapi BM25 over one contact's memories: the keyword side of retrieval.
 
 People ask for names, places and dates that embeddings blur ("When did Caroline go to the support
-group?"). PostgreSQL's ts_rank has no IDF, so the API keeps a BM25 index per contact (k1=1.5,
-b=0.75, lower-cased word tokens of "speaker: content"), built from the contact's memories and reused
-until the contact's state changes (its `seq`); an LRU bounds the memory it takes.
+group?"). PostgreSQL's ts_rank has no IDF, so retrieval ranks by BM25 (k1=1.5, b=0.75, lower-cased word
+tokens of "speaker: content"). The projector keeps each memory's term counts in the projection
+(`doc_row`, tables memory_terms and memory_term_docs), and the API scores a query from the postings of
+its terms (projections/store.py, Store.keyword_search). `BM25Index` is the reference that scoring must
+equal (tests/test_lexical_pg.py), and what the API builds, as before, for a contact whose memories
+predate those tables (kept until the contact's state changes, its `seq`; an LRU bounds the memory).
 """
 from __future__ import annotations
 
@@ -40,6 +43,35 @@ def doc_terms(text: str) -> tuple[int, tuple[tuple[str, int], ...]]:
     Stop words count towards the length but are never queried (query_terms drops them)."""
     toks = tokens(text)
     return len(toks), tuple(Counter(t for t in toks if t not in STOP).items())
+
+
+def doc_text(speaker: str | None, content: str) -> str:
+    """The text a memory is indexed by: "speaker: content" (as SQL's coalesce(speaker || ': ', '') || content)."""
+    return content if speaker is None else f"{speaker}: {content}"
+
+
+def doc_row(speaker: str | None, content: str) -> tuple[int, list[str], list[int]]:
+    """What the projection keeps of a memory's text: (length, terms, their counts), terms in the order
+    doc_terms found them."""
+    length, counts = doc_terms(doc_text(speaker, content))
+    return length, [t for t, _ in counts], [n for _, n in counts]
+
+
+def feedback_limit(n_docs: int) -> int:
+    """A feedback term is in at most this many of the n docs (a tenth: rare enough to be telling)."""
+    return max(2, n_docs // 10)
+
+
+def with_feedback(first: dict[str, float], second: dict[str, float]) -> dict[str, float]:
+    """The first search's scores, and the feedback search's at most FEEDBACK_SHARE of the best first score
+    (both best first; the result lists the first's docs, then the second's new ones)."""
+    if not first or not second:
+        return first
+    scale = FEEDBACK_SHARE * max(first.values()) / max(second.values())
+    out = dict(first)
+    for d, v in second.items():
+        out[d] = max(out.get(d, 0.0), v * scale)
+    return out
 
 
 def query_terms(text: str) -> list[str]:
@@ -83,7 +115,7 @@ class BM25Index:
         """Pseudo-relevance feedback: the n terms that best characterise the best-matching docs (summed
         tf x idf over them, rare enough to be telling: in at most a tenth of the docs), not in the query."""
         weight: dict[str, float] = {}
-        limit = max(2, len(self.lengths) // 10)
+        limit = feedback_limit(len(self.lengths))
         for d in top_ids:
             for term, tf in self.terms.get(d, ()):
                 if term in query or len(term) < 3 or len(self.postings.get(term, ())) > limit:
@@ -99,14 +131,7 @@ class BM25Index:
         one's telling words (the kids, the campfire) but none of the question's."""
         first = self.top(terms, k)
         extra = self.expansion(list(first)[:FEEDBACK_DOCS], terms, FEEDBACK_TERMS) if first else []
-        second = self.top(extra, k) if extra else {}
-        if not second:
-            return first
-        scale = FEEDBACK_SHARE * max(first.values()) / max(second.values())
-        out = dict(first)
-        for d, v in second.items():
-            out[d] = max(out.get(d, 0.0), v * scale)
-        return out
+        return with_feedback(first, self.top(extra, k) if extra else {})
 
 
 class IndexCache:

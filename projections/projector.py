@@ -18,6 +18,7 @@ import orjson
 import psycopg
 from pgvector import Vector
 
+from projections.lexical import doc_row
 from schemas import events as ev
 from schemas.envelope import Envelope, decode, encode, parse_time
 from streams import shredding, tracing, tracking_key
@@ -58,7 +59,8 @@ class Batch:
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
-CONTACT_TABLES = ("derived_outbox", "memory_entities", "entities", "memories", "sessions", "session_summaries", "mood_log",
+CONTACT_TABLES = ("derived_outbox", "memory_entities", "memory_terms", "memory_term_docs", "memory_terms_pending",
+                  "entities", "memories", "sessions", "session_summaries", "mood_log",
                   "triggers", "events", "processed_events", "contacts")
 
 
@@ -134,6 +136,42 @@ PATTERN_UPDATE = (
     "accessed_at=EXCLUDED.accessed_at, updated_at=EXCLUDED.updated_at, embedding=EXCLUDED.embedding, "
     "embedding_model=EXCLUDED.embedding_model, embedding_dim=EXCLUDED.embedding_dim")
 
+# A memory's keyword statistics (projections/lexical.py), written after its row is inserted or its text
+# changes, and only if the row holds that text and is searched (not merged away): a memory row the insert
+# left as it was (ON CONFLICT DO NOTHING) keeps statistics of its own text. One statement per memory, so
+# two changes of one memory in a batch apply in order: the terms it no longer has go, the others are
+# upserted (memory_term_docs holds the previous terms: the statement's CTEs all read the state before it).
+TERMS_UPSERT = (
+    "WITH mem AS (SELECT created_at, memory_type FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s "
+    "AND status <> 'merged' AND content = %(content)s AND speaker IS NOT DISTINCT FROM %(speaker)s), "
+    "gone AS (DELETE FROM memory_terms p USING memory_term_docs d WHERE EXISTS (SELECT 1 FROM mem) "
+    "AND d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id=%(m)s AND p.tenant_id=%(t)s "
+    "AND p.contact_id=%(c)s AND p.memory_id=%(m)s AND p.term = ANY(d.terms) AND p.term <> ALL(%(terms)s::text[])), "
+    "doc AS (INSERT INTO memory_term_docs (tenant_id, contact_id, memory_id, length, terms, tfs, created_at, "
+    "memory_type) SELECT %(t)s, %(c)s, %(m)s, %(length)s, %(terms)s::text[], %(tfs)s::int[], created_at, "
+    "memory_type FROM mem ON CONFLICT (tenant_id, contact_id, memory_id) DO UPDATE SET "
+    "length=EXCLUDED.length, terms=EXCLUDED.terms, tfs=EXCLUDED.tfs) "
+    "INSERT INTO memory_terms (tenant_id, contact_id, term, memory_id, tf, length) "
+    "SELECT %(t)s, %(c)s, u.term, %(m)s, u.tf, %(length)s FROM unnest(%(terms)s::text[], %(tfs)s::int[]) AS u(term, tf) "
+    "WHERE EXISTS (SELECT 1 FROM mem) "
+    "ON CONFLICT (tenant_id, contact_id, term, memory_id) DO UPDATE SET tf=EXCLUDED.tf, length=EXCLUDED.length")
+# a memory merged into another is searched no more (Store.memory_docs leaves it out too)
+TERMS_DELETE = (
+    "WITH d AS (DELETE FROM memory_term_docs WHERE tenant_id=%(t)s AND contact_id=%(c)s AND memory_id=%(m)s "
+    "RETURNING terms) DELETE FROM memory_terms p USING d WHERE p.tenant_id=%(t)s AND p.contact_id=%(c)s "
+    "AND p.memory_id=%(m)s AND p.term = ANY(d.terms)")
+
+
+def terms_row(tenant_id: str, contact_id: str, memory_id: str, speaker: str | None, content: str) -> dict[str, Any]:
+    length, terms, tfs = doc_row(speaker, content)
+    return {"t": tenant_id, "c": contact_id, "m": memory_id, "speaker": speaker, "content": content,
+            "length": length, "terms": terms, "tfs": tfs}
+
+
+def _memory_terms(m: dict[str, Any]) -> dict[str, Any]:
+    return terms_row(m["tenantId"], m["contactId"], m["id"], m.get("speaker"), m["content"])
+
+
 # what a trigger's row keeps beyond its columns (GET /contacts/{id}/triggers shows them): a crisis flag's
 # category, clinical level, cue, model score, detector and conversation context; an insight's audience
 TRIGGER_DETAILS = ("category", "audience", "level", "cue", "score", "detector", "context")
@@ -155,11 +193,12 @@ def _entity_row(e: Envelope) -> tuple:
 
 
 # event type -> [(SQL, row builder)]; one executemany per statement per run of consecutive events of one type.
-HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
+HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple | dict[str, Any]]]]] = {
     ev.SESSION_STARTED: [(SESSION_UPSERT, _session_row)],
     ev.SESSION_CLOSED: [(SESSION_UPSERT, _session_row)],
     ev.MEMORY_EXTRACTED: [
         (MEMORY_INSERT, lambda e: _memory_row(e.payload["memory"])),
+        (TERMS_UPSERT, lambda e: _memory_terms(e.payload["memory"])),
         (MEMORY_ENTITY_INSERT, lambda e: (e.payload["memory"]["id"], e.tenant_id, e.contact_id,
                                           e.payload["memory"]["entityRefs"]))],
     ev.MEMORY_EMBEDDED: [(
@@ -189,6 +228,7 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         (f"UPDATE memories SET status='merged', superseded_by=%s, retired_at=%s, updated_at=%s WHERE {_MINE} AND id=%s",
          lambda e: (e.payload["into"], e.payload["at"], e.payload["at"], e.tenant_id, e.contact_id,
                     e.payload["memoryId"])),
+        (TERMS_DELETE, lambda e: {"t": e.tenant_id, "c": e.contact_id, "m": e.payload["memoryId"]}),
         ("UPDATE memories SET importance=%s, access_count=%s, accessed_at=GREATEST(accessed_at, %s), "
          f"updated_at=GREATEST(updated_at, %s), source_event_ids=%s, entity_refs=%s WHERE {_MINE} AND id=%s",
          lambda e: (e.payload["importance"], e.payload["accessCount"], e.payload["at"], e.payload["at"],
@@ -204,6 +244,7 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
         lambda e: (e.payload["at"], e.payload["at"], e.tenant_id, e.contact_id, e.payload["memoryId"]))],
     ev.EPISODES_COMPRESSED: [
         (MEMORY_INSERT.replace("ON CONFLICT (tenant_id, contact_id, id) DO NOTHING", PATTERN_UPDATE), lambda e: _memory_row(e.payload["pattern"])),
+        (TERMS_UPSERT, lambda e: _memory_terms(e.payload["pattern"])),
         (MEMORY_ENTITY_INSERT, lambda e: (e.payload["pattern"]["id"], e.tenant_id, e.contact_id,
                                           e.payload["pattern"]["entityRefs"])),
         (f"UPDATE memories SET status='compressed', superseded_by=%s, retired_at=%s, updated_at=%s "
@@ -213,7 +254,9 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple]]]] = {
     ev.PATTERN_RELABELLED: [(
         f"UPDATE memories SET content=%s, content_hash=%s, updated_at=GREATEST(updated_at, %s) WHERE {_MINE} AND id=%s",
         lambda e: (e.payload["content"], e.payload["contentHash"], e.payload["at"], e.tenant_id, e.contact_id,
-                   e.payload["memoryId"]))],
+                   e.payload["memoryId"])),
+     # a pattern has no speaker (consolidation.compress)
+     (TERMS_UPSERT, lambda e: terms_row(e.tenant_id, e.contact_id, e.payload["memoryId"], None, e.payload["content"]))],
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
     ev.MOOD_CLASSIFIED: [(
         "INSERT INTO mood_log (tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, "

@@ -11,10 +11,11 @@ from typing import Any
 
 import numpy as np
 from pgvector import Vector
+from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from agents.core import decay
-from projections import db
+from projections import db, lexical
 from streams import tracking_key
 
 MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, retired_at, confidence, source, status, "
@@ -61,6 +62,81 @@ def visibility_params(tenant_id: str, contact_id: str, as_of: datetime, explicit
 
 # a candidate's cosine similarity to the query %(q)s (0 for a vector of another model, or none)
 SIMILARITY = "CASE WHEN m.embedding_model=%(model)s THEN 1 - (m.embedding <=> %(q)s) ELSE 0 END"
+
+
+
+def _bm25(s: str, name: str, terms: str) -> str:
+    """CTEs `{name}_p` (the postings of the terms in `terms`, a relation of (term, ord)), `{name}_w` (each
+    term's idf) and `{name}` (the top %(k)s memories by BM25 score, best first, ties by id): the arithmetic
+    of lexical.BM25Index.scores step by step in doubles, each memory's terms summed in the query's order,
+    so the scores are the same numbers."""
+    return (f"{name}_p AS MATERIALIZED (SELECT q.ord, p.memory_id, p.tf, p.length FROM {terms} q CROSS JOIN LATERAL "
+            f"(SELECT p.memory_id, p.tf, p.length FROM {s}.memory_terms p WHERE p.tenant_id=%(t)s "
+            f"AND p.contact_id=%(c)s AND p.term = q.term OFFSET 0) p), "
+            f"{name}_w AS MATERIALIZED (SELECT ord, ln(1 + ((st.n - count(*)) + 0.5::float8) / (count(*) + 0.5::float8)) AS w "
+            f"FROM {name}_p, st GROUP BY ord, st.n), "
+            f"{name} AS MATERIALIZED (SELECT p.memory_id, sum(w.w * p.tf * %(k1p1)s / (p.tf + %(k1)s * ((1 - %(b)s) "
+            f"+ %(b)s * p.length / st.avgdl)) ORDER BY p.ord) AS score FROM {name}_p p JOIN {name}_w w USING (ord), "
+            f"st GROUP BY p.memory_id ORDER BY score DESC, p.memory_id LIMIT %(k)s)")
+
+
+def keyword_search_sql(s: str) -> str:
+    """Okapi BM25 with pseudo-relevance feedback (lexical.BM25Index.search) over the postings the projector
+    keeps in schema `s`: the query's terms' postings, the best FEEDBACK_DOCS matches' own terms and those
+    terms' document frequencies, then the feedback terms' postings; never all of the contact's memories.
+    Rows (pass, id, score): (0, NULL, NULL) if the contact's memories predate the postings
+    (memory_terms_pending), then the first search's top k (pass 1) and the feedback search's (pass 2),
+    each best first. Every step is computed once (MATERIALIZED) and each term's postings are read by their
+    index range (the LATERAL): on tables not yet analysed, a contact just ingested, the planner otherwise
+    walked all the contact's postings once per query term and the idf once per posting."""
+    return (
+        f"WITH st AS MATERIALIZED (SELECT count(*) AS n, sum(length)::float8 / nullif(count(*), 0) AS avgdl "
+        f"FROM {s}.memory_term_docs WHERE tenant_id=%(t)s AND contact_id=%(c)s), "
+        f"q1 AS MATERIALIZED (SELECT term, ord FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS u(term, ord)), "
+        + _bm25(s, "s1", "q1") + ", "
+        f"top AS MATERIALIZED (SELECT memory_id, row_number() OVER (ORDER BY score DESC, memory_id) AS r FROM s1 "
+        f"ORDER BY score DESC, memory_id LIMIT %(fb_docs)s), "
+        # the feedback: the terms of the best matches not in the query, 3+ characters, in at most
+        # lexical.feedback_limit of the docs, weighed by their summed tf x idf (the best match's first)
+        f"cand AS MATERIALIZED (SELECT top.r, u.term COLLATE \"C\" AS term, u.tf FROM top CROSS JOIN LATERAL "
+        f"(SELECT d.terms, d.tfs FROM {s}.memory_term_docs d WHERE d.tenant_id=%(t)s AND d.contact_id=%(c)s "
+        f"AND d.memory_id = top.memory_id OFFSET 0) d, unnest(d.terms, d.tfs) AS u(term, tf) WHERE u.term <> ALL(%(terms)s::text[]) AND char_length(u.term) >= 3), "
+        f"cdf AS MATERIALIZED (SELECT x.term, (SELECT count(*) FROM {s}.memory_terms p WHERE p.tenant_id=%(t)s "
+        f"AND p.contact_id=%(c)s AND p.term = x.term) AS df FROM (SELECT DISTINCT term FROM cand) x), "
+        f"q2 AS MATERIALIZED (SELECT term, row_number() OVER (ORDER BY weight DESC, term) AS ord FROM ("
+        f"SELECT c.term, sum(c.tf * ln(1 + ((st.n - f.df) + 0.5::float8) / (f.df + 0.5::float8)) ORDER BY c.r) "
+        f"AS weight FROM cand c JOIN cdf f USING (term), st WHERE f.df <= greatest(2, st.n / 10) GROUP BY c.term "
+        f"ORDER BY weight DESC, c.term LIMIT %(fb_terms)s) x), "
+        + _bm25(s, "s2", "q2") + " "
+        f"SELECT 0 AS pass, NULL AS memory_id, NULL::float8 AS score FROM {s}.memory_terms_pending "
+        f"WHERE tenant_id=%(t)s AND contact_id=%(c)s "
+        f"UNION ALL SELECT 1, memory_id, score FROM s1 UNION ALL SELECT 2, memory_id, score FROM s2 "
+        f"ORDER BY pass, score DESC, memory_id")
+
+
+def neighbours_sql(s: str) -> str:
+    """The episodes said just before and after each anchor (retrieval.Timeline.around over the contact's
+    memories but the merged ones, from memory_term_docs), those retrievable at %(as_of)s, each with its
+    anchor: in the anchors' order, those before then those after, nearest first."""
+    def side(cmp: str, order: str, gap: str) -> str:
+        return (f"SELECT an.ord, {0 if cmp == '<' else 1} AS side, x.k, x.memory_id COLLATE \"default\" AS id, "
+                f"an.memory_id COLLATE \"default\" AS anchor "
+                f"FROM an CROSS JOIN LATERAL (SELECT e.memory_id, e.created_at, row_number() OVER () AS k FROM "
+                f"(SELECT e.memory_id, e.created_at FROM {s}.memory_term_docs e WHERE e.tenant_id=%(t)s "
+                f"AND e.contact_id=%(c)s AND e.memory_type = 'episode' AND (e.created_at, e.memory_id) {cmp} "
+                f"(an.created_at, an.memory_id) ORDER BY {order} LIMIT %(width)s) e) x "
+                f"WHERE {gap} <= make_interval(secs => %(within)s)")
+    return (f"WITH a AS (SELECT id, ord FROM unnest(%(anchors)s::text[]) WITH ORDINALITY AS u(id, ord)), "
+            f"an AS (SELECT a.ord, d.memory_id, d.created_at FROM a JOIN {s}.memory_term_docs d ON "
+            f"d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id = a.id), "
+            # each computed once: on tables not yet analysed (a contact just ingested) the planner ran the
+            # neighbours' lookups again for every memory of the contact (70-110 ms on a LoCoMo contact)
+            f"nb AS MATERIALIZED ({side('<', 'e.created_at DESC, e.memory_id DESC', 'an.created_at - x.created_at')} "
+            f"UNION ALL {side('>', 'e.created_at, e.memory_id', 'x.created_at - an.created_at')}), "
+            f"r AS MATERIALIZED (SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
+            f"WHERE {retrievable()} AND m.id = ANY(ARRAY(SELECT id FROM nb))) "
+            f"SELECT r.*, nb.anchor FROM nb JOIN r ON r.id = nb.id ORDER BY nb.ord, nb.side, nb.k")
+
 
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
 
@@ -118,14 +194,51 @@ class Store:
 
     async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive
-        included: its BM25 index and its timeline (projections/lexical.py, retrieval.Timeline). The
-        candidate queries then keep those retrievable at the request's as_of."""
+        included: its BM25 index and its timeline (projections/lexical.py, retrieval.Timeline), for a
+        contact whose memories predate the projection's postings (keyword_search, neighbours read those).
+        The candidate queries then keep those retrievable at the request's as_of."""
         s = await self.schema()
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 f"SELECT id, coalesce(speaker || ': ', '') || content AS text, created_at, memory_type "
                 f"FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s AND status <> 'merged'",
                 (tenant_id, contact_id))
+            return await cur.fetchall()
+
+    async def keyword_search(self, tenant_id: str, contact_id: str, terms: list[str], k: int,
+                             k1: float = 1.5, b: float = 0.75) -> dict[str, float] | None:
+        """BM25 scores of the contact's top k memories for the terms, with feedback: what
+        lexical.BM25Index(memory_docs).search(terms, k) answers, from the projection's postings. None when
+        the contact's memories predate them (memory_terms_pending: build the index from memory_docs)."""
+        s = await self.schema()
+        params = {"t": tenant_id, "c": contact_id, "terms": terms, "k": k, "k1": k1, "b": b, "k1p1": k1 + 1,
+                  "fb_docs": lexical.FEEDBACK_DOCS, "fb_terms": lexical.FEEDBACK_TERMS}
+        async with self.pool.connection() as conn:
+            async with conn.cursor(row_factory=tuple_row) as cur:
+                await cur.execute(keyword_search_sql(s), params)
+                rows = await cur.fetchall()
+        passes: tuple[dict[str, float], dict[str, float], dict[str, float]] = ({}, {}, {})
+        for p, memory_id, score in rows:
+            passes[p][memory_id] = score
+        if rows and rows[0][0] == 0:
+            return None
+        return lexical.with_feedback(passes[1], passes[2])
+
+    async def neighbours(self, tenant_id: str, contact_id: str, anchor_ids: list[str], within_s: float,
+                         width: int, *, query_vec: np.ndarray, model: str | None, as_of: datetime,
+                         persona_id: str | None, explicit_as_of: bool = False, past: bool = False
+                         ) -> list[dict[str, Any]]:
+        """The `width` episodes said just before and after each anchor, each within `within_s` of it (as
+        retrieval.Timeline.around), those retrievable at `as_of`, each with its `anchor` and its cosine
+        similarity to the query."""
+        if not anchor_ids:
+            return []
+        s = await self.schema()
+        params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
+                  "anchors": anchor_ids, "within": within_s, "width": width, "model": model,
+                  "q": Vector(query_vec.astype(np.float32))}
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(neighbours_sql(s), params)
             return await cur.fetchall()
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
