@@ -83,6 +83,53 @@ def test_window_turns_map_back_to_messages():
     assert window_messages(turns) == [HumanMessage("hi"), AIMessage("hello")]
 
 
+def context_body(turns: list[tuple[str, str, str]]) -> dict:
+    """A /context answer (the API's JSON) with this session window: (role, content, occurredAt)."""
+    return {"contact": {"contactId": "omar", "displayName": None, "channel": None},
+            "state": {"mood": "neutral", "moodConfidence": 0.5, "energy": "medium", "style": "casual",
+                      "relationshipStage": "new", "activeStreak": 1, "sessionCount": 1, "churnRisk": 0.0},
+            "memories": [], "entities": [], "context_text": "", "memory_budget": 0,
+            "as_of": "2026-11-27T12:00:00+00:00",
+            "history": [{"role": r, "content": c, "occurredAt": at} for r, c, at in turns]}
+
+
+def test_a_window_read_before_the_write_reached_it_is_asked_again():
+    """The API's after= can answer before the window it serves (Redis) holds the write: the history
+    reads again until the window has the turn it stamped (or no longer holds what it erased)."""
+    answers = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/ingest":
+            sent = json.loads(request.content)
+            answers.append(sent)
+            return httpx.Response(202, json={"accepted": len(sent), "eventIds": [e["event_id"] for e in sent],
+                                             "duplicates": 0})
+        if request.url.path == "/contacts/omar":
+            return httpx.Response(202, json={"accepted": True, "erasureEventId": "erase-1"})
+        windows.append(request.url.params.get("after"))
+        return httpx.Response(200, json=context_body(next(replies)))
+
+    windows: list = []
+    with Rapport("http://rapport.test", api_key="k", transport=httpx.MockTransport(api)) as client:
+        history = RapportChatMessageHistory("omar", client=client)
+        history.add_messages([HumanMessage("hello"), AIMessage("hi there")])
+        (user, ai), old = answers[0], ("user", "earlier", "2026-01-01T00:00:00+00:00")
+        assert user["occurred_at"] < ai["occurred_at"]  # stamped in order
+        fresh = [old, ("user", "hello", user["occurred_at"]), ("assistant", "hi there", ai["occurred_at"])]
+        replies = iter([[old], [old], fresh])
+        assert history.messages == [HumanMessage("earlier"), HumanMessage("hello"), AIMessage("hi there")]
+        assert windows == [ai["event_id"]] * 3  # asked until the window had the write, after= each time
+
+        history.clear()
+        replies, windows[:] = iter([fresh, []]), []
+        assert history.messages == [] and windows == ["erase-1", "erase-1"]
+
+        history.STALE_WAIT_S = 0.05  # a window that never catches up: what there is, after the wait
+        history.add_messages([HumanMessage("again")])
+        replies = iter([[old]] * 100)
+        assert history.messages == [HumanMessage("earlier")]
+
+
 def test_k_is_bounded():
     with pytest.raises(ValueError):
         RapportRetriever(contact_id="arjun", k=0)
@@ -147,6 +194,7 @@ async def test_the_async_paths_read_their_own_writes(stack):
 def test_the_history_records_reads_back_and_never_twice(rapport):
     contact = f"omar-{uuid.uuid4().hex[:6]}"
     history = RapportChatMessageHistory(contact, client=rapport, display_name="Omar", channel="web")
+    assert history.messages == []  # a person rapport has not met yet
     turn = [HumanMessage("I start my new job at Siemens on Monday"), AIMessage("Congratulations, Omar!")]
     history.add_messages(turn)
     history.add_messages([SystemMessage("Be brief."), HumanMessage("Thanks!")])

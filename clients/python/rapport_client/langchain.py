@@ -2,14 +2,14 @@
 (`create_agent`) a person's long-term memory, a retriever over a contact's memories, and a chat message
 history that records the conversation in rapport.
 
-    agent = create_agent(model, tools, middleware=[RapportMemory(Rapport())], checkpointer=InMemorySaver())
+    from rapport_client import Rapport
+    from rapport_client.langchain import RapportChatMessageHistory, RapportMemory
+
+    rapport = Rapport()
+    agent = create_agent(model, tools, middleware=[RapportMemory(rapport)], checkpointer=InMemorySaver())
     agent.invoke({"messages": [{"role": "user", "content": "My dog Bruno ate my shoes"}]},
                  {"configurable": {"thread_id": "t1"}}, context={"contact_id": "arjun"})
 
-    from rapport_client import Rapport
-    from rapport_client.langchain import RapportChatMessageHistory, RapportRetriever
-
-    rapport = Rapport()
     history = RapportChatMessageHistory("arjun", client=rapport)   # one contact (a person), one history
     history.add_messages([HumanMessage("My dog Bruno ate my shoes again"), AIMessage("Oh no! Which pair?")])
     retriever = history.as_retriever(k=5)      # waits for what the history recorded (read your writes)
@@ -25,7 +25,8 @@ key-value store, so nothing here writes a memory directly):
   model call for that contact waits for them (`after=`). The contact comes from the run's context
   (`context={"contact_id": ...}`), so one agent serves every person, and every thread of a person
   shares the person's memory (LangGraph's checkpointer keeps the thread; rapport keeps the person).
-
+  rapport's errors (`rapport_client.RapportError`) are raised, not hidden: a reply without the memory,
+  or a turn not recorded, would go unnoticed.
 - `RapportRetriever` (a `BaseRetriever`): a query -> `GET /context/{contact}?query=` -> the best `k`
   memories as `Document`s: `page_content` the memory, `metadata` its type, score, importance, the event
   ids it came from, its date, entities and where `context_text` states it; `Document.id` the memory id.
@@ -45,14 +46,17 @@ JSON under the caller's keys and gives it back unchanged, while rapport derives 
 messages (extraction, consolidation, decay) and owns their ids; a `put` could only be faked."""
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, Awaitable, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from datetime import datetime, timedelta, timezone
+from typing import Any, Awaitable, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
-
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.documents import Document
@@ -65,7 +69,7 @@ from typing_extensions import Annotated, NotRequired
 
 from rapport_client.calls import AFTER_TIMEOUT_S
 from rapport_client.client import AsyncRapport, Rapport
-from rapport_client.models import Context, Event, Receipt, Turn
+from rapport_client.models import Context, Erasure, Event, Receipt, Turn
 
 __all__ = ["RapportMemory", "RapportRetriever", "RapportChatMessageHistory", "memory_documents", "message_events",
            "window_messages", "event_id_for", "with_context", "unrecorded"]
@@ -120,6 +124,28 @@ def message_events(messages: Iterable[BaseMessage], contact_id: str, fields: Dic
 def window_messages(turns: Sequence[Turn]) -> List[BaseMessage]:
     """The session window's turns as LangChain messages."""
     return [HumanMessage(t.content) if t.role == "user" else AIMessage(t.content) for t in turns]
+
+
+def stamped(events: List[Event], now: datetime) -> List[Event]:
+    """The events with their times: `now` to the millisecond, then a millisecond apart, in order."""
+    start = now.replace(microsecond=now.microsecond // 1000 * 1000)
+    return [e.model_copy(update={"occurred_at": start + timedelta(milliseconds=i)}) for i, e in enumerate(events)]
+
+
+class Expect(NamedTuple):
+    """What a window must show to reflect a history's latest write: "has" a turn at or after `at` (the
+    write's last message), or "none-until": no turn at or before `at` (an erasure of what it wrote)."""
+    kind: str
+    at: datetime
+
+
+def reflects(turns: Sequence[Turn], expect: Optional[Expect]) -> bool:
+    if expect is None:
+        return True
+    times = [t.occurred_at for t in turns if t.occurred_at is not None]
+    if expect.kind == "has":
+        return any(t >= expect.at for t in times)
+    return all(t > expect.at for t in times)
 
 
 def with_context(system: Optional[SystemMessage], context_text: str) -> SystemMessage:
@@ -185,6 +211,7 @@ class RapportMemory(AgentMiddleware):
         self._fields = {k: v for k, v in dict(tenant_id=tenant_id, persona_id=persona_id, session_id=session_id,
                                               channel=channel).items() if v is not None}
         self._latest: "OrderedDict[str, str]" = OrderedDict()  # contact -> its newest event recorded here
+        self._lock = threading.Lock()  # runs of one agent may go on in several threads
 
     @property
     def client(self) -> Rapport:
@@ -194,8 +221,10 @@ class RapportMemory(AgentMiddleware):
 
     def _context_args(self, request: ModelRequest) -> Tuple[str, Dict[str, Any]]:
         contact = self.contact_of(request.runtime)
+        with self._lock:
+            after = self._latest.get(contact)
         return contact, dict(query=latest_human_text(request.messages), tenant_id=self.tenant_id,
-                             persona_id=self.persona_id, budget=self.budget, after=self._latest.get(contact),
+                             persona_id=self.persona_id, budget=self.budget, after=after,
                              after_timeout=self.after_timeout)
 
     def _to_record(self, state: Dict[str, Any], runtime: Runtime[Any]) -> Tuple[str, List[Event], Optional[str]]:
@@ -206,10 +235,11 @@ class RapportMemory(AgentMiddleware):
 
     def _recorded(self, contact: str, events: List[Event], last_id: Optional[str]) -> Optional[Dict[str, Any]]:
         if events:
-            self._latest[contact] = events[-1].event_id or ""
-            self._latest.move_to_end(contact)
-            while len(self._latest) > self.MAX_TRACKED:
-                self._latest.popitem(last=False)
+            with self._lock:
+                self._latest[contact] = events[-1].event_id or ""
+                self._latest.move_to_end(contact)
+                while len(self._latest) > self.MAX_TRACKED:
+                    self._latest.popitem(last=False)
         return {"rapport_recorded": last_id} if last_id else None
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse:
@@ -300,7 +330,14 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
     per contact); `client`/`async_client` as for RapportRetriever; `tenant_id`: an admin key's choice of
     tenant (else the key's). `session_id`, `persona_id`, `display_name`, `channel` are sent with every
     message (a new `session_id` starts a new session window). Reads wait for this history's own latest
-    write (`last_event_id`), so `messages` right after `add_messages` includes them."""
+    write (`last_event_id`), so `messages` right after `add_messages` includes them.
+
+    The API answers `after=` once the event is in PostgreSQL, while the window it returns is read from
+    Redis, which the worker refreshes just after (measured: 1 read in 200 still saw the previous
+    window). So the history stamps its messages' `occurred_at` itself, and a read whose window does not
+    reflect its latest write yet (or still holds turns it erased) is asked again, for up to
+    STALE_WAIT_S."""
+    STALE_WAIT_S = 2.0
 
     def __init__(self, contact_id: str, client: Optional[Rapport] = None, *,
                  async_client: Optional[AsyncRapport] = None, tenant_id: Optional[str] = None,
@@ -312,6 +349,8 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
         self._fields = {k: v for k, v in dict(tenant_id=tenant_id, session_id=session_id, persona_id=persona_id,
                                               display_name=display_name, channel=channel).items() if v is not None}
         self.last_event_id: Optional[str] = None  # the newest event this history wrote: what reads wait for
+        self._expect: Optional[Expect] = None  # what a fresh window shows of that write
+        self._written_at: Optional[datetime] = None  # the newest turn this history recorded
 
     @property
     def client(self) -> Rapport:
@@ -327,36 +366,58 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> List[BaseMessage]:  # type: ignore[override]
         """The contact's current session window, oldest first."""
-        return window_messages(self.client.context(self.contact_id, **self._context_args()).history)
+        deadline, delay = time.monotonic() + self.STALE_WAIT_S, 0.01
+        while True:
+            turns = self.client.context(self.contact_id, **self._context_args()).history
+            if reflects(turns, self._expect) or time.monotonic() >= deadline:
+                return window_messages(turns)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
     async def aget_messages(self) -> List[BaseMessage]:
         if self.async_client is None:
             return await run_in_executor(None, lambda: self.messages)
-        return window_messages((await self.async_client.context(self.contact_id, **self._context_args())).history)
+        deadline, delay = time.monotonic() + self.STALE_WAIT_S, 0.01
+        while True:
+            turns = (await self.async_client.context(self.contact_id, **self._context_args())).history
+            if reflects(turns, self._expect) or time.monotonic() >= deadline:
+                return window_messages(turns)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+    def _events(self, messages: Sequence[BaseMessage]) -> List[Event]:
+        return stamped(message_events(messages, self.contact_id, self._fields), datetime.now(timezone.utc))
+
+    def _wrote(self, events: List[Event], receipt: Receipt) -> None:
+        self.last_event_id = events[-1].event_id
+        # a message recorded before (a duplicate) keeps its first time: then only after= is waited for
+        self._expect = Expect("has", events[-1].occurred_at) if receipt.duplicates == 0 else None
+        self._written_at = max(filter(None, [self._written_at, events[-1].occurred_at]))
+
+    def _erased(self, erasure: Erasure) -> None:
+        self.last_event_id = erasure.erasure_event_id
+        self._expect = Expect("none-until", self._written_at) if self._written_at else None
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        events = message_events(messages, self.contact_id, self._fields)
+        events = self._events(messages)
         if events:
-            self.client.ingest_many(events)
-            self.last_event_id = events[-1].event_id
+            self._wrote(events, self.client.ingest_many(events))
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
         if self.async_client is None:
             return await run_in_executor(None, self.add_messages, messages)
-        events = message_events(messages, self.contact_id, self._fields)
+        events = self._events(messages)
         if events:
-            await self.async_client.ingest_many(events)
-            self.last_event_id = events[-1].event_id
+            self._wrote(events, await self.async_client.ingest_many(events))
 
     def clear(self) -> None:
         """Erase the contact: every message, memory, entity and trigger rapport holds of them."""
-        self.last_event_id = self.client.delete_contact(self.contact_id, tenant_id=self.tenant_id).erasure_event_id
+        self._erased(self.client.delete_contact(self.contact_id, tenant_id=self.tenant_id))
 
     async def aclear(self) -> None:
         if self.async_client is None:
             return await run_in_executor(None, self.clear)
-        self.last_event_id = (await self.async_client.delete_contact(self.contact_id,
-                                                                     tenant_id=self.tenant_id)).erasure_event_id
+        self._erased(await self.async_client.delete_contact(self.contact_id, tenant_id=self.tenant_id))
 
     def as_retriever(self, **kwargs: Any) -> RapportRetriever:
         """A RapportRetriever of the same contact, tenant and clients that waits for this history's
