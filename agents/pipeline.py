@@ -38,7 +38,7 @@ from psycopg.rows import dict_row
 from datetime import timezone
 
 from agents import metrics
-from agents.core import consolidation
+from agents.core import consolidation, curation
 from agents.core import contact as core
 from agents.core import mood as mood_model
 from agents.core.redaction import parse_policy
@@ -369,7 +369,8 @@ class InteractionPipeline:
         carries_of = iter(carries)
         carries = [next(carries_of) if time_problem(e) is None else None for e, _ in fresh]
         plans = [core.plan_memories(e, self.config, carry) if e.event_type == ev.INTERACTION_RECORDED
-                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else []
+                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED
+                 else curation.plan_correction(e) if e.event_type == ev.MEMORY_CORRECTION_REQUESTED else []
                  for (e, _), carry in zip(fresh, carries)]
         if (prefetch := getattr(self.embedder, "prefetch", None)) is not None:  # a replay's recorded vectors
             await prefetch(self.conn, set(states))
@@ -407,6 +408,12 @@ class InteractionPipeline:
                     new_state, derived = core.apply_label(states[key], e)
                 elif e.event_type == ev.MEMORIES_PROPOSED:
                     new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
+                elif e.event_type == ev.MEMORY_CORRECTION_REQUESTED:  # its new content's vector, when embedded
+                    vec = candidates[0] if candidates else {}
+                    new_state, derived = core.apply_correction(states[key], e, vec.get("embedding"),
+                                                               vec.get("embeddingModel"))
+                elif e.event_type == ev.MEMORY_FORGET_REQUESTED:
+                    new_state, derived = core.apply_forget(states[key], e)
                 else:
                     new_state, derived = core.apply_interaction(
                         states[key], e, candidates, self.config, hot, llm_moods.get((e.tenant_id, e.event_id)),
@@ -424,6 +431,8 @@ class InteractionPipeline:
                     k = known[key].get(d.payload["memoryId"])
                     if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
                         k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
+                if d.event_type in (ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN):
+                    curated(d, hot, known.get(key))
                 m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]
@@ -720,6 +729,26 @@ def in_ledger_order(fresh: list[tuple[Envelope, Record]], gaps: dict[tuple[str, 
             out.append((g, Record(encode(g), topic=r.topic)))
         out.append((e, r))
     return out
+
+
+def curated(d: Envelope, hot: dict[str, Any], known: dict | None) -> None:
+    """A correction or a forgetting in this batch: a tier later in the batch sees the memory as a later
+    batch would read it back (its new content and vector, or nothing)."""
+    mid = d.payload["memoryId"]
+    if d.event_type == ev.MEMORY_FORGOTTEN:
+        hot.pop(mid, None)
+        if known is not None:
+            known.pop(mid, None)
+        return
+    if d.payload.get("embedding") is not None:
+        hot[mid] = d.payload["embedding"]
+    elif "content" in d.payload:  # not embedded: the old content's vector no longer stands for it
+        hot.pop(mid, None)
+    if known is not None and mid in known and "content" in d.payload:
+        known[mid] = {**known[mid], "content": d.payload["content"],
+                      **({"embedding": np.asarray(d.payload["embedding"], dtype=np.float32),
+                          "embeddingModel": d.payload.get("embeddingModel")}
+                         if d.payload.get("embedding") is not None else {})}
 
 
 def derived_record(e: Envelope) -> tuple[bytes, bytes]:
