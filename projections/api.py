@@ -1107,6 +1107,7 @@ async def openapi_document(p: auth.Principal = Depends(principal)) -> JSONBody:
 
 # the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above
 import projections.webhook_routes  # noqa: E402,F401
+import projections.memory_routes  # noqa: E402,F401  (GET/PATCH/DELETE /contacts/{id}/memories/{memoryId})
 
 for _route in app.routes:
     whole_path(_route)

@@ -205,6 +205,14 @@ def _correction_row(e: Envelope) -> dict[str, Any]:
 _ABOUT = "(payload->>'memoryId' = %(m)s OR payload->'memory'->>'id' = %(m)s OR payload->'pattern'->>'id' = %(m)s)"
 FORGET_STATEMENTS = (
     "SELECT 1 FROM rapport.contact_keys WHERE tenant_id=%(t)s AND contact_id=%(c)s FOR UPDATE",
+    # the profile paragraphs that stated it (ProfileRewritten snapshots: the current one is rebuilt without it)
+    "WITH m AS (SELECT lower(content) AS text FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s) "
+    f"DELETE FROM events e USING m WHERE e.tenant_id=%(t)s AND e.contact_id=%(c)s AND e.event_type = "
+    f"'{ev.PROFILE_REWRITTEN}' AND strpos(lower(e.payload->>'profile'), m.text) > 0",
+    "WITH m AS (SELECT lower(content) AS text FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s) "
+    "DELETE FROM derived_outbox o USING m WHERE o.tenant_id=%(t)s AND o.contact_id=%(c)s AND "
+    f"convert_from(o.envelope, 'UTF8')::jsonb->>'event_type' = '{ev.PROFILE_REWRITTEN}' "
+    "AND strpos(lower(convert_from(o.envelope, 'UTF8')::jsonb->'payload'->>'profile'), m.text) > 0",
     "DELETE FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s",
     "DELETE FROM memory_entities WHERE tenant_id=%(t)s AND contact_id=%(c)s AND memory_id=%(m)s",
     TERMS_DELETE,
