@@ -92,6 +92,24 @@ def test_correct_forget_context_export_webhooks_and_replay(tmp_path, monkeypatch
             assert got["MemoryCorrected"]["memoryId"] == lives and got["MemoryCorrected"]["content"] == "Lives in Pune"
             assert got["MemoryForgotten"] == {"memoryId": dog, "at": got["MemoryForgotten"]["at"]}
 
+            # the operator's CLI, through the same API with the data dir's key
+            def cli(*args: str) -> str:
+                run = subprocess.run([sys.executable, "-m", "ops.cli", "memories", *args, "--url", stack.url,
+                                      "--data-dir", str(stack.data_dir)], capture_output=True, text=True, timeout=60)
+                assert run.returncode == 0, run.stdout + run.stderr
+                return run.stdout
+            listed = cli("list", "maya")
+            assert "Lives in Pune" in listed and "Has a dog named Bruno" not in listed
+            shown = cli("show", "maya", lives)
+            assert "corrected" in shown and "'Lives in Pune'" in shown and "'Lives in Mumbai'" in shown
+            tea = next(ln.split()[0] for ln in cli("search", "maya", "green tea").splitlines() if "green tea" in ln)
+            assert f"forgot {tea}" in cli("forget", "maya", tea, "--wait")
+            assert tea not in cli("list", "maya")
+            missing = subprocess.run([sys.executable, "-m", "ops.cli", "memories", "show", "maya", tea, "--url",
+                                      stack.url, "--data-dir", str(stack.data_dir)], capture_output=True, text=True,
+                                     timeout=60)
+            assert missing.returncode != 0 and "no such memory" in missing.stderr
+
             rep = subprocess.run([sys.executable, "-m", "ops.cli", "replay", "--into", "v2", "--verify",
                                   "--data-dir", str(stack.data_dir)], capture_output=True, text=True, timeout=300)
             assert rep.returncode == 0 and "MATCH" in rep.stdout, rep.stdout + rep.stderr
