@@ -168,8 +168,7 @@ async def forget_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tena
     state = await svc.store.contact(tenant_id, contact_id)
     env = ev.memory_forget_requested(
         event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, memory_id=memory_id,
-        at=format_time(contact_now(state)), content_hash=row["content_hash"],
-        source_event_ids=list(row["source_event_ids"] or []))
+        at=format_time(contact_now(state)), source_event_ids=list(row["source_event_ids"] or []))
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     return JSONBody({"eventId": env.event_id, "memoryId": memory_id}, status_code=202)
 

@@ -102,7 +102,7 @@ def test_correct_forget_context_export_webhooks_and_replay(tmp_path, monkeypatch
             assert "Lives in Pune" in listed and "Has a dog named Bruno" not in listed
             shown = cli("show", "maya", lives)
             assert "corrected" in shown and "'Lives in Pune'" in shown and "'Lives in Mumbai'" in shown
-            tea = next(ln.split()[0] for ln in cli("search", "maya", "green tea").splitlines() if "green tea" in ln)
+            tea = next(ln.split()[1] for ln in cli("search", "maya", "green tea").splitlines() if "green tea" in ln)
             assert f"forgot {tea}" in cli("forget", "maya", tea, "--wait")
             assert tea not in cli("list", "maya")
             missing = subprocess.run([sys.executable, "-m", "ops.cli", "memories", "show", "maya", tea, "--url",

@@ -12,13 +12,14 @@ What extraction may bring back afterwards (the rule, `admit`):
     replaced ("I live in Mumbai" after "Lives in Mumbai" was corrected to "Lives in Pune") is not new:
     a candidate whose normalized content is a replaced one is dropped (no new memory, no supersession,
     no reinforcement), whichever message or model proposes it;
-  - a forgotten memory does not come back from the messages it came from (an LLM's late proposal for
-    one of them, a message folded again): a candidate with the forgotten content and one of those
-    sources, or the forgotten memory's own id, is dropped. The contact saying it again in a new message
-    is a new memory: they told us again.
+  - a forgotten memory does not come back from the messages it came from: a candidate with its id (the
+    same message folded again) is dropped, and so is a model's (LLM) proposal for one of those messages
+    arriving after the forgetting (it would restate it; the fold keeps no hash of a forgotten text to
+    tell which one, since a digest of a short text gives the text away to whoever guesses it). The
+    contact saying it again in a new message is a new memory: they told us again.
 
-State: `s["curation"] = {"rejected": {contentHash: {"memoryId", "n"}}, "forgotten": {memoryId: {"hash",
-"sources", "n"}}}`, each bounded (the oldest by `n` go first: dict order does not survive jsonb).
+State: `s["curation"] = {"rejected": {contentHash: {"memoryId", "n"}}, "forgotten": {memoryId: {"sources",
+"n"}}}`, each bounded (the oldest by `n` go first: dict order does not survive jsonb).
 """
 from __future__ import annotations
 
@@ -55,16 +56,14 @@ def admit(state: State, candidates: list[dict[str, Any]]) -> list[dict[str, Any]
     if not c or not candidates:
         return candidates
     rejected, forgotten = c.get("rejected") or {}, c.get("forgotten") or {}
-    gone_hashes: dict[str, set[str]] = {}
-    for f in forgotten.values():
-        gone_hashes.setdefault(f["hash"], set()).update(f.get("sources") or ())
+    gone_sources = {src for f in forgotten.values() for src in f.get("sources") or ()}
     out = []
     for m in candidates:
         h = m.get("contentHash") or mem.content_hash(m["content"])
         if h in rejected or m["id"] in forgotten:
             continue
-        if h in gone_hashes and gone_hashes[h] & set(m.get("sourceEventIds") or ()):
-            continue
+        if m.get("source") == "llm" and gone_sources & set(m.get("sourceEventIds") or ()):
+            continue  # a model's late proposal for a message one of whose memories was forgotten
         out.append(m)
     return out
 
@@ -129,10 +128,10 @@ def forget(s: State, env: Envelope) -> list[Envelope]:
         return []
     idx = s.setdefault("memoryIndex", remember.empty_index())
     item = idx["items"].get(mid)
-    h = item["contentHash"] if item is not None else p.get("contentHash")
     sources = [src for src, mids in (idx.get("bySource") or {}).items() if mid in mids]
     sources = list(dict.fromkeys(sources + list(p.get("sourceEventIds") or [])))[:SOURCES_KEPT]
-    _put(book["forgotten"], mid, {"hash": h or "", "sources": sorted(sources)})
+    # no hash of its text: a digest of a short text is as good as the text to whoever guesses it
+    _put(book["forgotten"], mid, {"sources": sorted(sources)})
     for hh in [hh for hh, r in book["rejected"].items() if r["memoryId"] == mid]:
         book["rejected"].pop(hh)  # what it replaced is no longer kept out in its name
     if item is not None:
