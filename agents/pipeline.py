@@ -381,6 +381,7 @@ class InteractionPipeline:
         hot = await self._hot_vectors(states.values())
         known, new_vectors = await self._consolidation_inputs(states, fresh)
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
+        curated_rows = await self._forgotten_rows(fresh)  # what a forget request's memory says (curation.forget)
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
         metrics.switch("fold")
@@ -413,7 +414,8 @@ class InteractionPipeline:
                     new_state, derived = core.apply_correction(states[key], e, vec.get("embedding"),
                                                                vec.get("embeddingModel"))
                 elif e.event_type == ev.MEMORY_FORGET_REQUESTED:
-                    new_state, derived = core.apply_forget(states[key], e)
+                    new_state, derived = core.apply_forget(states[key], e,
+                                                           curated_rows.get((*key, e.payload["memoryId"])))
                 else:
                     new_state, derived = core.apply_interaction(
                         states[key], e, candidates, self.config, hot, llm_moods.get((e.tenant_id, e.event_id)),
@@ -431,8 +433,8 @@ class InteractionPipeline:
                     k = known[key].get(d.payload["memoryId"])
                     if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
                         k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
-                if d.event_type in (ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN):
-                    curated(d, hot, known.get(key))
+                if d.event_type in (ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN, ev.MEMORY_EXTRACTED):
+                    curated(d, hot, known.get(key), curated_rows)
                 m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]
@@ -444,6 +446,8 @@ class InteractionPipeline:
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
             batch.derived.extend(derived)
+            if e.event_type == ev.MEMORY_FORGET_REQUESTED:  # shredded before what comes after it is written
+                segments.append(Batch(publish=self.publishes, record=self.records))
         segments[-1].watermarks = marks
 
         metrics.switch("project")
@@ -464,6 +468,23 @@ class InteractionPipeline:
         out.applied_at = {(a.partition, a.offset) for b in segments for a in b.applied + b.erasures}
         out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
+
+    async def _forgotten_rows(self, fresh: list[tuple[Envelope, Record]]) -> dict[tuple[str, str, str], dict | None]:
+        """(tenant, contact, memory id) -> {content, memoryType} of the memories this batch's forget requests
+        name, as stored (`curated` keeps it current through the batch: its extractions and corrections)."""
+        named = [(e.tenant_id, e.contact_id, e.payload["memoryId"]) for e, _ in fresh
+                 if e.event_type == ev.MEMORY_FORGET_REQUESTED]
+        if not named:
+            return {}
+        cur = await self.conn.execute(
+            "SELECT m.tenant_id, m.contact_id, m.id, m.content, m.memory_type FROM memories m "
+            "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, i) "
+            "ON m.tenant_id = b.t AND m.contact_id = b.c AND m.id = b.i",
+            ([t for t, _, _ in named], [c for _, c, _ in named], [i for _, _, i in named]))
+        rows: dict[tuple[str, str, str], dict | None] = dict.fromkeys(named)  # None: not stored (yet)
+        rows.update({(t, c, i): {"content": content, "memoryType": mtype}
+                     for t, c, i, content, mtype in await cur.fetchall()})
+        return rows
 
     async def _consolidation_inputs(self, states: dict[tuple[str, str], dict], fresh: list[tuple[Envelope, Record]]
                                     ) -> tuple[dict[tuple[str, str], dict], dict[tuple[str, str], dict]]:
@@ -731,10 +752,19 @@ def in_ledger_order(fresh: list[tuple[Envelope, Record]], gaps: dict[tuple[str, 
     return out
 
 
-def curated(d: Envelope, hot: dict[str, Any], known: dict | None) -> None:
-    """A correction or a forgetting in this batch: a tier later in the batch sees the memory as a later
-    batch would read it back (its new content and vector, or nothing)."""
+def curated(d: Envelope, hot: dict[str, Any], known: dict | None,
+            rows: dict[tuple[str, str, str], dict | None]) -> None:
+    """A memory extracted, corrected or forgotten in this batch: a tier or a forget request later in the
+    batch sees the memory as a later batch would read it back (its content and vector, or nothing)."""
+    if d.event_type == ev.MEMORY_EXTRACTED:
+        m = d.payload["memory"]
+        if (d.tenant_id, d.contact_id, m["id"]) in rows:  # one a forget request of this batch names
+            rows[(d.tenant_id, d.contact_id, m["id"])] = {"content": m["content"], "memoryType": m["memoryType"]}
+        return
     mid = d.payload["memoryId"]
+    row = rows.get((d.tenant_id, d.contact_id, mid))
+    if row is not None and d.event_type == ev.MEMORY_CORRECTED:
+        row.update({k: d.payload[k] for k in ("content", "memoryType") if k in d.payload})
     if d.event_type == ev.MEMORY_FORGOTTEN:
         hot.pop(mid, None)
         if known is not None:

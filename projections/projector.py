@@ -233,9 +233,55 @@ FORGET_STATEMENTS = (
 
 
 async def forget_memory(cur: psycopg.AsyncCursor, e: Envelope) -> None:
+    """The end of the segment that applied MemoryForgotten `e` (agents/pipeline.py starts a new one after a
+    forget request): what it shreds is exactly what the log wrote before it, live or in a replay."""
     args = {"t": e.tenant_id, "c": e.contact_id, "m": e.payload["memoryId"]}
+    await cur.execute("SELECT content, memory_type FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s "
+                      "AND id=%(m)s", args)
+    row = await cur.fetchone()
+    if row is not None and (row["memory_type"] if isinstance(row, dict) else row[1]) == "episode":
+        await _scrub_summaries(cur, e, row["content"] if isinstance(row, dict) else row[0])
     for sql in FORGET_STATEMENTS:
         await cur.execute(sql, args)
+
+
+async def _scrub_summaries(cur: psycopg.AsyncCursor, e: Envelope, text: str) -> None:
+    """An episode's text is its message: the session summaries and rolling summaries that quote it (rows
+    and their events) lose those sentences, as the fold's state does (agents/core/curation.py)."""
+    from agents.core.curation import scrub_rolling, scrub_summary
+
+    t, c = e.tenant_id, e.contact_id
+    await cur.execute("SELECT session_id, summary FROM session_summaries WHERE tenant_id=%s AND contact_id=%s",
+                      (t, c))
+    for sid, summary in [(r[0], r[1]) if not isinstance(r, dict) else (r["session_id"], r["summary"])
+                         for r in await cur.fetchall()]:
+        if (new := scrub_summary(summary, text)) != summary:
+            await cur.execute("UPDATE session_summaries SET summary=%s::jsonb WHERE tenant_id=%s AND contact_id=%s "
+                              "AND session_id=%s", (orjson.dumps(new).decode(), t, c, sid))
+    await cur.execute("SELECT session_id, rolling_summary FROM sessions WHERE tenant_id=%s AND contact_id=%s "
+                      "AND rolling_summary IS NOT NULL", (t, c))
+    for sid, rolling in [(r[0], r[1]) if not isinstance(r, dict) else (r["session_id"], r["rolling_summary"])
+                         for r in await cur.fetchall()]:
+        if (new := scrub_rolling(rolling, text)) != rolling:
+            await cur.execute("UPDATE sessions SET rolling_summary=%s WHERE tenant_id=%s AND contact_id=%s "
+                              "AND session_id=%s", (new, t, c, sid))
+    await cur.execute("SELECT event_id, event_type, payload FROM events WHERE tenant_id=%s AND contact_id=%s AND "
+                      "event_type = ANY(%s)", (t, c, [ev.SESSION_SUMMARIZED, ev.ROLLING_SUMMARY_UPDATED,
+                                                      ev.SESSION_CLOSED]))
+    for eid, etype, payload in [(r[0], r[1], r[2]) if not isinstance(r, dict) else
+                                (r["event_id"], r["event_type"], r["payload"]) for r in await cur.fetchall()]:
+        if etype == ev.SESSION_CLOSED:  # the closed session as it stood, its rolling summary included
+            session = payload.get("session") or {}
+            if isinstance(session.get("rollingSummary"), str):
+                session = {**session, "rollingSummary": scrub_rolling(session["rollingSummary"], text)}
+            new_payload = {**payload, "session": session}
+        else:
+            old = payload.get("summary")
+            new_payload = {**payload, "summary": scrub_summary(old, text) if etype == ev.SESSION_SUMMARIZED
+                           and isinstance(old, dict) else scrub_rolling(old, text) if isinstance(old, str) else old}
+        if new_payload != payload:
+            await cur.execute("UPDATE events SET payload=%s::jsonb WHERE tenant_id=%s AND contact_id=%s AND "
+                              "event_id=%s", (orjson.dumps(new_payload).decode(), t, c, eid))
 
 
 # what a trigger's row keeps beyond its columns (GET /contacts/{id}/triggers shows them): a crisis flag's

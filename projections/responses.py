@@ -290,6 +290,7 @@ class ExportedMessage(Answer):
     eventType: str
     occurredAt: datetime | None
     recordedAt: datetime | None
+    forgotten: bool | None = Field(None, description="true: its text was a forgotten episode, left out (message null)")
 
 
 class Export(Answer):

@@ -193,3 +193,34 @@ def test_any_history_of_messages_corrections_and_forgets(steps):
                 assert d.payload["memory"]["contentHash"] not in rejected
         assert not forgotten & set(s["memoryIndex"]["items"])
         assert not forgotten & set(s["memoryIndex"]["hashes"].values())
+
+
+def test_forgetting_an_episode_takes_its_message_out_of_the_window_and_the_summaries():
+    s = core.new_state(T, C)
+    texts = ["My sister Maya and I had a huge fight about the wedding", "I work at Siemens as an engineer",
+             "Going to the gym later today", "The weather is lovely here"]
+    for i, t in enumerate(texts):
+        s, out = fold(s, msg(i, t))
+    fight = next(mid for mid, it in s["memoryIndex"]["items"].items()
+                 if it["memoryType"] == "episode" and it["contentHash"] == mem.content_hash(texts[0]))
+    assert "huge fight" in s["session"]["rollingSummary"]  # the 4th turn built it
+    s["lastSessionSummary"] = {"": {"sessionId": "old", "one_liner": "My sister Maya and I had a huge fight about "
+                                    "the wedding", "what_mattered": ["My sister Maya and I had a huge fight about the "
+                                    "wedding", "I work at Siemens as an engineer"], "open_loops": [],
+                                    "commitments": [], "people": [], "tone": "sad"}}
+    s, out = core.apply_forget(s, forget(9, fight), {"content": texts[0], "memoryType": "episode"})
+    assert [t["content"] for t in s["window"]] == texts[1:]
+    assert "fight" not in s["session"]["rollingSummary"] and "Siemens" in s["session"]["rollingSummary"]
+    [rolling] = [d for d in out if d.event_type == ev.ROLLING_SUMMARY_UPDATED]
+    assert rolling.payload["summary"] == s["session"]["rollingSummary"]
+    last = s["lastSessionSummary"][""]
+    assert last["what_mattered"] == ["I work at Siemens as an engineer"]
+    assert last["one_liner"] == "I work at Siemens as an engineer"
+    assert s["curation"]["forgotten"][fight] == {"sources": ["m0"], "episode": True, "n": 1}
+    from agents.core.curation import forgotten_messages
+    assert forgotten_messages(s) == {"m0"}
+    # a fact's forgetting leaves the conversation as it was
+    siemens = s["memoryIndex"]["keys"].get("fact|self|works_at|siemens") or next(
+        mid for mid, it in s["memoryIndex"]["items"].items() if it["memoryType"] == "fact")
+    s2, _ = core.apply_forget(s, forget(10, siemens), {"content": "Works at Siemens", "memoryType": "fact"})
+    assert s2["window"] == s["window"] and forgotten_messages(s2) == {"m0"}

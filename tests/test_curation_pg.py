@@ -27,13 +27,44 @@ def memory_ids(pg_url: str, version: str, contact: str) -> dict[str, str]:
     return {c: i for i, c in rows(pg_url, version, "SELECT id, content FROM memories WHERE contact_id=%s", contact)}
 
 
-def curation(contact: str, lives: str, dog: str) -> list:
+def curation(contact: str, lives: str, dog: str, episode: str | None = None) -> list:
     at = "2026-04-03T21:10:00+05:30"
-    return [ev.memory_correction_requested(event_id=f"{contact}-fix", tenant_id="default", contact_id=contact,
-                                           memory_id=lives, at=at, changes={"content": "Lives in Pune"}),
-            ev.memory_forget_requested(event_id=f"{contact}-forget", tenant_id="default", contact_id=contact,
-                                       memory_id=dog, at=at),
-            interaction(f"{contact}-3", "I live in Mumbai", contact=contact, minutes=20)]  # the old text again
+    out = [ev.memory_correction_requested(event_id=f"{contact}-fix", tenant_id="default", contact_id=contact,
+                                          memory_id=lives, at=at, changes={"content": "Lives in Pune"}),
+           ev.memory_forget_requested(event_id=f"{contact}-forget", tenant_id="default", contact_id=contact,
+                                      memory_id=dog, at=at),
+           interaction(f"{contact}-3", "I live in Mumbai", contact=contact, minutes=20)]  # the old text again
+    if episode is not None:
+        out.append(ev.memory_forget_requested(event_id=f"{contact}-forget-ep", tenant_id="default",
+                                              contact_id=contact, memory_id=episode, at=at))
+    return out
+
+
+SESSION_ONE = ["My sister Maya and I had a huge fight about the wedding", "I work at Siemens as an engineer",
+               "Going to the gym later today", "The weather is lovely here"]
+
+
+async def test_forgetting_an_episode_scrubs_the_window_and_every_summary(pg_url, version):
+    contact = "ep-" + uuid.uuid4().hex[:8]
+    p = await pipeline_for(pg_url, version)
+    first = [interaction(f"{contact}-{i}", t, contact=contact, minutes=i) for i, t in enumerate(SESSION_ONE)]
+    later = interaction(f"{contact}-9", "Back from a long trip to Goa", contact=contact, minutes=600)  # closes it
+    await p.process(records(first + [later]))
+    fight = memory_ids(pg_url, version, contact)[SESSION_ONE[0]]
+    assert rows(pg_url, version, "SELECT count(*) FROM session_summaries WHERE contact_id=%s AND summary::text "
+                                 "LIKE '%%huge fight%%'", contact)[0][0] == 1
+    forget = ev.memory_forget_requested(event_id=f"{contact}-f", tenant_id="default", contact_id=contact,
+                                        memory_id=fight, at="2026-04-04T08:00:00+05:30")
+    out = await p.process(records([forget], start_offset=10))
+    assert out.dead_letters == []
+    for table in ("memories", "events", "session_summaries", "sessions", "contacts"):
+        found = rows(pg_url, version, f"SELECT t::text FROM {table} t WHERE contact_id=%s AND t::text LIKE %s",
+                     contact, "%huge fight%")
+        assert found == [], (table, found)
+    (summary,) = rows(pg_url, version, "SELECT summary FROM session_summaries WHERE contact_id=%s", contact)[0]
+    assert "Siemens" in summary["one_liner"] + " ".join(summary["what_mattered"])
+    (state,) = rows(pg_url, version, "SELECT state FROM contacts WHERE contact_id=%s", contact)[0]
+    assert state["curation"]["forgotten"][fight]["episode"] is True
 
 
 async def test_correct_and_forget_through_the_projector(pg_url, version):
@@ -102,7 +133,8 @@ async def test_the_same_log_in_other_batches_digests_the_same(pg_url, version):
     for i, e in enumerate(envs):
         await live.process(records([e], start_offset=i))
     ids = memory_ids(pg_url, version, contact)
-    more = curation(contact, ids["Lives in Mumbai"], ids["Has a dog named Bruno"])
+    more = curation(contact, ids["Lives in Mumbai"], ids["Has a dog named Bruno"],
+                    ids["Bruno chewed my favourite slippers today"])
     for i, e in enumerate(more):
         await live.process(records([e], start_offset=10 + i))
 

@@ -105,6 +105,15 @@ def test_correct_forget_context_export_webhooks_and_replay(tmp_path, monkeypatch
             tea = next(ln.split()[1] for ln in cli("search", "maya", "green tea").splitlines() if "green tea" in ln)
             assert f"forgot {tea}" in cli("forget", "maya", tea, "--wait")
             assert tea not in cli("list", "maya")
+            # an episode's text is its message: forgotten, it leaves the history /context serves and the export
+            assert "green tea" in orjson.dumps(c.get("/context/maya").json()["history"]).decode()
+            for m in c.get("/contacts/maya/memories").json()["memories"]:
+                if "green tea" in m["content"]:  # the episode, and a preference read from the same message
+                    assert f"forgot {m['id']}" in cli("forget", "maya", m["id"], "--wait")
+            assert "green tea" not in orjson.dumps(c.get("/context/maya").json()).decode()
+            export = c.get("/contacts/maya/export").json()
+            assert "green tea" not in orjson.dumps(export).decode()
+            assert any(m.get("forgotten") and m["message"] is None for m in export["messages"])
             missing = subprocess.run([sys.executable, "-m", "ops.cli", "memories", "show", "maya", tea, "--url",
                                       stack.url, "--data-dir", str(stack.data_dir)], capture_output=True, text=True,
                                      timeout=60)

@@ -207,10 +207,11 @@ def apply_correction(state: State, env: Envelope, vector: Any = None, model: str
     return s, out
 
 
-def apply_forget(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
-    """A memory forgotten (agents/core/curation.py): MemoryForgotten, and the profile rebuilt without it."""
+def apply_forget(state: State, env: Envelope, memory: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+    """A memory forgotten (agents/core/curation.py): MemoryForgotten, and the profile rebuilt without it.
+    `memory`: its {content, memoryType} as the log stands here (an episode's message leaves the window)."""
     s = _copy(state)
-    out = curation.forget(s, env)
+    out = curation.forget(s, env, memory)
     profile = _profile_after(s, out)
     if profile is not None:
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.core import dedup, remember
+from agents.core import dedup, remember, summaries
 from agents.core import memory as mem
 from agents.core.decay import latest
 from schemas import events as ev
@@ -119,9 +119,61 @@ def correct(s: State, env: Envelope, vector: Any = None, model: str | None = Non
     return [ev.derived(env, ev.MEMORY_CORRECTED, "corrected", out)]
 
 
-def forget(s: State, env: Envelope) -> list[Envelope]:
+def said_in(sentence: str, text: str) -> bool:
+    """Is this summary sentence (perhaps clipped with "…") part of `text`?"""
+    words = mem.normalize_text(sentence.rstrip("…"))
+    return bool(words) and f" {words} " in f" {mem.normalize_text(text)} "
+
+
+def scrub_summary(summary: dict[str, Any], text: str) -> dict[str, Any]:
+    """A session summary (summaries.session_summary) without the sentences that come from `text`."""
+    out = dict(summary)
+    for f in ("what_mattered", "open_loops", "commitments"):
+        if isinstance(out.get(f), list):
+            out[f] = [x for x in out[f] if not (isinstance(x, str) and said_in(x, text))]
+    if isinstance(out.get("one_liner"), str) and said_in(out["one_liner"], text):
+        rest = out.get("what_mattered") or []
+        out["one_liner"] = summaries._clip(rest[0], 160) if rest else "Small talk"
+    return out
+
+
+def scrub_rolling(rolling: str, text: str) -> str:
+    """A rolling summary ("User: ... AI: ...") without the user's sentences that come from `text`."""
+    for sentence in summaries.sentences(text):
+        rolling = rolling.replace(f"User: {sentence}", "")
+    return " ".join(rolling.split())
+
+
+def _forget_episode(s: State, env: Envelope, text: str) -> list[Envelope]:
+    """An episode's text is the message it was said in: the session window (the chat engine's history,
+    cached in Redis) and the session summaries drop it too."""
+    target = mem.normalize_text(text)
+    kept = [t for t in s.get("window") or []
+            if not (t.get("role") == "user" and mem.normalize_text(mem.episode_content(t["content"])) == target)]
+    out: list[Envelope] = []
+    if len(kept) != len(s.get("window") or []):
+        s["window"] = kept
+        session = s.get("session")
+        if session is not None and session.get("rollingSummary"):
+            session["rollingSummary"] = summaries.rolling_summary(kept)
+            out.append(ev.derived(env, ev.ROLLING_SUMMARY_UPDATED, "forgotten:rolling", {
+                "sessionId": session["sessionId"], "personaId": session.get("personaId"),
+                "summary": session["rollingSummary"]}))
+    for key, last in list((s.get("lastSessionSummary") or {}).items()):
+        s["lastSessionSummary"][key] = scrub_summary(last, text)
+    return out
+
+
+def forgotten_messages(state: State | None) -> set[str]:
+    """The messages whose text was a forgotten episode: what the export shows without its text."""
+    forgotten = ((state or {}).get("curation") or {}).get("forgotten") or {}
+    return {src for f in forgotten.values() if f.get("episode") for src in f.get("sources") or ()}
+
+
+def forget(s: State, env: Envelope, memory: dict[str, Any] | None = None) -> list[Envelope]:
     """MemoryForgetRequested -> [MemoryForgotten] (once: forgetting again changes nothing), on the fold's
-    working copy `s` (mutated)."""
+    working copy `s` (mutated). `memory`: the memory's {content, memoryType} as the log stands at this
+    event (the shell reads it: the fold keeps no texts); an episode's message leaves the window too."""
     p, mid = env.payload, env.payload["memoryId"]
     book = _book(s)
     if mid in book["forgotten"]:
@@ -131,7 +183,8 @@ def forget(s: State, env: Envelope) -> list[Envelope]:
     sources = [src for src, mids in (idx.get("bySource") or {}).items() if mid in mids]
     sources = list(dict.fromkeys(sources + list(p.get("sourceEventIds") or [])))[:SOURCES_KEPT]
     # no hash of its text: a digest of a short text is as good as the text to whoever guesses it
-    _put(book["forgotten"], mid, {"sources": sorted(sources)})
+    episode = (memory or {}).get("memoryType") == "episode" and bool((memory or {}).get("content"))
+    _put(book["forgotten"], mid, {"sources": sorted(sources), **({"episode": True} if episode else {})})
     for hh in [hh for hh, r in book["rejected"].items() if r["memoryId"] == mid]:
         book["rejected"].pop(hh)  # what it replaced is no longer kept out in its name
     if item is not None:
@@ -143,7 +196,8 @@ def forget(s: State, env: Envelope) -> list[Envelope]:
     if cons and mid in cons.get("pending", []):
         cons["pending"] = [x for x in cons["pending"] if x != mid]
     s["memoryVersion"] = s.get("memoryVersion", 0) + 1
-    return [ev.derived(env, ev.MEMORY_FORGOTTEN, "forgotten", {"memoryId": mid, "at": env.occurred_at})]
+    out = [ev.derived(env, ev.MEMORY_FORGOTTEN, "forgotten", {"memoryId": mid, "at": env.occurred_at})]
+    return out + (_forget_episode(s, env, memory["content"]) if episode else [])
 
 
 def plan_correction(env: Envelope) -> list[dict[str, Any]]:

@@ -338,6 +338,7 @@ class ExportedMessage(Result):
     event_type: str
     occurred_at: Optional[datetime]
     recorded_at: Optional[datetime]
+    forgotten: Optional[bool] = Field(None, description="True: its text was a forgotten episode (message None)")
 
 
 class Export(Result):
