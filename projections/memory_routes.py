@@ -9,6 +9,7 @@ path template would otherwise take `DELETE /contacts/c/memories/m` for an erasur
 "c/memories/m"."""
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 import orjson
@@ -33,16 +34,48 @@ MemoryIdPath = Annotated[declared(validate.id_schema(), "a memory's id, as GET /
                          Path()]
 
 
+# what JSON Schema's (ECMA-262) \s matches: a text made only of these is blank (refused); the control
+# characters among them, and those Python also counts as space, are refused as control characters anyway
+SPACE_CHARS = "\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_BLANK = re.compile(f"[{SPACE_CHARS}]*")
+# message text (schemas/validate.TEXT_PATTERN) with at least one character that is neither space nor control
+CONTENT_PATTERN = (f"^[^{validate.CONTROL_IN_TEXT_CHARS}]*[^{SPACE_CHARS}{validate.CONTROL_IN_TEXT_CHARS}]"
+                   f"[^{validate.CONTROL_IN_TEXT_CHARS}]*$")
+
+
+def blank(value: str) -> str | None:
+    return "must not be blank" if _BLANK.fullmatch(value) else None
+
+
+Content = Annotated[str, validate.checked(lambda v: None if len(v.encode("utf-8", "surrogatepass")) <= ev.MAX_MESSAGE_BYTES
+                                          else f"at most {ev.MAX_MESSAGE_BYTES} bytes of UTF-8"),
+                    validate.checked(validate.check_text), validate.checked(blank),
+                    validate.Declared.of(validate.utf8_schema(ev.MAX_MESSAGE_BYTES, CONTENT_PATTERN))]
+
+
 class CorrectionRequest(BaseModel):
-    """The body of PATCH /contacts/{id}/memories/{memoryId}: at least one of the fields to change."""
-    model_config = ConfigDict(extra="forbid")
-    content: validate.Text(max_bytes=ev.MAX_MESSAGE_BYTES) | None = Field(
-        None, description=f"the memory's new text (at most {ev.MAX_MESSAGE_BYTES} bytes of UTF-8, not blank)")
-    memoryType: Annotated[str, validate.Declared.of({"enum": list(ev.MEMORY_TYPE_NAMES)})] | None = None
-    importance: float | None = Field(None, ge=0.0, le=1.0)
-    pinned: bool | None = None
+    """The body of PATCH /contacts/{id}/memories/{memoryId}: at least one of the fields to change (none
+    may be null)."""
+    model_config = ConfigDict(extra="forbid", json_schema_extra={  # at least one change
+        "allOf": [{"anyOf": [{"required": [f]} for f in ev.CORRECTION_FIELDS]}]})
+    content: Content = Field(None, description=f"the memory's new text (at most {ev.MAX_MESSAGE_BYTES} bytes of "
+                                               f"UTF-8, not blank)")  # type: ignore[assignment]
+    memoryType: Annotated[str, validate.Declared.of({"enum": list(ev.MEMORY_TYPE_NAMES)})] = None  # type: ignore
+    importance: float = Field(None, ge=0.0, le=1.0)  # type: ignore[assignment]
+    pinned: bool = None  # type: ignore[assignment]
     tenant_id: validate.Id | None = Field(default=None, description="default: the key's tenant (another only "
                                                                      "with an admin key)")
+
+
+
+def correction_schema() -> dict[str, Any]:
+    """CorrectionRequest's schema without the `default: null` of the fields it may leave out: null is no
+    value of theirs (422), only leaving them out is."""
+    schema = CorrectionRequest.model_json_schema()
+    for prop in schema["properties"].values():
+        if prop.get("default", 0) is None and "anyOf" not in prop:
+            prop.pop("default")
+    return schema
 
 
 def memory_param(memory_id: str) -> str:
@@ -119,7 +152,7 @@ async def get_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tenant_
 
 @app.patch("/contacts/{contact_id:path}/memories/{memory_id}",
            **answers(out.CurationAccepted, 202, {400: out.ErrorBody, 404: out.NoSuchMemory, 413: out.ErrorBody}),
-           **request_body(CorrectionRequest.model_json_schema()))
+           **request_body(correction_schema()))
 async def correct_memory(request: Request, contact_id: ContactIdPath, memory_id: MemoryIdPath,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
     """Correct a memory: its content (and/or type, importance, pin). Recorded as an event; once applied

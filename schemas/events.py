@@ -126,6 +126,9 @@ OUTCOMES = ("positive", "negative", "neutral")
 # a correction (MemoryCorrectionRequested): what it may change, and its bounds
 MEMORY_TYPE_NAMES = ("fact", "preference", "episode", "pattern")
 CORRECTION_FIELDS = ("content", "memoryType", "importance", "pinned")
+# the characters JSON Schema's \s matches (ECMA-262): a content made only of these is blank
+BLANK_CHARS = ("\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+               "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
 def correction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
@@ -139,8 +142,8 @@ def correction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
         errs.append(("content", "give at least one of: " + ", ".join(CORRECTION_FIELDS)))
     c = p.get("content")
     if c is not None:
-        if not isinstance(c, str) or not c.strip():
-            errs.append(("content", "a non-empty string"))
+        if not isinstance(c, str) or not c.strip(BLANK_CHARS):
+            errs.append(("content", "a string that is not blank"))
         elif len(c.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
             errs.append(("content", f"longer than {MAX_MESSAGE_BYTES} bytes of UTF-8"))
     if p.get("memoryType") is not None and p.get("memoryType") not in MEMORY_TYPE_NAMES:
