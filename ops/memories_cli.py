@@ -4,6 +4,7 @@ Nothing answering, or an answer refusing, is one line on standard error and a no
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,8 +21,6 @@ def client(url: Optional[str], data_dir: str, tenant: Optional[str]) -> Iterator
     """A client of the API at `url` (else $RAPPORT_URL, else :8080) with $RAPPORT_API_KEY, else the data dir's
     key; no retries (an operator asks again). Failures exit with one line."""
     key_file = Path(data_dir) / "api-key"
-    import os
-
     options: dict[str, Any] = {"retries": 0, "tenant_id": tenant}
     if not os.environ.get("RAPPORT_API_KEY") and key_file.exists():
         options["key_file"] = key_file

@@ -11,8 +11,7 @@ import pytest
 from projections import db
 from projections.digest import digest
 from schemas import events as ev
-from schemas.envelope import encode
-from tests.helpers import FakeEmbedder, interaction, records
+from tests.helpers import interaction, records
 from tests.test_pipeline_pg import pipeline_for, rows
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
