@@ -167,6 +167,8 @@ def test_any_history_of_messages_corrections_and_forgets(steps):
     s = core.new_state(T, C)
     seen: list[str] = []
     forgotten: set[str] = set()
+    rows: dict[str, dict] = {}  # what the projection holds of each memory (the shell reads it for a forget)
+    gone_texts: set[str] = set()
     for i, step in enumerate(steps):
         if step[0] == "say":
             e = msg(i, step[1], minute=i)
@@ -177,8 +179,15 @@ def test_any_history_of_messages_corrections_and_forgets(steps):
         else:
             e = forget(i, seen[step[1] % len(seen)])
         again = orjson.loads(orjson.dumps(s, option=orjson.OPT_SORT_KEYS))
-        s, out = fold(s, e)
-        s2, out2 = fold(again, e)
+        if e.event_type == ev.MEMORY_FORGET_REQUESTED:
+            row = rows.get(e.payload["memoryId"])
+            s, out = core.apply_forget(s, e, row)
+            s2, out2 = core.apply_forget(again, e, row)
+            if row and row["memoryType"] == "episode" and e.payload["memoryId"] not in forgotten:
+                gone_texts.add(mem.normalize_text(row["content"]))
+        else:
+            s, out = fold(s, e)
+            s2, out2 = fold(again, e)
         assert orjson.dumps(s, option=orjson.OPT_SORT_KEYS) == orjson.dumps(s2, option=orjson.OPT_SORT_KEYS)
         assert out == out2
         rejected = set((s.get("curation") or {}).get("rejected", {}))
@@ -190,9 +199,17 @@ def test_any_history_of_messages_corrections_and_forgets(steps):
             assert named not in forgotten, (d.event_type, named)
             if d.event_type == ev.MEMORY_EXTRACTED:
                 seen.append(named)
+                rows[named] = {"content": d.payload["memory"]["content"],
+                               "memoryType": d.payload["memory"]["memoryType"]}
                 assert d.payload["memory"]["contentHash"] not in rejected
+            if d.event_type == ev.MEMORY_CORRECTED and named in rows and "content" in d.payload:
+                rows[named] = {**rows[named], "content": d.payload["content"]}
         assert not forgotten & set(s["memoryIndex"]["items"])
         assert not forgotten & set(s["memoryIndex"]["hashes"].values())
+        # a forgotten episode's message is out of the window (until the contact says it again)
+        if e.event_type == ev.INTERACTION_RECORDED:
+            gone_texts.discard(mem.normalize_text(e.payload["message"]))
+        assert not gone_texts & {mem.normalize_text(t["content"]) for t in s["window"]}
 
 
 def test_forgetting_an_episode_takes_its_message_out_of_the_window_and_the_summaries():
