@@ -241,3 +241,21 @@ def test_forgetting_an_episode_takes_its_message_out_of_the_window_and_the_summa
         mid for mid, it in s["memoryIndex"]["items"].items() if it["memoryType"] == "fact")
     s2, _ = core.apply_forget(s, forget(10, siemens), {"content": "Works at Siemens", "memoryType": "fact"})
     assert s2["window"] == s["window"] and forgotten_messages(s2) == {"m0"}
+
+
+def test_the_export_shows_nothing_forgotten_of_the_ledger():
+    from agents.core.curation import exported
+
+    s, out = fold(core.new_state(T, C), msg(1, "I have a dog named Bruno"))
+    dog = extracted(out)["fact|self|has_pet|dog"]["id"]
+    episode = next(mid for mid, it in s["memoryIndex"]["items"].items() if it["memoryType"] == "episode")
+    s, _ = fold(s, correct(2, dog, content="Has a cat named Bruno"))
+    fix = {"memoryId": dog, "content": "Has a cat named Bruno"}
+    assert exported("x2", ev.MEMORY_CORRECTION_REQUESTED, fix, s) == fix  # not forgotten: as recorded
+    s, _ = core.apply_forget(s, forget(3, dog), {"content": "Has a cat named Bruno", "memoryType": "fact"})
+    assert exported("x2", ev.MEMORY_CORRECTION_REQUESTED, fix, s) == {"memoryId": dog, "content": None,
+                                                                       "forgotten": True}
+    said = {"role": "user", "message": "I have a dog named Bruno"}
+    assert exported("m1", ev.INTERACTION_RECORDED, said, s) == said  # a fact's message stays
+    s, _ = core.apply_forget(s, forget(4, episode), {"content": "I have a dog named Bruno", "memoryType": "episode"})
+    assert exported("m1", ev.INTERACTION_RECORDED, said, s) == {"role": "user", "message": None, "forgotten": True}

@@ -170,6 +170,19 @@ def forgotten_messages(state: State | None) -> set[str]:
     return {src for f in forgotten.values() if f.get("episode") for src in f.get("sources") or ()}
 
 
+def exported(event_id: str, event_type: str, payload: dict[str, Any], state: State | None,
+             hidden: set[str] | None = None) -> dict[str, Any]:
+    """A recorded event's payload as the export shows it: a message whose text was a forgotten episode,
+    and a correction of a memory since forgotten, without their text (`forgotten: true`)."""
+    hidden = forgotten_messages(state) if hidden is None else hidden
+    if event_id in hidden:
+        return {**payload, "message": None, "forgotten": True}
+    if event_type == ev.MEMORY_CORRECTION_REQUESTED and payload.get("memoryId") in \
+            (((state or {}).get("curation") or {}).get("forgotten") or {}):
+        return {**payload, "content": None, "forgotten": True}
+    return payload
+
+
 def forget(s: State, env: Envelope, memory: dict[str, Any] | None = None) -> list[Envelope]:
     """MemoryForgetRequested -> [MemoryForgotten] (once: forgetting again changes nothing), on the fold's
     working copy `s` (mutated). `memory`: the memory's {content, memoryType} as the log stands at this
