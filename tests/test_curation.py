@@ -125,10 +125,11 @@ def test_a_forgotten_memory_does_not_come_back_from_its_message_but_a_new_messag
     dog = extracted(out)["fact|self|has_pet|dog"]
     s, _ = fold(s, forget(2, dog["id"]))
     # an LLM's proposal for the old message, arriving late, with the same content
-    late = ev.memories_proposed(source=first, model="m", profileUpdate=None, memories=[
+    late = ev.memories_proposed(source=first, model="m", profileUpdate="Arjun has a dog named Bruno.", memories=[
         {"memory": "Has a dog named Bruno", "topics": [], "expiration": "permanent", "importance": "high"}])
     s, out = fold(s, late)
     assert not [d for d in out if d.event_type == ev.MEMORY_EXTRACTED]
+    assert "Bruno" not in (s.get("profile") or "") and not [d for d in out if d.event_type == ev.PROFILE_REWRITTEN]
     s, out = fold(s, msg(3, "I have a dog named Bruno"))  # said again: new information
     assert extracted(out)["fact|self|has_pet|dog"]["content"] == "Has a dog named Bruno"
 

@@ -268,7 +268,8 @@ def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]
     if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
         s["memoryVersion"] = s.get("memoryVersion", 0) + 1
     consolidation.note_created(s, memory_events)
-    if env.payload.get("profileUpdate"):
+    # a model's profile rewrite made before a memory of this message was forgotten may still state it
+    if env.payload.get("profileUpdate") and not curation.from_forgotten(s, env.payload.get("sourceEventId")):
         s["profile"], s["profileSource"] = env.payload["profileUpdate"], "llm"
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
     s["seq"] += 1

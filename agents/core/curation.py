@@ -68,6 +68,12 @@ def admit(state: State, candidates: list[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
+def from_forgotten(state: State, source_event_id: str | None) -> bool:
+    """Was a memory of this message forgotten? (a model's late work on it is not taken)"""
+    forgotten = (state.get("curation") or {}).get("forgotten") or {}
+    return source_event_id is not None and any(source_event_id in (f.get("sources") or ()) for f in forgotten.values())
+
+
 def correct(s: State, env: Envelope, vector: Any = None, model: str | None = None) -> list[Envelope]:
     """MemoryCorrectionRequested -> [MemoryCorrected] (none for a forgotten memory), on the fold's working
     copy `s` (mutated). `vector`: the embedding of the new content (the shell computes it, as it does
