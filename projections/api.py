@@ -33,6 +33,7 @@ from projections import metrics
 from projections import auth, db, fence
 from projections import responses as out
 from agents.core.entities import find_mentions
+from agents.core.curation import exported, forgotten_messages
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
 from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
@@ -1076,6 +1077,9 @@ async def export_contact(contact_id: ContactIdPath, tenant_id: TenantParam = Non
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     rows = await svc.store.export(tenant_id, contact_id)
     history = memory_histories(rows.get("events", []))
+    # what was forgotten is listed without its text (agents/core/curation.py)
+    state = rows["contact"][0]["state"] if rows["contact"] else None
+    hidden = forgotten_messages(state)
     return JSONBody({
         "contactId": contact_id, "tenantId": tenant_id, "exportedAt": format_time(now_utc()),
         "state": rows["contact"][0]["state"] if rows["contact"] else None,
@@ -1085,7 +1089,9 @@ async def export_contact(contact_id: ContactIdPath, tenant_id: TenantParam = Non
         "sessions": [{k: iso(v) for k, v in s.items()} for s in rows.get("sessions", [])],
         "triggers": [trigger_json(t) for t in rows.get("triggers", [])],
         "messages": [{"eventId": r["event_id"], "eventType": r["event_type"], "occurredAt": iso(r["occurred_at"]),
-                      "recordedAt": iso(r["recorded_at"]), **(r["payload"] or {})} for r in rows.get("ledger", [])],
+                      "recordedAt": iso(r["recorded_at"]),
+                      **exported(r["event_id"], r["event_type"], r["payload"] or {}, state, hidden)}
+                     for r in rows.get("ledger", [])],
     })
 
 
@@ -1107,6 +1113,7 @@ async def openapi_document(p: auth.Principal = Depends(principal)) -> JSONBody:
 
 # the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above
 import projections.webhook_routes  # noqa: E402,F401
+import projections.memory_routes  # noqa: E402,F401  (GET/PATCH/DELETE /contacts/{id}/memories/{memoryId})
 
 for _route in app.routes:
     whole_path(_route)

@@ -169,6 +169,36 @@ class MemoryList(Answer):
     memories: list[MemoryDetail]
 
 
+class MemoryHistoryEntry(Answer):
+    event_id: str = Field(description="the derived event's id (events table)")
+    kind: str = Field(description="extracted, reinforced, corrected, superseded, merged, absorbed, embedded, "
+                                  "compressed, relabelled, archived, expired, pruned, accessed, ...")
+    content: str | None = Field(None, description="the memory's text from this event on, when the event changed it")
+    at: datetime | None
+    eventType: str = Field(description='the event type, e.g. "MemoryCorrected"')
+    causationId: str | None = Field(description="the event it was derived from (a message, a correction request)")
+
+
+class MemoryWithHistory(MemoryDetail):
+    """GET /contacts/{id}/memories/{memoryId}: the memory as GET /contacts/{id}/memories lists it, and
+    every derived event about it, oldest first."""
+    contactId: str
+    tenantId: str
+    history: list[MemoryHistoryEntry]
+
+
+class CurationAccepted(Answer):
+    """202 from PATCH or DELETE /contacts/{id}/memories/{memoryId}: the request is recorded (a
+    MemoryCorrectionRequested or MemoryForgetRequested event); pass `eventId` as `after=` to read it."""
+    eventId: str
+    memoryId: str
+
+
+class NoSuchMemory(ErrorBody):
+    """404: the contact has no memory of this id (never had one, or it was forgotten)."""
+    memory_id: str
+
+
 class Erasure(Answer):
     accepted: bool
     erasureEventId: str
@@ -260,6 +290,7 @@ class ExportedMessage(Answer):
     eventType: str
     occurredAt: datetime | None
     recordedAt: datetime | None
+    forgotten: bool | None = Field(None, description="true: its text was a forgotten episode, left out (message null)")
 
 
 class Export(Answer):

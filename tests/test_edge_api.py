@@ -44,13 +44,15 @@ def test_every_route_but_healthz_needs_a_valid_key(client):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {REVOKED}"},
                     {"Authorization": f"Basic {ACME}"}):
         for method, path in [("GET", p) for p in GETS + ["/openapi.json"]] + [
-                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")] + WEBHOOK_ROUTES:
+                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload"), ("GET", "/contacts/c/memories/m1"),
+                ("PATCH", "/contacts/c/memories/m1"), ("DELETE", "/contacts/c/memories/m1")] + WEBHOOK_ROUTES:
             r = client.request(method, path, headers=headers, content=b"{}")
             assert r.status_code == 401, (method, path, headers)
             assert r.headers["www-authenticate"] == "Bearer"
             assert "error" in r.json()
     assert {r.path for r in api.app.routes} == {"/healthz", "/ingest", "/context/{contact_id:path}", "/payload",
                                                "/contacts/{contact_id:path}/memories", "/contacts/{contact_id:path}",
+                                               "/contacts/{contact_id:path}/memories/{memory_id}",
                                                "/contacts/{contact_id:path}/triggers", "/metrics",
                                                "/contacts/{contact_id:path}/export",
                                                "/openapi.json", "/webhooks", "/webhooks/{webhook_id}",
@@ -70,6 +72,11 @@ def test_naming_another_tenant_is_forbidden(client):
     assert r.status_code == 403 and r.json()["errors"][0]["field"] == "1.tenant_id"
     r = client.post("/payload", headers=H, json={"contact_id": "c", "message": "hi", "tenant_id": "other"})
     assert r.status_code == 403
+    for method in ("GET", "DELETE"):  # one memory, corrected or forgotten: the key's tenant only
+        r = client.request(method, "/contacts/c/memories/m1", params={"tenant_id": "acme:x"}, headers=H)
+        assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id", method
+    r = client.patch("/contacts/c/memories/m1", headers=H, json={"content": "x", "tenant_id": "other"})
+    assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id"
 
 
 def test_bad_parameters_are_400_naming_the_field(client):

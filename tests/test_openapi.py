@@ -41,7 +41,10 @@ def sent_by_every_method() -> list[httpx.Request]:
              lambda: rapport.create_webhook("https://h.example/", ["*"], description="d"), rapport.webhooks,
              lambda: rapport.webhook("wh_1"), lambda: rapport.delete_webhook("wh_1"),
              lambda: rapport.webhook_deliveries("wh_1", status="dead", limit=5),
-             lambda: rapport.retry_delivery("wh_1", 7)]
+             lambda: rapport.retry_delivery("wh_1", 7),
+             lambda: rapport.memory("c", "m1", after="e1", after_timeout=0),
+             lambda: rapport.correct_memory("c", "m1", content="x", memory_type="fact", importance=0.5, pinned=True),
+             lambda: rapport.forget_memory("c", "m1")]
     for call in every:
         with pytest.raises(RapportError):
             call()

@@ -126,6 +126,25 @@ class Rapport(_Base):
         """GET /contacts/{id}/memories: every memory (or those of one `status`) with its details."""
         return self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status))
 
+    def memory(self, contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None,
+               after: Union[str, m.Receipt, m.CurationReceipt, None] = None,
+               after_timeout: float = AFTER_TIMEOUT_S) -> m.MemoryWithHistory:
+        """GET /contacts/{id}/memories/{memory_id}: one memory and its history (NotFound when unknown or
+        forgotten); `after`: wait until that event (a correction's receipt) is reflected."""
+        return self._run(calls.memory(contact_id, memory_id, tenant_id=self._tenant(tenant_id), after=after,
+                                      after_timeout=after_timeout))
+
+    def correct_memory(self, contact_id: str, memory_id: str, *, content: Optional[str] = None,
+                       memory_type: Optional[str] = None, importance: Optional[float] = None,
+                       pinned: Optional[bool] = None, tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        """PATCH /contacts/{id}/memories/{memory_id}: correct its content (and/or type, importance, pin)."""
+        return self._run(calls.correct_memory(contact_id, memory_id, content=content, memory_type=memory_type,
+                                              importance=importance, pinned=pinned, tenant_id=self._tenant(tenant_id)))
+
+    def forget_memory(self, contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        """DELETE /contacts/{id}/memories/{memory_id}: forget it (its content is shredded once applied)."""
+        return self._run(calls.simple("forget_memory", contact_id, memory_id, tenant_id=self._tenant(tenant_id)))
+
     def triggers(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.TriggerList:
         """GET /contacts/{id}/triggers: check-ins, crisis flags, owner insights."""
         return self._run(calls.simple("triggers", contact_id, tenant_id=self._tenant(tenant_id)))
@@ -245,6 +264,23 @@ class AsyncRapport(_Base):
     async def memories(self, contact_id: str, *, status: Optional[str] = None,
                        tenant_id: Optional[str] = None) -> m.MemoryList:
         return await self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status))
+
+    async def memory(self, contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None,
+                     after: Union[str, m.Receipt, m.CurationReceipt, None] = None,
+                     after_timeout: float = AFTER_TIMEOUT_S) -> m.MemoryWithHistory:
+        return await self._run(calls.memory(contact_id, memory_id, tenant_id=self._tenant(tenant_id), after=after,
+                                            after_timeout=after_timeout))
+
+    async def correct_memory(self, contact_id: str, memory_id: str, *, content: Optional[str] = None,
+                             memory_type: Optional[str] = None, importance: Optional[float] = None,
+                             pinned: Optional[bool] = None, tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        return await self._run(calls.correct_memory(contact_id, memory_id, content=content, memory_type=memory_type,
+                                                    importance=importance, pinned=pinned,
+                                                    tenant_id=self._tenant(tenant_id)))
+
+    async def forget_memory(self, contact_id: str, memory_id: str, *,
+                            tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        return await self._run(calls.simple("forget_memory", contact_id, memory_id, tenant_id=self._tenant(tenant_id)))
 
     async def triggers(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.TriggerList:
         return await self._run(calls.simple("triggers", contact_id, tenant_id=self._tenant(tenant_id)))

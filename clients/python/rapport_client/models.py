@@ -62,6 +62,16 @@ class PayloadRequest(BaseModel):
     after: Optional[str] = None
 
 
+class CorrectionRequest(BaseModel):
+    """The body of PATCH /contacts/{id}/memories/{memory_id}: at least one of the changes."""
+    model_config = ConfigDict(populate_by_name=True)
+    content: Optional[str] = None
+    memory_type: Optional[str] = Field(None, alias="memoryType", description="fact, preference, episode or pattern")
+    importance: Optional[float] = Field(None, description="0 to 1")
+    pinned: Optional[bool] = None
+    tenant_id: Optional[str] = None
+
+
 class WebhookRequest(BaseModel):
     """The body of POST /webhooks."""
     url: str
@@ -213,6 +223,30 @@ class MemoryList(Result):
     memories: List[MemoryDetail]
 
 
+class MemoryHistoryEntry(Result):
+    """One derived event about a memory: `kind` extracted, reinforced, corrected, superseded, ...;
+    `content` the memory's text from this event on, when the event changed it."""
+    event_id: str = Field(alias="event_id")
+    kind: str
+    content: Optional[str] = None
+    at: Optional[datetime]
+    event_type: str
+    causation_id: Optional[str]
+
+
+class MemoryWithHistory(MemoryDetail):
+    """GET /contacts/{id}/memories/{memory_id}: the memory and its history, oldest first."""
+    contact_id: str
+    tenant_id: str
+    history: List[MemoryHistoryEntry]
+
+
+class CurationReceipt(Result):
+    """A correction or a forgetting recorded (202): pass `event_id` as `after=` to read it back."""
+    event_id: str
+    memory_id: str
+
+
 class Erasure(Result):
     accepted: bool
     erasure_event_id: str
@@ -304,6 +338,7 @@ class ExportedMessage(Result):
     event_type: str
     occurred_at: Optional[datetime]
     recorded_at: Optional[datetime]
+    forgotten: Optional[bool] = Field(None, description="True: its text was a forgotten episode (message None)")
 
 
 class Export(Result):
