@@ -158,3 +158,28 @@ async def test_the_timeline_has_every_classified_message_oldest_first(pg_url, ve
         assert [m["sourceEventId"] for m in last2["moods"]] == ["acme-kai-2", "acme-kai-3"] and last2["truncated"]
         other = (await client.get("/contacts/kai/timeline", params={"tenant_id": "beta"})).json()
         assert other["moods"] == [] and other["spans"] == []
+
+
+async def test_a_pattern_spans_the_episodes_it_took_in(pg_url, version, monkeypatch):
+    async with stack(pg_url, version, monkeypatch) as (feed, client):
+        await feed([said("lin", i * 60, text=t) for i, t in enumerate(
+            ["We watched a documentary about octopuses", "I cooked dal and rice for dinner",
+             "The gym was packed so I ran outside", "Our team shipped the new onboarding flow"])])
+        s = db.schema_of(version)
+        with psycopg.connect(pg_url, autocommit=True) as c:  # consolidation took the middle two into a pattern
+            episodes = c.execute(f"SELECT id, created_at FROM {s}.memories WHERE tenant_id='acme' AND contact_id='lin' "
+                                 f"AND memory_type='episode' ORDER BY created_at").fetchall()
+            assert len(episodes) == 4
+            pattern = episodes[0][0]
+            c.execute(f"UPDATE {s}.memories SET memory_type='pattern', content='Keeps busy in the evenings' "
+                      f"WHERE tenant_id='acme' AND contact_id='lin' AND id=%s", (pattern,))
+            c.execute(f"UPDATE {s}.memories SET status='compressed', superseded_by=%s WHERE tenant_id='acme' "
+                      f"AND contact_id='lin' AND id = ANY(%s)", (pattern, [episodes[1][0], episodes[2][0]]))
+        body = (await client.get("/contacts/lin/timeline", params={"tenant_id": "acme"})).json()
+        spans = [x for x in body["spans"] if x["kind"] == "pattern"]
+        assert len(spans) == 1 and spans[0]["memoryId"] == pattern and spans[0]["count"] == 2
+        assert spans[0]["label"] == "Keeps busy in the evenings"
+        assert datetime.fromisoformat(spans[0]["start"]) == T0 + timedelta(hours=1)
+        assert datetime.fromisoformat(spans[0]["end"]) == T0 + timedelta(hours=2)
+        beta = (await client.get("/contacts/lin/timeline", params={"tenant_id": "beta"})).json()
+        assert beta["spans"] == []
