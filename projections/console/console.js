@@ -120,96 +120,89 @@ function definitions(pairs) {
 
 async function contactPage(contactId) {
   const title = h("h1", {}, contactId);
-  const profile = section("Profile", h("p", {class: "muted"}, "loading…"));
-  const chart = section("Mood and energy", h("p", {class: "muted"}, "loading…"));
-  const memories = section("Memories");
-  const cards = section("Entities", h("p", {class: "muted"}, "loading…"));
-  const sessions = section("Sessions", h("p", {class: "muted"}, "loading…"));
-  const triggers = section("Triggers", h("p", {class: "muted"}, "loading…"));
-  show(view, h("p", {}, h("a", {href: "#/"}, "← contacts")), title, profile, chart,
-    h("div", {class: "two"}, triggers, cards), memories, sessions);
+  const loading = (name) => section(name, h("p", {class: "muted"}, "loading…"));
+  const parts = {profile: loading("Profile"), chart: loading("Mood and energy"), memories: section("Memories"),
+    cards: loading("Entities"), sessions: loading("Sessions"), triggers: loading("Triggers")};
+  show(view, h("p", {}, h("a", {href: "#/"}, "← contacts")), title, parts.profile, parts.chart,
+    h("div", {class: "two"}, parts.triggers, parts.cards), parts.memories, parts.sessions);
 
-  const id = encodeURIComponent(contactId);
   const [ctx, exported, timeline, trig, spec] = await Promise.allSettled([
-    api(`/context/${id}`, {budget: 0}), api(path("/contacts/{id}/export", contactId)),
+    api(path("/context/{id}", contactId), {budget: 0}), api(path("/contacts/{id}/export", contactId)),
     api(path("/contacts/{id}/timeline", contactId)), api(path("/contacts/{id}/triggers", contactId)),
     api("/openapi.json")]);
-  const fail = [ctx, exported, timeline, trig].find((r) => r.status === "rejected");
-  if (fail && fail.reason instanceof ApiError && fail.reason.status === 401) { failure(fail.reason); return; }
+  const refused = [ctx, exported, timeline, trig].find((r) => r.status === "rejected" &&
+    r.reason instanceof ApiError && r.reason.status === 401);
+  if (refused) { failure(refused.reason); return; }
 
-  // the profile: who, how they are now, and the paragraph the model reads
-  if (ctx.status === "fulfilled") {
-    const c = ctx.value, st = c.state;
-    title.replaceChildren(c.contact.displayName || contactId,
-      h("span", {class: "muted small"}, ` ${contactId}${c.contact.channel ? ` · ${c.contact.channel}` : ""}`));
-    const state = exported.status === "fulfilled" ? exported.value.state || {} : {};
-    show(profile, h("h2", {}, "Profile"),
-      state.profile ? h("p", {class: "profile"}, state.profile) : h("p", {class: "muted"}, "No profile paragraph yet."),
-      definitions([["stage", st.relationshipStage], ["mood", `${st.mood} (${Math.round(st.moodConfidence * 100)}%)`],
-        ["energy", st.energy], ["style", st.style], ["usual mood", st.moodUsual], ["sessions", st.sessionCount],
-        ["active streak", `${st.activeStreak} days`], ["churn risk", st.churnRisk],
-        ["outreach hours", st.preferredOutreachHours && st.preferredOutreachHours.label],
-        ["first seen", state.firstSeen && when(state.firstSeen)], ["last seen", state.lastSeen && when(state.lastSeen)],
-        ["messages", state.messageCount]]));
-  } else {
-    show(profile, h("h2", {}, "Profile"), failure(ctx.reason));
-  }
+  // each part shows its own data, or why it could not be read
+  const fill = (el, name, result, render) => show(el, h("h2", {}, name),
+    result.status === "fulfilled" ? render(result.value) : failure(result.reason));
+  if (ctx.status === "fulfilled") title.replaceChildren(ctx.value.contact.displayName || contactId,
+    h("span", {class: "muted small"}, ` ${contactId}${ctx.value.contact.channel ? ` · ${ctx.value.contact.channel}` : ""}`));
+  fill(parts.profile, "Profile", ctx, (c) => profileView(c, exported.status === "fulfilled" ? exported.value : null));
+  fill(parts.chart, "Mood and energy", timeline, chartView);
+  fill(parts.triggers, "Triggers", trig, (t) => triggersView(t.triggers));
+  fill(parts.cards, "Entities", exported, entitiesView);
+  fill(parts.sessions, "Sessions", exported, (ex) => sessionsView(ex.sessions));
 
-  // the chart
-  if (timeline.status === "fulfilled") {
-    const t = timeline.value;
-    show(chart, h("h2", {}, "Mood and energy"), moodChart(t),
-      h("p", {class: "legend muted small"}, h("span", {class: "swatch difficult_period"}), " difficult period ",
-        h("span", {class: "swatch pattern"}), " pattern ", h("span", {class: "dot unusual"}),
-        " unusual for them", t.truncated ? ` · the last ${t.moods.length} messages` : ""));
-  } else {
-    show(chart, h("h2", {}, "Mood and energy"), failure(timeline.reason));
-  }
-
-  // triggers: crisis flags first
-  if (trig.status === "fulfilled") {
-    const list = [...trig.value.triggers].sort((a, b) => (b.kind === "crisis") - (a.kind === "crisis"));
-    show(triggers, h("h2", {}, "Triggers"), list.length ? h("ul", {class: "triggers"}, list.map((t) =>
-      h("li", {class: `trigger ${t.kind}`},
-        h("div", {}, h("strong", {}, t.kind.replace("_", " ")), t.severity ? h("span", {class: `pill sev-${t.severity}`},
-          t.severity) : "", t.category ? h("span", {class: "pill"}, t.category) : "",
-          t.level ? h("span", {class: "pill"}, t.level) : "", h("span", {class: "muted small"}, ` ${t.status}`)),
-        h("div", {}, t.reason),
-        h("div", {class: "muted small"}, `due ${when(t.dueAt)}`, t.cue ? ` · cue “${t.cue}”` : "",
-          typeof t.score === "number" ? ` · risk ${t.score.toFixed(2)}` : "",
-          t.humanReview ? " · for human review" : "")))) : h("p", {class: "muted"}, "None."));
-  } else {
-    show(triggers, h("h2", {}, "Triggers"), failure(trig.reason));
-  }
-
-  const messages = new Map();
-  if (exported.status === "fulfilled") {
-    const ex = exported.value;
-    for (const m of ex.messages) messages.set(m.eventId, m);
-    // entity cards: the entity and the memories that name it
-    show(cards, h("h2", {}, "Entities"), ex.entities.length ? h("div", {class: "cards"}, ex.entities.map((e) => {
-      const about = ex.memories.filter((m) => m.status === "active" && m.entityRefs.includes(e.ref))
-        .sort((a, b) => b.importance - a.importance).slice(0, 4);
-      return h("article", {class: "entity"}, h("h3", {}, e.displayName || e.ref, " ",
-        h("span", {class: "muted small"}, e.ref)),
-        h("div", {class: "muted small"}, `${e.entityType} · ${e.mentions} mention${e.mentions === 1 ? "" : "s"} · last ${when(e.lastSeen)}`,
-          e.aliases.length ? ` · also “${e.aliases.join("”, “")}”` : ""),
-        about.length ? h("ul", {}, about.map((m) => h("li", {}, m.content))) : "");
-    })) : h("p", {class: "muted"}, "None."));
-    show(sessions, h("h2", {}, "Sessions"), ex.sessions.length ? h("table", {class: "list"},
-      h("thead", {}, h("tr", {}, ["#", "session", "persona", "started", "last activity", "ended", "turns"]
-        .map((c) => h("th", {}, c)))),
-      h("tbody", {}, [...ex.sessions].reverse().map((x) => h("tr", {}, h("td", {class: "num"}, x.idx),
-        h("td", {}, x.session_id), h("td", {}, x.persona_id || "—"), h("td", {}, when(x.started_at)),
-        h("td", {}, when(x.last_activity_at)), h("td", {}, x.ended_at ? when(x.ended_at) : "open"),
-        h("td", {class: "num"}, x.turn_count))))) : h("p", {class: "muted"}, "None."));
-  } else {
-    show(cards, h("h2", {}, "Entities"), failure(exported.reason));
-    show(sessions, h("h2", {}, "Sessions"), failure(exported.reason));
-  }
-
+  const messages = new Map(exported.status === "fulfilled" ? exported.value.messages.map((m) => [m.eventId, m]) : []);
   const item = spec.status === "fulfilled" ? spec.value.paths[MEMORY_ITEM] || {} : {};
-  memoryList(memories, contactId, messages, {correct: Boolean(item.patch), forget: Boolean(item.delete)});
+  memoryList(parts.memories, contactId, messages, {correct: Boolean(item.patch), forget: Boolean(item.delete)});
+}
+
+/** Who, how they are now, and the paragraph the model reads. */
+function profileView(c, exported) {
+  const st = c.state, state = (exported && exported.state) || {};
+  return [state.profile ? h("p", {class: "profile"}, state.profile) : h("p", {class: "muted"}, "No profile paragraph yet."),
+    definitions([["stage", st.relationshipStage], ["mood", `${st.mood} (${Math.round(st.moodConfidence * 100)}%)`],
+      ["energy", st.energy], ["style", st.style], ["usual mood", st.moodUsual], ["sessions", st.sessionCount],
+      ["active streak", `${st.activeStreak} days`], ["churn risk", st.churnRisk],
+      ["outreach hours", st.preferredOutreachHours && st.preferredOutreachHours.label],
+      ["first seen", state.firstSeen && when(state.firstSeen)], ["last seen", state.lastSeen && when(state.lastSeen)],
+      ["messages", state.messageCount]])];
+}
+
+function chartView(t) {
+  return [moodChart(t), h("p", {class: "legend muted small"}, h("span", {class: "swatch difficult_period"}),
+    " difficult period ", h("span", {class: "swatch pattern"}), " pattern ", h("span", {class: "dot unusual"}),
+    " unusual for them", t.truncated ? ` · the last ${t.moods.length} messages` : "")];
+}
+
+/** Crisis flags first, each with its severity, category, level, cue and risk. */
+function triggersView(all) {
+  const list = [...all].sort((a, b) => (b.kind === "crisis") - (a.kind === "crisis"));
+  if (!list.length) return h("p", {class: "muted"}, "None.");
+  return h("ul", {class: "triggers"}, list.map((t) => h("li", {class: `trigger ${t.kind}`},
+    h("div", {}, h("strong", {}, t.kind.replace("_", " ")),
+      t.severity ? h("span", {class: `pill sev-${t.severity}`}, t.severity) : "",
+      t.category ? h("span", {class: "pill"}, t.category) : "", t.level ? h("span", {class: "pill"}, t.level) : "",
+      h("span", {class: "muted small"}, ` ${t.status}`)),
+    h("div", {}, t.reason),
+    h("div", {class: "muted small"}, `due ${when(t.dueAt)}`, t.cue ? ` · cue “${t.cue}”` : "",
+      typeof t.score === "number" ? ` · risk ${t.score.toFixed(2)}` : "", t.humanReview ? " · for human review" : ""))));
+}
+
+/** Entity cards: the entity and its most important active memories. */
+function entitiesView(ex) {
+  if (!ex.entities.length) return h("p", {class: "muted"}, "None.");
+  return h("div", {class: "cards"}, ex.entities.map((e) => {
+    const about = ex.memories.filter((m) => m.status === "active" && m.entityRefs.includes(e.ref))
+      .sort((a, b) => b.importance - a.importance).slice(0, 4);
+    return h("article", {class: "entity"}, h("h3", {}, e.displayName || e.ref, " ", h("span", {class: "muted small"}, e.ref)),
+      h("div", {class: "muted small"}, `${e.entityType} · ${e.mentions} mention${e.mentions === 1 ? "" : "s"} · ` +
+        `last ${when(e.lastSeen)}`, e.aliases.length ? ` · also “${e.aliases.join("”, “")}”` : ""),
+      about.length ? h("ul", {}, about.map((m) => h("li", {}, m.content))) : "");
+  }));
+}
+
+function sessionsView(sessions) {
+  if (!sessions.length) return h("p", {class: "muted"}, "None.");
+  return h("table", {class: "list"}, h("thead", {}, h("tr", {},
+    ["#", "session", "persona", "started", "last activity", "ended", "turns"].map((c) => h("th", {}, c)))),
+  h("tbody", {}, [...sessions].reverse().map((x) => h("tr", {}, h("td", {class: "num"}, x.idx),
+    h("td", {}, x.session_id), h("td", {}, x.persona_id || "—"), h("td", {}, when(x.started_at)),
+    h("td", {}, when(x.last_activity_at)), h("td", {}, x.ended_at ? when(x.ended_at) : "open"),
+    h("td", {class: "num"}, x.turn_count)))));
 }
 
 // -------------------------------------------------------------------------------------------- memories
