@@ -1,6 +1,6 @@
 """The read routes the console pages and charts with (issue 26): `GET /contacts` (a tenant's contacts, a
-page at a time), `GET /contacts/{id}/timeline` (the mood and energy timeline with its pattern spans), and
-the console itself (`GET /console`: static files, public; every datum comes from the keyed routes).
+page at a time), `GET /contacts/{id}/timeline` (the mood and energy timeline with its pattern spans),
+`GET /tenants` (which tenants the key may open), and the console itself (`GET /console`: static files, public; every datum comes from the keyed routes).
 
 Registered on projections/api.py's app when api.py imports this module, at its end, as
 projections/webhook_routes.py is: import projections.api, never this module first. Thin: the cursors and
@@ -26,6 +26,7 @@ MAX_Q_CHARS = 128
 SORTS = ("last_seen", "contact_id")
 MAX_MOODS = 5000
 DEFAULT_MOODS = 1000
+MAX_TENANTS = 1000
 
 SearchParam = Annotated[declared(validate.name_schema(MAX_Q_CHARS, min_chars=1),
                                  "a substring of the contact id or display name (any case)") | None, Query()]
@@ -64,6 +65,17 @@ async def list_contacts(tenant_id: TenantParam = None, q: SearchParam = None, so
     next_cursor = (pages.encode_cursor("contacts", tenant_id, sort, last["last_seen"], last["contact_id"])
                    if more and last else None)
     return JSONBody({"tenantId": tenant_id, "contacts": [contact_summary(r) for r in rows], "nextCursor": next_cursor})
+
+
+@app.get("/tenants", **answers(out.TenantList))
+async def list_tenants(p: auth.Principal = Depends(principal)) -> JSONBody:
+    """Which tenants this key may open: for an admin key every tenant that has contacts, else its own."""
+    rows = await svc.store.tenants(None if p.admin else p.tenant_id, MAX_TENANTS)
+    counts = {r["tenant_id"]: r["contacts"] for r in rows}
+    if not p.admin:
+        counts.setdefault(p.tenant_id, 0)
+    return JSONBody({"tenantId": p.tenant_id, "admin": p.admin,
+                     "tenants": [{"tenantId": t, "contacts": n} for t, n in sorted(counts.items())]})
 
 
 @app.get("/contacts/{contact_id:path}/timeline", **answers(out.Timeline, errors={400: out.ErrorBody}))

@@ -192,6 +192,18 @@ class ContactList(Answer):
     nextCursor: str | None = Field(description="pass it as `cursor` for the next page; null on the last page")
 
 
+class TenantCount(Answer):
+    tenantId: str
+    contacts: int
+
+
+class TenantList(Answer):
+    tenantId: str = Field(description="the key's own tenant")
+    admin: bool = Field(description="whether the key may act for other tenants")
+    tenants: list[TenantCount] = Field(description="by id: every tenant with contacts for an admin key (at most "
+                                                   "1,000), else the key's own")
+
+
 class MoodPoint(Answer):
     at: datetime = Field(description="the message's time")
     mood: str

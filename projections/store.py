@@ -441,3 +441,13 @@ class Store:
                 f"WHERE e.tenant_id=%s AND e.contact_id=%s AND e.status='compressed' "
                 f"GROUP BY p.id, p.content, p.status ORDER BY min(e.created_at), p.id", (tenant_id, contact_id))
             return await cur.fetchall()
+
+    async def tenants(self, only: str | None, limit: int) -> list[dict[str, Any]]:
+        """Tenants that have contacts (reserved `_` ones not counted), with how many, by id; `only`: that one."""
+        s = await self.schema()
+        where = "left(contact_id, 1) <> '_'" + (" AND tenant_id = %(t)s" if only is not None else "")
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(f"SELECT tenant_id, count(*) AS contacts FROM {s}.contacts WHERE {where} "
+                                     f"GROUP BY tenant_id ORDER BY tenant_id LIMIT %(limit)s",
+                                     {"t": only, "limit": limit})
+            return await cur.fetchall()

@@ -9,6 +9,8 @@ Set RAPPORT_CONSOLE_SCREENSHOT=docs/console.png to refresh the README's screensh
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -126,6 +128,9 @@ def test_a_user_pastes_the_key_finds_a_contact_and_sees_its_chart_flags_and_memo
     page.fill("#key", stack.api_key)
     page.click("#key-form button")
     page.wait_for_selector("a.contact-link")
+    # the operator's key is an admin's: it may pick any tenant with contacts
+    assert page.is_visible("#tenant-form") and not page.is_visible("#own-tenant")
+    assert page.eval_on_selector_all("#tenants option", "els => els.map(e => e.value)") == ["default"]
     listed = page.eval_on_selector_all("a.contact-link", "els => els.map(e => e.textContent)")
     assert sorted(listed) == ["arjun", "other-0", "other-1", "other-2"] and listed[-1] == "arjun"  # the oldest last
 
@@ -171,6 +176,31 @@ def test_a_user_pastes_the_key_finds_a_contact_and_sees_its_chart_flags_and_memo
     page.mouse.wheel(0, -100_000)
     expect(page.locator("header.bar")).to_be_in_viewport()
     page.screenshot(path=shot or str(Path(stack.data_dir) / "console.png"))  # profile, chart, flags, cards
+
+
+def test_a_tenants_own_key_sees_its_tenant_only(page, stack):
+    from playwright.sync_api import expect
+
+    made = subprocess.run([sys.executable, "-m", "ops.cli", "keys", "create", "--tenant", "acme", "--data-dir",
+                           str(stack.data_dir)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert made.returncode == 0, made.stderr
+    with stack.client(made.stdout.strip().splitlines()[-1]) as c:
+        assert c.post("/ingest", json={"contact_id": "zoe", "role": "user", "message": "I like tea",
+                                       "event_id": "acme-zoe-1"}).status_code == 202
+        settle(c, "zoe", "acme-zoe-1")
+    page.goto(f"{stack.url}/console")
+    page.fill("#key", made.stdout.strip().splitlines()[-1])
+    page.click("#key-form button")
+    page.wait_for_selector("a.contact-link")
+    expect(page.locator("#own-tenant")).to_have_text("tenant acme")
+    assert not page.is_visible("#tenant-form")
+    assert page.eval_on_selector_all("a.contact-link", "els => els.map(e => e.textContent)") == ["zoe"]
+    page.goto(f"{stack.url}/console#/contact/arjun")  # another tenant's contact id: this tenant has none
+    page.wait_for_selector("circle.mood-point, .chart text")
+    page.wait_for_selector("p:text-is('No memories here.')")
+    assert page.locator("circle.mood-point").count() == 0 and page.locator("li.memory").count() == 0
+    assert "Bruno" not in page.inner_text("main")
 
 
 def curation_served(stack) -> bool:

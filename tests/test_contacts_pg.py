@@ -183,3 +183,39 @@ async def test_a_pattern_spans_the_episodes_it_took_in(pg_url, version, monkeypa
         assert datetime.fromisoformat(spans[0]["end"]) == T0 + timedelta(hours=2)
         beta = (await client.get("/contacts/lin/timeline", params={"tenant_id": "beta"})).json()
         assert beta["spans"] == []
+
+
+async def test_an_admin_key_sees_every_tenant_another_key_only_its_own(pg_url, version, monkeypatch):
+    import dataclasses
+    import hashlib
+
+    from projections import auth
+
+    keys = {}
+
+    def key(tenant: str, admin: bool) -> str:
+        key_id, secret, whole = auth.new_key()
+        keys[key_id] = auth.StoredKey(key_id, tenant, admin, hashlib.sha256(secret.encode()).hexdigest(), False)
+        return whole
+
+    async def stored(key_id):
+        return keys.get(key_id)
+
+    operator, beta = key("acme", True), key("beta", False)
+    async with stack(pg_url, version, monkeypatch) as (feed, client):
+        await feed([said("a1", 1), said("a2", 2), said("b1", 3, tenant="beta"), said("g1", 4, tenant="gamma")])
+        monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=True))
+        monkeypatch.setattr(api.svc, "keys", auth.KeyCache(stored))
+        everyone = (await client.get("/tenants", headers={"Authorization": f"Bearer {operator}"})).json()
+        assert everyone == {"tenantId": "acme", "admin": True, "tenants": [
+            {"tenantId": "acme", "contacts": 2}, {"tenantId": "beta", "contacts": 1}, {"tenantId": "gamma", "contacts": 1}]}
+        own = (await client.get("/tenants", headers={"Authorization": f"Bearer {beta}"})).json()
+        assert own == {"tenantId": "beta", "admin": False, "tenants": [{"tenantId": "beta", "contacts": 1}]}
+        # and what each may list
+        r = await client.get("/contacts", params={"tenant_id": "gamma"}, headers={"Authorization": f"Bearer {operator}"})
+        assert [c["contactId"] for c in r.json()["contacts"]] == ["g1"]
+        r = await client.get("/contacts", params={"tenant_id": "gamma"}, headers={"Authorization": f"Bearer {beta}"})
+        assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id"
+        r = await client.get("/contacts", headers={"Authorization": f"Bearer {beta}"})
+        assert [c["contactId"] for c in r.json()["contacts"]] == ["b1"]
+        assert (await client.get("/tenants")).status_code == 401

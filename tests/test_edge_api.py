@@ -43,7 +43,7 @@ WEBHOOK_ROUTES = [("POST", "/webhooks"), ("GET", "/webhooks"), ("GET", "/webhook
 def test_every_route_but_healthz_needs_a_valid_key(client):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {REVOKED}"},
                     {"Authorization": f"Basic {ACME}"}):
-        for method, path in [("GET", p) for p in GETS + ["/openapi.json", "/contacts"]] + [
+        for method, path in [("GET", p) for p in GETS + ["/openapi.json", "/contacts", "/tenants"]] + [
                 ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")] + WEBHOOK_ROUTES:
             r = client.request(method, path, headers=headers, content=b"{}")
             assert r.status_code == 401, (method, path, headers)
@@ -56,7 +56,7 @@ def test_every_route_but_healthz_needs_a_valid_key(client):
                                                "/openapi.json", "/webhooks", "/webhooks/{webhook_id}",
                                                "/webhooks/{webhook_id}/deliveries",
                                                "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
-                                               "/contacts", "/contacts/{contact_id:path}/timeline",
+                                               "/contacts", "/contacts/{contact_id:path}/timeline", "/tenants",
                                                # the console's static files: public; its data comes from the
                                                # keyed routes above (tests/test_console_browser.py)
                                                "/console", "/console/{name}",

@@ -35,7 +35,7 @@ def sent_by_every_method() -> list[httpx.Request]:
              lambda: rapport.context("c", query="q", persona_id="p", budget=5, as_of=t, after=receipt, after_timeout=0),
              lambda: rapport.memories("c", status="active", limit=5, cursor="x"), lambda: rapport.triggers("c"),
              lambda: rapport.contacts(q="a", sort="contact_id", limit=5, cursor="x"),
-             lambda: rapport.timeline("c", limit=5),
+             lambda: rapport.timeline("c", limit=5), rapport.tenants,
              lambda: rapport.export("c"), lambda: rapport.delete_contact("c"),
              lambda: rapport.payload("c", "m", system_prompt="s", service_data={"k": 1}, tools=[{"type": "function"}],
                                      persona_id="p", after="e1", after_timeout=0),

@@ -11,12 +11,26 @@ const STATUSES = ["", "active", "expired", "superseded", "merged", "compressed",
 const MEMORY_ITEM = "/contacts/{contact_id}/memories/{memory_id}";
 
 // ------------------------------------------------------------------------------------------ sign-in
+let scope = null;  // GET /tenants: the key's tenant, whether it is an admin's, the tenants it may open
+
 function signedIn(on) {
   document.getElementById("sign-in").hidden = on;
   document.getElementById("sign-out").hidden = !on;
-  document.getElementById("tenant-form").hidden = !on;
+  const admin = on && scope && scope.admin;
+  document.getElementById("tenant-form").hidden = !admin;
+  document.getElementById("own-tenant").hidden = !on || admin;
+  document.getElementById("own-tenant").textContent = scope ? `tenant ${scope.tenantId}` : "";
   document.getElementById("tenant").value = session.tenant;
-  if (!on) view.replaceChildren();
+  if (!on) { view.replaceChildren(); scope = null; }
+}
+
+/** Which tenants the key may open (asked once per key): an admin key picks among them. */
+async function loadScope() {
+  if (scope) return;
+  scope = await api("/tenants", {tenant_id: undefined});
+  if (!scope.admin) session.tenant = null;
+  show(document.getElementById("tenants"),
+    scope.tenants.map((t) => h("option", {value: t.tenantId}, `${t.contacts} contacts`)));
 }
 
 document.getElementById("key-form").addEventListener("submit", async (e) => {
@@ -26,7 +40,7 @@ document.getElementById("key-form").addEventListener("submit", async (e) => {
   input.value = "";
   const problem = document.getElementById("sign-in-error");
   try {
-    await api("/contacts", {limit: 1});
+    await loadScope();
     problem.textContent = "";
     signedIn(true);
     route();
@@ -329,9 +343,10 @@ async function settle(contactId, memoryId, accepted) {
 // ------------------------------------------------------------------------------------------- routing
 async function route() {
   if (!session.key) { signedIn(false); return; }
-  signedIn(true);
   const m = location.hash.match(/^#\/contact\/(.+)$/);
   try {
+    await loadScope();
+    signedIn(true);
     if (m) await contactPage(decodeURIComponent(m[1]));
     else await contactsPage();
   } catch (err) {

@@ -47,6 +47,7 @@ ROUTES: Dict[str, Route] = {
     "memories": Route("GET", "/contacts/{contact_id}/memories", ("tenant_id", "status", "limit", "cursor"),
                       m.MemoryList),
     "timeline": Route("GET", "/contacts/{contact_id}/timeline", ("tenant_id", "limit"), m.Timeline),
+    "tenants": Route("GET", "/tenants", result=m.TenantList),
     "triggers": Route("GET", "/contacts/{contact_id}/triggers", ("tenant_id",), m.TriggerList),
     "export": Route("GET", "/contacts/{contact_id}/export", ("tenant_id",), m.Export),
     "delete_contact": Route("DELETE", "/contacts/{contact_id}", ("tenant_id",), m.Erasure),

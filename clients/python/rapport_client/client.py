@@ -135,6 +135,10 @@ class Rapport(_Base):
         return self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status,
                                       limit=limit, cursor=cursor))
 
+    def tenants(self) -> m.TenantList:
+        """GET /tenants: the tenants this key may open (an admin key: every one with contacts)."""
+        return self._run(calls.simple("tenants"))
+
     def timeline(self, contact_id: str, *, limit: Optional[int] = None,
                  tenant_id: Optional[str] = None) -> m.Timeline:
         """GET /contacts/{id}/timeline: mood and energy per message (the last `limit`), with the spans of
@@ -266,6 +270,9 @@ class AsyncRapport(_Base):
                        cursor: Optional[str] = None, tenant_id: Optional[str] = None) -> m.MemoryList:
         return await self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status,
                                             limit=limit, cursor=cursor))
+
+    async def tenants(self) -> m.TenantList:
+        return await self._run(calls.simple("tenants"))
 
     async def timeline(self, contact_id: str, *, limit: Optional[int] = None,
                        tenant_id: Optional[str] = None) -> m.Timeline:

@@ -234,6 +234,17 @@ class ContactList(Result):
     next_cursor: Optional[str] = Field(description="the next page's cursor (None: the last page)")
 
 
+class TenantCount(Result):
+    tenant_id: str
+    contacts: int
+
+
+class TenantList(Result):
+    tenant_id: str
+    admin: bool
+    tenants: List[TenantCount]
+
+
 class MoodPoint(Result):
     at: datetime
     mood: str
