@@ -61,6 +61,9 @@ BY_DESIGN: list[tuple[str, str | None, Callable[[dict[str, Any]], bool], str]] =
                                    r"before 1970|not a valid date"),
      "a time the pattern allows outside the window that moves with the clock (at most 24 h ahead; as_of ten years), "
      "before 1970 once its offset is applied, or 29 February of a common year: JSON Schema cannot say these"),
+    ("ST202", None, lambda f: f["operation"] in ("GET /contacts", "GET /contacts/{contact_id}/memories")
+     and only(f, {"cursor"}, r"not a cursor this server gave|made for another list"),
+     "a cursor is opaque: only one the server gave for that list is one, which no pattern can say"),
     ("ST202", "POST /webhooks", lambda f: only(f, {"url"}, r"loopback, private or reserved|does not resolve|port must"),
      "where a webhook URL points (a public address that resolves) is decided when it is created, not by its text"),
 ]

@@ -221,6 +221,66 @@ class MemoryList(Result):
     contact_id: str
     tenant_id: str
     memories: List[MemoryDetail]
+    next_cursor: Optional[str] = Field(None, description="with limit or cursor: the next page's cursor (None: last)")
+
+
+# ---------------------------------------------------------------------------------------- contacts
+class ContactSummary(Result):
+    contact_id: str
+    display_name: Optional[str]
+    channel: Optional[str]
+    last_seen_at: Optional[datetime]
+    first_seen_at: Optional[datetime]
+    relationship_stage: Literal["new", "building", "established", "deep", "fading", "dormant"]
+    memory_count: int
+    message_count: int
+    session_count: int
+    mood: Optional[str]
+
+
+class ContactList(Result):
+    tenant_id: str
+    contacts: List[ContactSummary]
+    next_cursor: Optional[str] = Field(description="the next page's cursor (None: the last page)")
+
+
+class TenantCount(Result):
+    tenant_id: str
+    contacts: int
+
+
+class TenantList(Result):
+    tenant_id: str
+    admin: bool
+    tenants: List[TenantCount]
+
+
+class MoodPoint(Result):
+    at: datetime
+    mood: str
+    energy: str
+    style: str
+    confidence: float
+    unusual: bool
+    source: str
+    source_event_id: str
+
+
+class Span(Result):
+    kind: Literal["difficult_period", "pattern"]
+    start: datetime
+    end: datetime
+    label: str
+    count: int
+    memory_id: Optional[str] = None
+
+
+class Timeline(Result):
+    contact_id: str
+    tenant_id: str
+    moods: List[MoodPoint]
+    spans: List[Span]
+    truncated: bool
 
 
 class MemoryHistoryEntry(Result):
