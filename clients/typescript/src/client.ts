@@ -9,7 +9,7 @@ import type {
   Payload, PayloadRequest, Query, Redelivery, TriggerList, Webhook, WebhookCreated, WebhookDeleted, WebhookList,
 } from "./api.js";
 import { uuid4 } from "./crypto.js";
-import { ConnectionFailed, NoEvents, RapportError, TooManyEvents, errorFor, retryAfterSeconds } from "./errors.js";
+import { ConnectionFailed, NoEvents, RapportError, ServerError, TooManyEvents, errorFor, retryAfterSeconds } from "./errors.js";
 import type {
   ContactList, ContactSummary, ContactsQuery, MemoryCorrected, MemoryCorrection, MemoryForgotten, MemoryPage,
   MemoryPageQuery, MemoryQuery, MemoryWithHistory, Timeline,
@@ -265,7 +265,12 @@ export class Rapport {
       const a = await this.send(method.toUpperCase(), template, s);
       if (a.status === 504 && s.after && Date.now() < deadline) continue;
       if (a.status < 200 || a.status > 299) throw errorFor(a.status, a.statusText, a.headers, a.text);
-      return (a.text ? JSON.parse(a.text) : undefined) as T;
+      try {
+        return (a.text ? JSON.parse(a.text) : undefined) as T;
+      } catch {
+        // a 2xx that is not the API's JSON (a proxy's page, a wrong base URL)
+        throw new ServerError(`${a.status} the answer is not JSON`, { status: a.status, body: a.text });
+      }
     }
   }
 

@@ -196,6 +196,14 @@ describe("typed errors", () => {
     });
   });
 
+  test("a 200 that is not JSON (a proxy's page, a wrong base URL) is a ServerError carrying the text", async () => {
+    await withFake(() => ({ status: 200, body: "<html>welcome to nginx</html>" }), async (api) => {
+      const err = await client(api.url).webhooks().catch((e: unknown) => e);
+      assert.ok(err instanceof ServerError, String(err));
+      assert.equal(err.body, "<html>welcome to nginx</html>");
+    });
+  });
+
   test("an unlisted 4xx is a plain RapportError", async () => {
     await withFake(() => ({ status: 418, body: { error: "teapot" } }), async (api) => {
       const err = await client(api.url).webhooks().catch((e: unknown) => e);
