@@ -61,6 +61,7 @@ export type MemoryStatus = NonNullable<MemoriesQuery extends { status?: infer S 
 export type TriggerList = Answer<"/contacts/{contact_id}/triggers", "get">;
 export type Trigger = TriggerList["triggers"][number];
 export type Export = Answer<"/contacts/{contact_id}/export", "get">;
+export type TenantList = Answer<"/tenants", "get">;
 export type Erasure = Answer<"/contacts/{contact_id}", "delete">;
 export type WebhookRequest = Body<"/webhooks", "post">;
 export type WebhookCreated = Answer<"/webhooks", "post">;

@@ -6,7 +6,7 @@
 import type {
   Answer, Body, Context, ContextQuery, DeliveryList, DeliveryStatus, Erasure, Event, Export, Health,
   IngestAccepted, MemoriesQuery, MemoryDetail, MemoryList, MemoryStatus, Method, MethodOf, Path, PathParams,
-  Payload, PayloadRequest, Query, Redelivery, TriggerList, Webhook, WebhookCreated, WebhookDeleted, WebhookList,
+  Payload, PayloadRequest, Query, Redelivery, TenantList, TriggerList, Webhook, WebhookCreated, WebhookDeleted, WebhookList,
 } from "./api.js";
 import { uuid4 } from "./crypto.js";
 import { ConnectionFailed, NoEvents, RapportError, ServerError, TooManyEvents, errorFor, retryAfterSeconds } from "./errors.js";
@@ -487,6 +487,12 @@ export class Rapport {
     });
   }
 
+  /** GET /tenants: the tenants this key may open (an admin key: every tenant with contacts, with counts;
+   * another key: its own). */
+  tenants(options: Pick<CallOptions, "signal"> = {}): Promise<TenantList> {
+    return this.call("get", "/tenants", { signal: options.signal });
+  }
+
   /** GET /contacts/{id}/triggers: check-ins, crisis flags, owner insights. */
   triggers(contactId: string, options: CallOptions = {}): Promise<TriggerList> {
     return this.call("get", "/contacts/{contact_id}/triggers", {
@@ -600,6 +606,7 @@ export const OPERATIONS = {
   "POST /webhooks/{webhook_id}/deliveries/{delivery_id}/retry": "retryDelivery",
   "GET /contacts": "contacts",
   "GET /contacts/{contact_id}/timeline": "timeline",
+  "GET /tenants": "tenants",
   "GET /contacts/{contact_id}/memories/{memory_id}": "memory",
   "PATCH /contacts/{contact_id}/memories/{memory_id}": "correctMemory",
   "DELETE /contacts/{contact_id}/memories/{memory_id}": "forgetMemory",

@@ -6,6 +6,28 @@
  */
 
 export interface paths {
+    "/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Contacts
+         * @description The tenant's contacts, newest activity first (or by id), a page at a time: pass `nextCursor` back
+         *     as `cursor` until it is null. A contact that writes while a client pages moves to the top, before
+         *     the client's cursor: no row is repeated.
+         */
+        get: operations["list_contacts_contacts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{contact_id}": {
         parameters: {
             query?: never;
@@ -57,6 +79,61 @@ export interface paths {
         };
         /** Get Memories */
         get: operations["get_memories_contacts__contact_id__memories_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{contact_id}/memories/{memory_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Memory
+         * @description One memory, as GET /contacts/{id}/memories lists it, with its history: every derived event about
+         *     it, oldest first, and the text it had from each one that changed it. `after`: an event id (a
+         *     correction's, a message's) to wait for, up to 5 s (504 if it is not reflected).
+         */
+        get: operations["get_memory_contacts__contact_id__memories__memory_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget Memory
+         * @description Forget a memory: recorded as an event; once applied its content is shredded (its row, keyword
+         *     postings, history, unpublished events and unsent webhook deliveries) and it is gone from every route
+         *     and the export; extraction does not bring it back from the messages it came from.
+         */
+        delete: operations["forget_memory_contacts__contact_id__memories__memory_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Correct Memory
+         * @description Correct a memory: its content (and/or type, importance, pin). Recorded as an event; once applied
+         *     every reader sees the corrected memory, its old text stays in its history, and extraction does not
+         *     bring the old text back (README "Correcting and forgetting memories").
+         */
+        patch: operations["correct_memory_contacts__contact_id__memories__memory_id__patch"];
+        trace?: never;
+    };
+    "/contacts/{contact_id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Timeline
+         * @description The contact's mood and energy, message by message (the last `limit`), and the spans to mark on
+         *     them: difficult periods (runs of negative moods) and the episodes each pattern memory took in.
+         */
+        get: operations["get_timeline_contacts__contact_id__timeline_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -170,6 +247,26 @@ export interface paths {
          * @description An LLM chat payload built with the AI Brain's section budgets and overflow rules (seed 002 §6).
          */
         post: operations["post_payload_payload_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tenants
+         * @description Which tenants this key may open: for an admin key every tenant that has contacts, else its own.
+         */
+        get: operations["list_tenants_tenants_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -311,6 +408,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** ContactList */
+        ContactList: {
+            /** Contacts */
+            contacts: components["schemas"]["ContactSummary"][];
+            /**
+             * Nextcursor
+             * @description pass it as `cursor` for the next page; null on the last page
+             */
+            nextCursor: string | null;
+            /** Tenantid */
+            tenantId: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** ContactState */
         ContactState: {
             /** Activestreak */
@@ -338,6 +449,43 @@ export interface components {
             sessionCount: number;
             /** Style */
             style: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** ContactSummary */
+        ContactSummary: {
+            /** Channel */
+            channel: string | null;
+            /** Contactid */
+            contactId: string;
+            /** Displayname */
+            displayName: string | null;
+            /** Firstseenat */
+            firstSeenAt: string | null;
+            /**
+             * Lastseenat
+             * @description the contact's latest message (its event time)
+             */
+            lastSeenAt: string | null;
+            /**
+             * Memorycount
+             * @description active memories (the working set and those not yet marked expired)
+             */
+            memoryCount: number;
+            /** Messagecount */
+            messageCount: number;
+            /**
+             * Mood
+             * @description the latest classified mood (null: none yet)
+             */
+            mood: string | null;
+            /**
+             * Relationshipstage
+             * @enum {string}
+             */
+            relationshipStage: "new" | "building" | "established" | "deep" | "fading" | "dormant";
+            /** Sessioncount */
+            sessionCount: number;
         } & {
             [key: string]: unknown;
         };
@@ -405,6 +553,19 @@ export interface components {
              * @description working set or archive
              */
             tier?: ("active" | "archive") | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * CurationAccepted
+         * @description 202 from PATCH or DELETE /contacts/{id}/memories/{memoryId}: the request is recorded (a
+         *     MemoryCorrectionRequested or MemoryForgetRequested event); pass `eventId` as `after=` to read it.
+         */
+        CurationAccepted: {
+            /** Eventid */
+            eventId: string;
+            /** Memoryid */
+            memoryId: string;
         } & {
             [key: string]: unknown;
         };
@@ -638,6 +799,11 @@ export interface components {
             eventId: string;
             /** Eventtype */
             eventType: string;
+            /**
+             * Forgotten
+             * @description true: its text was a forgotten episode, left out (message null)
+             */
+            forgotten?: boolean | null;
             /** Occurredat */
             occurredAt: string | null;
             /** Recordedat */
@@ -822,14 +988,168 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** MemoryHistoryEntry */
+        MemoryHistoryEntry: {
+            /** At */
+            at: string | null;
+            /**
+             * Causationid
+             * @description the event it was derived from (a message, a correction request)
+             */
+            causationId: string | null;
+            /**
+             * Content
+             * @description the memory's text from this event on, when the event changed it
+             */
+            content?: string | null;
+            /**
+             * Event Id
+             * @description the derived event's id (events table)
+             */
+            event_id: string;
+            /**
+             * Eventtype
+             * @description the event type, e.g. "MemoryCorrected"
+             */
+            eventType: string;
+            /**
+             * Kind
+             * @description extracted, reinforced, corrected, superseded, merged, absorbed, embedded, compressed, relabelled, archived, expired, pruned, accessed, ...
+             */
+            kind: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** MemoryList */
         MemoryList: {
             /** Contactid */
             contactId: string;
-            /** Memories */
+            /**
+             * Memories
+             * @description oldest first (created, then id)
+             */
             memories: components["schemas"]["MemoryDetail"][];
+            /**
+             * Nextcursor
+             * @description with `limit` or `cursor`: pass it as `cursor` for the next page; null on the last page (without either: every memory, and null)
+             */
+            nextCursor?: string | null;
             /** Tenantid */
             tenantId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * MemoryWithHistory
+         * @description GET /contacts/{id}/memories/{memoryId}: the memory as GET /contacts/{id}/memories lists it, and
+         *     every derived event about it, oldest first.
+         */
+        MemoryWithHistory: {
+            /** Accesscount */
+            accessCount: number;
+            /** Accessedat */
+            accessedAt: string | null;
+            /** Confidence */
+            confidence: number | null;
+            /** Contactid */
+            contactId: string;
+            /** Content */
+            content: string;
+            /** Createdat */
+            createdAt: string | null;
+            /** Entityrefs */
+            entityRefs: string[];
+            /** Expiresat */
+            expiresAt: string | null;
+            /** History */
+            history: components["schemas"]["MemoryHistoryEntry"][];
+            /** Id */
+            id: string;
+            /** Importance */
+            importance: number;
+            /** Memorykey */
+            memoryKey: string | null;
+            /**
+             * Memorytype
+             * @description fact, preference, episode, pattern, ...
+             */
+            memoryType: string;
+            /** Personaid */
+            personaId: string | null;
+            /** Pinned */
+            pinned: boolean;
+            /** Retiredat */
+            retiredAt: string | null;
+            /** Scope */
+            scope: string;
+            /**
+             * Score
+             * @description rank score; null for an entity card's memory
+             */
+            score: number | null;
+            /** Source */
+            source: string | null;
+            /** Sourceeventids */
+            sourceEventIds: string[];
+            /**
+             * Status
+             * @description active, expired, superseded, merged, compressed, pruned or archived
+             */
+            status: string;
+            /** Supersededby */
+            supersededBy: string | null;
+            /** Tenantid */
+            tenantId: string;
+            /**
+             * Tier
+             * @description working set or archive
+             */
+            tier?: ("active" | "archive") | null;
+            /** Topics */
+            topics: string[];
+            /** Updatedat */
+            updatedAt: string | null;
+            /** Validfrom */
+            validFrom: string | null;
+            /** Validto */
+            validTo: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** MoodPoint */
+        MoodPoint: {
+            /**
+             * At
+             * Format: date-time
+             * @description the message's time
+             */
+            at: string;
+            /** Confidence */
+            confidence: number;
+            /**
+             * Energy
+             * @description high, medium or low
+             */
+            energy: string;
+            /** Mood */
+            mood: string;
+            /**
+             * Source
+             * @description offline, llm or previous
+             */
+            source: string;
+            /**
+             * Sourceeventid
+             * @description the message classified
+             */
+            sourceEventId: string;
+            /** Style */
+            style: string;
+            /**
+             * Unusual
+             * @description departs from the contact's baseline
+             */
+            unusual: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -846,6 +1166,25 @@ export interface components {
             error: string;
             /** Errors */
             errors?: components["schemas"]["FieldProblem"][] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * NoSuchMemory
+         * @description 404: the contact has no memory of this id (never had one, or it was forgotten).
+         */
+        NoSuchMemory: {
+            /**
+             * Detail
+             * @description the JSON parser's message, when the body is not JSON
+             */
+            detail?: string | null;
+            /** Error */
+            error: string;
+            /** Errors */
+            errors?: components["schemas"]["FieldProblem"][] | null;
+            /** Memory Id */
+            memory_id: string;
         } & {
             [key: string]: unknown;
         };
@@ -964,6 +1303,92 @@ export interface components {
             summarized?: boolean | null;
             /** Used */
             used: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** Span */
+        Span: {
+            /**
+             * Count
+             * @description messages in the run, or episodes in the pattern
+             */
+            count: number;
+            /**
+             * End
+             * Format: date-time
+             */
+            end: string;
+            /**
+             * Kind
+             * @description difficult_period: a run of negative moods the fold flags (3 or more in a row); pattern: the episodes consolidation compressed into one pattern memory
+             * @enum {string}
+             */
+            kind: "difficult_period" | "pattern";
+            /** Label */
+            label: string;
+            /**
+             * Memoryid
+             * @description the pattern memory
+             */
+            memoryId?: string | null;
+            /**
+             * Start
+             * Format: date-time
+             */
+            start: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** TenantCount */
+        TenantCount: {
+            /** Contacts */
+            contacts: number;
+            /** Tenantid */
+            tenantId: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** TenantList */
+        TenantList: {
+            /**
+             * Admin
+             * @description whether the key may act for other tenants
+             */
+            admin: boolean;
+            /**
+             * Tenantid
+             * @description the key's own tenant
+             */
+            tenantId: string;
+            /**
+             * Tenants
+             * @description by id: every tenant with contacts for an admin key (at most 1,000), else the key's own
+             */
+            tenants: components["schemas"]["TenantCount"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** Timeline */
+        Timeline: {
+            /** Contactid */
+            contactId: string;
+            /**
+             * Moods
+             * @description oldest first: the last `limit` classified messages
+             */
+            moods: components["schemas"]["MoodPoint"][];
+            /**
+             * Spans
+             * @description by start time
+             */
+            spans: components["schemas"]["Span"][];
+            /** Tenantid */
+            tenantId: string;
+            /**
+             * Truncated
+             * @description older moods exist beyond `limit`
+             */
+            truncated: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -1198,6 +1623,86 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_contacts_contacts_get: {
+        parameters: {
+            query?: {
+                cursor?: string | null;
+                limit?: number;
+                q?: string | null;
+                sort?: ("last_seen" | "contact_id") | null;
+                tenant_id?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unavailable"];
+                };
+            };
+        };
+    };
     delete_contact_contacts__contact_id__delete: {
         parameters: {
             query?: {
@@ -1359,6 +1864,9 @@ export interface operations {
     get_memories_contacts__contact_id__memories_get: {
         parameters: {
             query?: {
+                cursor?: string | null;
+                /** @description a page of at most this many (with `limit` or `cursor`: pages of 50 by default) */
+                limit?: number | null;
                 status?: ("active" | "expired" | "superseded" | "merged" | "compressed" | "pruned" | "archived") | null;
                 tenant_id?: string | null;
             };
@@ -1378,6 +1886,397 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unavailable"];
+                };
+            };
+        };
+    };
+    get_memory_contacts__contact_id__memories__memory_id__get: {
+        parameters: {
+            query?: {
+                after?: string | null;
+                tenant_id?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description 1-128 characters, no '/' or control characters; a leading '_' is reserved */
+                contact_id: string;
+                /** @description a memory's id, as GET /contacts/{id}/memories lists it */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryWithHistory"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoSuchMemory"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unavailable"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotReflected"];
+                };
+            };
+        };
+    };
+    forget_memory_contacts__contact_id__memories__memory_id__delete: {
+        parameters: {
+            query?: {
+                tenant_id?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description 1-128 characters, no '/' or control characters; a leading '_' is reserved */
+                contact_id: string;
+                /** @description a memory's id, as GET /contacts/{id}/memories lists it */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurationAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoSuchMemory"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unavailable"];
+                };
+            };
+        };
+    };
+    correct_memory_contacts__contact_id__memories__memory_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-128 characters, no '/' or control characters; a leading '_' is reserved */
+                contact_id: string;
+                /** @description a memory's id, as GET /contacts/{id}/memories lists it */
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Content
+                     * @description the memory's new text (at most 16384 bytes of UTF-8, not blank)
+                     */
+                    content?: string;
+                    /** Importance */
+                    importance?: number;
+                    /**
+                     * Memorytype
+                     * @enum {string}
+                     */
+                    memoryType?: "fact" | "preference" | "episode" | "pattern";
+                    /** Pinned */
+                    pinned?: boolean;
+                    /**
+                     * Tenant Id
+                     * @description default: the key's tenant (another only with an admin key)
+                     */
+                    tenant_id?: string | null;
+                } & (unknown | unknown | unknown | unknown);
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurationAccepted"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoSuchMemory"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unavailable"];
+                };
+            };
+        };
+    };
+    get_timeline_contacts__contact_id__timeline_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                tenant_id?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description 1-128 characters, no '/' or control characters; a leading '_' is reserved */
+                contact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timeline"];
                 };
             };
             /** @description Bad Request */
@@ -1952,6 +2851,71 @@ export interface operations {
             };
         };
     };
+    list_tenants_tenants_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantList"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unavailable"];
+                };
+            };
+        };
+    };
     list_webhooks_webhooks_get: {
         parameters: {
             query?: {
@@ -2044,7 +3008,7 @@ export interface operations {
                      * Events
                      * @description "TriggerCreated", "TriggerCreated:crisis", "MemoryExtracted", ..., "*"
                      */
-                    events: ("*" | "TriggerCreated" | "MemoryExtracted" | "MemoryReinforced" | "MemorySuperseded" | "MemoryMerged" | "EpisodesCompressed" | "MemoryExpired" | "MemoryPruned" | "MemoryArchived" | "MemoryDecayed" | "ContactErased" | "TriggerCreated:check_in" | "TriggerCreated:crisis" | "TriggerCreated:owner_insight")[];
+                    events: ("*" | "TriggerCreated" | "MemoryExtracted" | "MemoryReinforced" | "MemorySuperseded" | "MemoryMerged" | "EpisodesCompressed" | "MemoryExpired" | "MemoryPruned" | "MemoryArchived" | "MemoryDecayed" | "MemoryCorrected" | "MemoryForgotten" | "ContactErased" | "TriggerCreated:check_in" | "TriggerCreated:crisis" | "TriggerCreated:owner_insight")[];
                     /**
                      * Tenant Id
                      * @description default: the key's tenant (another only with an admin key)
