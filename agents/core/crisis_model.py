@@ -252,6 +252,8 @@ def assess(text: str, vector: Any = None, context: dict[str, Any] | None = None
     if p < threshold:
         return None, own
     level = _level(text, vector, None)
+    if crisis.everyday_reading(text, level in crisis.WARNING_SIGNS or level == "burden"):
+        return None, own  # the rules' whole-message reading: a past that is over, work on the topic, a reason
     severity = "medium" if level in ("burden", "hopelessness") else "high"
     category = _LEVEL_CATEGORY.get(level, _WARNING_CATEGORY)
     return {"severity": severity, "phrase": _best_sentence(text, None), "category": category, "level": level,
