@@ -580,7 +580,7 @@ def _cutting_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 def _overdose_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     nxt = " ".join(doc.after(j, 2))
-    return not re.match(r"on (?:sugar|caffeine|coffee|candy|chocolate|netflix|anime|cuteness|love|carbs|junk|"
+    return not re.match(r"(?:on|of) (?:sun|sunshine|sugar|caffeine|coffee|candy|chocolate|netflix|anime|cuteness|love|carbs|junk|"
                         r"tv|memes|content|vitamin)", nxt)
 
 
@@ -623,7 +623,8 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
                             r"new job|university|college|course|puppy|adopt|adopting|diet|exam|exams|semester|"
                             r"graduat\w*|"
                             r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|"
-                            r"airport)\b")
+                            r"airport|i (?:will|would) be (?:in|at|away|abroad|visiting|travelling|traveling|staying) "
+                            r"\w+)\b")
 
 
 # a goodbye for now: until tomorrow, for the night, before a trip
@@ -649,7 +650,9 @@ def _took_all_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 
 _DOSE_NOUN = (r"(?:pills|tablets|meds|medication|insulin|paracetamol|tylenol|acetaminophen|ibuprofen|advil|"
-              r"painkillers|sleeping pills|antidepressants|opioids|oxy|morphine|aspirin|benadryl)")
+              r"painkillers|sleeping pills|antidepressants|opioids|oxy|morphine|aspirin|benadryl|tramadol|lithium|"
+              r"codeine|co codamol|cocodamol|zopiclone|diazepam|xanax|valium|quetiapine|seroquel|citalopram|"
+              r"sertraline|fluoxetine|prozac|amitriptyline|oxycodone|fentanyl|sleeping tablets)")
 
 
 def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
@@ -1288,7 +1291,8 @@ RULES: tuple[_Rule, ...] = (
     # burden, each with the mark of finality that tells it from the everyday one (for good, remember me, when
     # I'm gone, it won't matter soon); an everyday reason in the message (a trip, a move, a new job) clears it
     _Rule("farewell_final",
-          rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b"
+          rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b(?! to (?:my|the|this|that|these|those|"
+          rf"all)\b)"
           rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b"
           rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
           rf"to|talking to|speak to|write to) (?:you|anyone)\b"
@@ -1733,6 +1737,67 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA) and not re.search(
               r"\b(?:dog|cat|pet|puppy|kitten|bungee|skydiv\w*|pool|lake for a swim|parachute|trampoline|"
               r"recipe|cake|diet)\b", d.norm)),
+    _Rule("explicit_more",
+          rf"\b(?:legs|feet) (?:dangling )?(?:over|off) the (?:side|edge|railing|rail|ledge)\b"
+          rf"|\balready (?:swallowed|took|taken|drank|downed) (?:them|it all|the pills|all of them|everything)\b"
+          rf"|\bswallowed all (?:of )?my \w+\b(?! (?:pride|words|feelings|anger|tears))"
+          rf"|\b(?:took|swallowed|downed|taken) (?:like |about |maybe |over )?(?:[1-9]\d|1\d\d) (?!mg|ml|mcg|minutes|"
+          rf"mins|seconds|steps|photos|pics|tries)(?:{W} )?{_DOSE_NOUN}\b"
+          rf"|\b(?:car|engine) is (?:still )?running\b(?=.*\bgarage\b)"
+          rf"|\boverdosed (?:{W} ){{0,3}}?(?:ago|earlier|tonight|today|just now)\b"
+          rf"|\b(?:cord|rope|belt|noose|rail|beam) (?:snapped|broke|gave way)\b"
+          rf"|\b(?:i am|im) (?:on|at) the (?:ledge|edge of the (?:roof|cliff|bridge|building|platform))\b"
+          rf"|\bi am standing at the edge\b(?=.*\b(?:cliff|cliffs|bridge|roof|building)\b)",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:swing|hammock|climb\w*|tent|boat|dock|pier|pool|view|"
+                                                 r"views|photo|selfie|fishing|prescribed|doctor|vitamins?|"
+                                                 r"tow|towing|washing line|clothesline|laundry|dog lead|leash)\b",
+                                                 d.norm)),
+    _Rule("harm_more2",
+          rf"\bsince i last (?:cut|self harmed|hurt myself|burned myself|burnt myself)\b(?=.*\b(?:want|urge|need|"
+          rf"so bad|again)\b)"
+          rf"|\bend up (?:cutting|hurting myself|burning myself|scratching myself)\b"
+          rf"|\b(?:scratches|cuts|marks|burns|bruises) (?:on|across) my \w+ (?:are|were) from me\b"
+          rf"|\b(?:burn|burned|burnt|cut|hit|scratch|scratched|bruise|bruised) my (?:hands?|arms?|legs?|thighs?|"
+          rf"wrists?|skin|stomach|face) on purpose\b"
+          rf"|\b(?:use|used|using) (?:a|the|my) (?:compass|razor|blade|knife|scissors|sharpener|lighter|needle) {TO} "
+          rf"(?:cut|hurt|burn|scratch) myself\b"
+          rf"|\bbit (?:my )?(?:arm|hand|wrist|lip|skin) (?:until|till|til) it bled\b",
+          "high", "self_harm", mode="self"),
+    _Rule("wish_more",
+          rf"\b(?:wish|want|need) (?:i could |to )?(?:just )?stop waking up\b"
+          rf"|\bif i died (?:{W} ){{0,3}}?i (?:would|will) be (?:relieved|fine|happy|glad|grateful|okay|ok)\b"
+          rf"|\b(?:happy|glad|relieved|grateful) if i (?:got|get) (?:hit|run over|killed|shot)\b"
+          rf"|\bhope (?:my heart|my lungs|my body) (?:just )?(?:stops|gives out|gives up|fails)\b"
+          rf"|\bpraying (?:for|that i get) (?:a )?(?:car crash|heart attack|accident|fatal|terminal|death)\b"
+          rf"|\b(?:nice|better|easier|good) if i (?:just )?(?:did not|didnt|never) exist(?:ed)?\b"
+          rf"|\b(?:want|wish|wanna|need) {TO} (?:just )?not be here (?:anymore|any more|at all)\b"
+          rf"|\b(?:would|i would) rather not be alive\b|\bfade away forever\b"
+          rf"|\b(?:seems|feels|is|looks) like the (?:answer|solution|only way|only option|best option)\b"
+          rf"(?=.*\b(?:dying|death|kill|killing|suicide|end|ending|dead)\b)"
+          rf"|\b(?:dying|death|killing myself|suicide|ending it|ending my life) (?:seems|feels|is|looks) like the "
+          rf"(?:answer|solution|only way|only option|best option)\b",
+          "high", "suicidal_ideation",
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
+              r"\b(?:movie|game|exam|concert|holiday|vacation|show|season|party|trip|poem|story|character|wifi|"
+              r"traffic|meeting|lecture|work|job|monday|mondays|class|homework|math|maths)\b", d.norm)),
+    _Rule("method_more2",
+          rf"\bhow much (?:{W} ){{0,3}}?would be (?:lethal|fatal|deadly|enough)\b"
+          rf"|\bdoes (?:hanging|drowning|overdosing|jumping|bleeding out|slitting \w+ wrists) (?:hurt|take long|work)\b"
+          rf"|\b(?:height|floor|dose|amount|drop) would (?:guarantee|be enough|do it)\b"
+          rf"|\b(?:imagining|picturing|thinking about|thinking of|fantasi[sz]ing about) (?:jumping off|jumping in front "
+          rf"of|hanging myself|overdosing|slitting my|swallowing all|driving into|drowning myself)\b"
+          rf"|\bdo it (?:on|this|next) \w+ when (?:my|everyone|everybody|nobody|no one)\b"
+          rf"|\b(?:a|the) (?:date|day|time) and (?:a|the) (?:method|way|plan|place)\b"
+          rf"|\b(?:buying|bought|collecting|getting) (?:{W} )?{_DOSE_NOUN} every (?:day|week|time)\b"
+          rf"|\b(?:note|letter|letters) (?:is |are )?(?:written|ready|done|sealed)\b(?=.*\b(?:pills|rope|gun|"
+          rf"ready|tonight|goodbye)\b)"
+          rf"|\bto see how (?:high|far|deep|tall) (?:it is|the drop is|the fall is)\b"
+          rf"|\btake every (?:pill|tablet|one of my pills) (?:i have|in the house|i own)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA) and not re.search(
+              r"\b(?:bungee|skydiv\w*|pool|diving|dive|zipline|climb\w*|hike|hiking|view|photo|party|wedding|"
+              r"trip|holiday|vitamins?|prescribed|thank you|cards?|essay|homework)\b", d.norm)),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
@@ -1865,7 +1930,8 @@ _RULE_LEVEL = {
     "doing_it_meant": "intent", "planned_it": "plan",
     "wish_shapes": "wish_to_be_dead", "struck_welcome": "wish_to_be_dead", "ideation_shapes": "ideation",
     "end_it_when": "intent", "method_shapes": "method", "attempt_shapes": "attempt", "plan_shapes": "plan",
-    "place_now_shapes": "attempt", "fatal_question": "method",
+    "place_now_shapes": "attempt", "fatal_question": "method", "explicit_more": "attempt",
+    "harm_more2": "self_harm", "wish_more": "wish_to_be_dead", "method_more2": "method",
     "attempt_more": "attempt", "harm_more": "self_harm", "burden_more2": "burden", "giving_more": "giving_away",
     "arrange_more": "arrangements", "method_more": "method",
     "prep_shapes": "preparatory", "means_shapes": "means", "farewell_shapes": "farewell",
@@ -1929,7 +1995,7 @@ _PAST = re.compile(r"\b(?:used to|years ago|a year ago|when i was|back then|in (
                    r"(?:a )?long time ago|ages ago|my old (?:suicide )?(?:attempt|scars)|"
                    r"since "
                    r"my|clean for|clean from|free since|i remember when|looking back|that dark (?:period|time)|"
-                   r"(?:years|months) clean|at (?:uni|university|college)|that (?:winter|summer|spring|autumn|fall|year|time)|after my (?:divorce|"
+                   r"(?:years|months) clean|survived my (?:suicide )?attempt|at (?:uni|university|college)|that (?:winter|summer|spring|autumn|fall|year|time)|after my (?:divorce|"
                    r"break ?up|breakup|miscarriage|accident)|i (?:was|had been) (?:suicidal|depressed|self harming))\b")
 _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so much better|ok|okay)|better now|so "
                         r"much "
@@ -1940,12 +2006,12 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"recovery|healing|stable|a different person|therapy (?:really )?(?:helped|changed)|"
                         r"changed that|(?:they are|it is|its|those are|that is) (?:all )?gone now|went away|thriving|doing amazing|"
                         r"i am (?:happy|fine|good|well|okay|ok|safe) now|(?:really|so|very) happy|happy now|got help|thankfully|"
-                        r"i am \d\d now|help others|helping others|openly|got me through|through it)\b")
+                        r"i am \d\d now|different now|things are different|saved me|saved my life|stopped|faded|help others|helping others|openly|got me through|through it)\b")
 _NOW = re.compile(r"\b(?:again|lately|last night|yesterday|these days(?! i am (?:stable|fine|good|happy|well|okay|ok|better|great|doing))|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
                   r"want to do it)\b")
 # everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
 _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app|traffic|commute|bus|train|neighbours?|"
-                       r"neighbors?|lecture|lectures|taxes|loud|dog|cat|noise|construction|weather|heat|rain|landlord|inbox|email|emails|zoom|"
+                       r"neighbors?|lecture|lectures|taxes|loud|sourdough|bread|cake|baking|plant|plants|haircut|outfit|toddler|dog|cat|noise|construction|weather|heat|rain|landlord|inbox|email|emails|zoom|"
                        r"meeting|"
                        r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
                        r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
