@@ -144,7 +144,7 @@ def knn_margin(m: dict[str, Any], v: np.ndarray) -> float:
     return _max_cosine(m["proto_risk"], u) - _max_cosine(m["proto_neg"], u)
 
 
-_CHUNK = 512  # rows per matrix-vector product: on larger products (1,447 x 384) OpenBLAS goes multithreaded, and on a busy
+_CHUNK = 512  # rows per matrix-vector product: on larger products (1,565 x 384) OpenBLAS goes multithreaded, and on a busy
 # 2-core machine its threads spin (1-30 ms per product instead of 0.1 ms; 512-row chunks: as fast as before)
 
 
