@@ -2109,6 +2109,11 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _compiled_rules() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
+    return tuple((rule, rule.regex) for rule in RULES)
+
+
 def detect_crisis(text: str) -> dict[str, Any] | None:
     """The most severe crisis phrase of `text`, or None. Never raises on a string.
 
@@ -2119,8 +2124,8 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
     if not doc.words:
         return None
     best: tuple[tuple[int, bool, int], dict[str, Any]] | None = None
-    for rule in RULES:
-        for m in rule.regex.finditer(doc.norm):
+    for rule, regex in _compiled_rules():
+        for m in regex.finditer(doc.norm):
             if m.end() <= m.start():
                 continue
             level = _judge(doc, rule, m)
