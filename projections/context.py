@@ -12,7 +12,7 @@ from typing import Any, Callable
 from agents.core.decay import importance_at, in_working_set
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
-                                   spread_to_neighbours)
+                                   speaker_weighted, spread_to_neighbours)
 from schemas.envelope import parse_time
 from agents.core import summaries
 from agents.core.memory import normalize_text
@@ -114,11 +114,14 @@ def share_with_facts(rel: dict[str, float], rows: list[dict[str, Any]]) -> dict[
 
 def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
          keyword: dict[str, float] | None = None, matched_refs: set[str] | None = None,
-         has_query: bool = True, neighbours: list[dict[str, Any]] | None = None) -> list[tuple[float, dict]]:
+         has_query: bool = True, neighbours: list[dict[str, Any]] | None = None,
+         speakers: set[str] | None = None) -> list[tuple[float, dict]]:
     """Score every candidate with the multi-signal formula, each row marked with its tier. With a query
     `similarity` is the hybrid relevance (cosine and BM25 together), raised for the neighbours of the
-    most relevant memories, and relevance leads (QUERY_WEIGHTS); without one the seeds' weights rank
-    the working set. entity_match is 1 when the memory is linked to an entity the query names."""
+    most relevant memories, lowered for what another speaker than the one the query names said
+    (`speakers`: retrieval.speaker_weighted), and relevance leads (QUERY_WEIGHTS); without one the
+    seeds' weights rank the working set. entity_match is 1 when the memory is linked to an entity the
+    query names."""
     w = QUERY_WEIGHTS if has_query else WEIGHTS[scope]
     rel: dict[str, float] = {}
     if has_query and rows:
@@ -133,7 +136,7 @@ def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
             rel = spread_to_neighbours(rel, neighbours, own)
             seen = {r["id"] for r in rows}
             rows = rows + [n for n in {n["id"]: n for n in neighbours}.values() if n["id"] not in seen]
-        rel = share_with_facts(rel, rows)
+        rel = speaker_weighted(share_with_facts(rel, rows), rows, speakers or set())
     refs = matched_refs or set()
 
     scored = []
