@@ -5,6 +5,7 @@ packed best-first into the memory budget (the stage's, or the caller's `budget`)
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable
@@ -405,15 +406,30 @@ def _content_words(text: str) -> frozenset[str]:
 
 
 REDUNDANT_EXTRA_WORDS = 2
+_WORD = re.compile(r"[^\W_]+")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\"(]\s*)$")
+
+
+@lru_cache(maxsize=100_000)
+def _telling_words(text: str) -> frozenset[str]:
+    """The content words of a text that are names or numbers: capitalised inside a sentence ("Denver",
+    "Tom") or holding a digit ("30", "5k"), as _content_words spells them."""
+    out = set()
+    for m in _WORD.finditer(text):
+        w = m.group(0)
+        if any(c.isdigit() for c in w) or (w[0].isupper() and w != "I" and not _SENTENCE_START.search(text[:m.start()])):
+            out.add(w.lower().rstrip("s"))
+    return frozenset(out) & _content_words(text) if out else frozenset()
 
 
 def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]:
     """Skip a memory that says nothing new: all its source messages are already covered by better-ranked
-    memories and it adds at most two content words to theirs (a fact or preference: none). The rules'
-    "Loves biryani" and the episode "I love biryani!" are one piece of information; "Has a dog named
-    Bruno" and "My dog Bruno ate my shoes again" come from one message but are not, and neither are the
-    two facts of "My brother Tom is a pilot": "Has a brother named Tom" and "Brother Tom is a pilot"
-    (one new word, the one a question about Tom's job needs)."""
+    memories and it adds at most two content words to theirs (a fact or preference: none), none of them a
+    name or a number. The rules' "Loves biryani" and the episode "I love biryani!" are one piece of
+    information; "Has a dog named Bruno" and "My dog Bruno ate my shoes again" come from one message but
+    are not, and neither are the two facts of "My brother Tom is a pilot": "Has a brother named Tom" and
+    "Brother Tom is a pilot" (one new word, the one a question about Tom's job needs), nor those facts and
+    the message "My brother Tom is a pilot in Denver" (one new word, a place: where Tom lives)."""
     covered: dict[str, set[str]] = {}
     whole: set[str] = set()  # messages a listed memory says in full (an episode is the message itself)
     said: set[str] = set()
@@ -428,7 +444,8 @@ def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]
             known = set().union(*(covered[s] for s in sources))
             # a fact next to other facts of its message is a fact of its own unless it adds nothing
             extra = 0 if r["memory_type"] in ("fact", "preference") and not sources & whole else REDUNDANT_EXTRA_WORDS
-            if len(_content_words(r["content"]) - known) <= extra:
+            new = _content_words(r["content"]) - known
+            if len(new) <= extra and not new & _telling_words(r["content"]):
                 continue
         words = _content_words(r["content"])
         for s in sources:

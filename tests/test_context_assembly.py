@@ -176,7 +176,12 @@ def test_two_facts_of_one_message_are_both_returned():
     for m in (brother, pilot, episode):
         m["source_event_ids"] = ["msg-1"]
     kept = [r["id"] for _, r in drop_redundant([(0.9, brother), (0.8, pilot), (0.7, episode)])]
-    assert kept == ["b", "p"]  # the episode adds only "Denver": one piece of information with the two
+    assert kept == ["b", "p", "e"]  # the episode adds one word, but a place: where Tom lives
+    # a message that adds no name or number to its facts is still one piece of information with them
+    loves, said = mem("l", "Loves biryani", "preference"), mem("s", "I really love biryani!", "episode")
+    for m in (loves, said):
+        m["source_event_ids"] = ["msg-2"]
+    assert [r["id"] for _, r in drop_redundant([(0.9, loves), (0.8, said)])] == ["l"]
 
 
 def test_a_question_to_a_new_contact_still_returns_its_best_matches():
