@@ -901,6 +901,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
         cached_history(tenant_id, contact_id))
     named = speakers_named(query, speakers) if query else set()
     if named and embedding is not None:  # a question about what one of the speakers said: see retrieval.py
+        embedding.add_done_callback(lambda f: f.cancelled() or f.exception())  # unused: its error is not news
         embedding = asyncio.ensure_future(svc.query_vector(without_names(query, named)))
     explicit_as_of = at is not None
     at = at if at is not None else contact_now(state)
