@@ -428,7 +428,8 @@ def embed_batch(embedder: Embedder, batch: list[tuple[str, Future]]) -> None:
             done.set_exception(err)
         return
     for text, done in batch:
-        done.set_result(vectors[text])
+        if not done.cancelled():  # a caller that gave up (set_result on it would end the serving thread)
+            done.set_result(vectors[text])
 
 
 def configured_model_name() -> str:

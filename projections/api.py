@@ -36,7 +36,8 @@ from agents.core.entities import find_mentions
 from agents.core.curation import exported, forgotten_messages
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
-from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
+from projections.retrieval import (NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past,
+                                   speakers_named, without_names)
 from projections.lexical import BM25Index, IndexCache, query_terms
 from projections.payload import LIMITS, build_payload
 from projections.store import Store
@@ -898,8 +899,13 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     those served then: retired since (compressed, pruned, ...) included, created later left out."""
     # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
-    (state, entities), history = await asyncio.gather(svc.store.contact_and_entities(tenant_id, contact_id),
-                                                      cached_history(tenant_id, contact_id))
+    (state, entities, speakers), history = await asyncio.gather(
+        svc.store.contact_entities_speakers(tenant_id, contact_id, query_terms(query) if query else []),
+        cached_history(tenant_id, contact_id))
+    named = speakers_named(query, speakers) if query else set()
+    if named and embedding is not None:  # a question about what one of the speakers said: see retrieval.py
+        embedding.add_done_callback(lambda f: f.cancelled() or f.exception())  # unused: its error is not news
+        embedding = asyncio.ensure_future(svc.query_vector(without_names(query, named)))
     explicit_as_of = at is not None
     at = at if at is not None else contact_now(state)
     ranked: list = []
@@ -916,7 +922,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
             candidates, neighbours = await svc.store.candidates(
                 tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, **where), []
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
-                      neighbours=neighbours)
+                      neighbours=neighbours, speakers=named)
         card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
                                                               at, persona_id, CARD_MIN_IMPORTANCE, explicit_as_of)
                      if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]

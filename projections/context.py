@@ -5,6 +5,7 @@ packed best-first into the memory budget (the stage's, or the caller's `budget`)
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable
@@ -12,7 +13,7 @@ from typing import Any, Callable
 from agents.core.decay import importance_at, in_working_set
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
-                                   spread_to_neighbours)
+                                   speaker_weighted, spread_to_neighbours)
 from schemas.envelope import parse_time
 from agents.core import summaries
 from agents.core.memory import normalize_text
@@ -114,11 +115,14 @@ def share_with_facts(rel: dict[str, float], rows: list[dict[str, Any]]) -> dict[
 
 def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
          keyword: dict[str, float] | None = None, matched_refs: set[str] | None = None,
-         has_query: bool = True, neighbours: list[dict[str, Any]] | None = None) -> list[tuple[float, dict]]:
+         has_query: bool = True, neighbours: list[dict[str, Any]] | None = None,
+         speakers: set[str] | None = None) -> list[tuple[float, dict]]:
     """Score every candidate with the multi-signal formula, each row marked with its tier. With a query
     `similarity` is the hybrid relevance (cosine and BM25 together), raised for the neighbours of the
-    most relevant memories, and relevance leads (QUERY_WEIGHTS); without one the seeds' weights rank
-    the working set. entity_match is 1 when the memory is linked to an entity the query names."""
+    most relevant memories, lowered for what another speaker than the one the query names said
+    (`speakers`: retrieval.speaker_weighted), and relevance leads (QUERY_WEIGHTS); without one the
+    seeds' weights rank the working set. entity_match is 1 when the memory is linked to an entity the
+    query names."""
     w = QUERY_WEIGHTS if has_query else WEIGHTS[scope]
     rel: dict[str, float] = {}
     if has_query and rows:
@@ -133,7 +137,7 @@ def rank(rows: list[dict[str, Any]], as_of: datetime, scope: str = "contact",
             rel = spread_to_neighbours(rel, neighbours, own)
             seen = {r["id"] for r in rows}
             rows = rows + [n for n in {n["id"]: n for n in neighbours}.values() if n["id"] not in seen]
-        rel = share_with_facts(rel, rows)
+        rel = speaker_weighted(share_with_facts(rel, rows), rows, speakers or set())
     refs = matched_refs or set()
 
     scored = []
@@ -279,10 +283,12 @@ def stated(known: dict[str, list[dict[str, Any]]]) -> Callable[[str, str], bool]
 def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dict[str, Any]],
                  cards: list[dict[str, Any]] | None = None, state: dict[str, Any] | None = None,
                  extra_blocks: list[str] | None = None,
-                 known: dict[str, list[dict[str, Any]]] | None = None) -> str:
+                 known: dict[str, list[dict[str, Any]]] | None = None,
+                 said_again: dict[str, str] | None = None) -> str:
     """The system-prompt block, by relationship stage (seed 000 §5.1-5.4, seed 001 §3.4). Each thing is
     said once: what the Knows and Preferences lines state is not listed again under MEMORIES, and a
-    memory on a card is not in the list."""
+    memory on a card is not in the list. `said_again`: memory id -> when the contact last said it again
+    (a reinforced episode reads with that date too, not as a year-old event)."""
     known = known if known is not None else what_is_known(state, memories)
     said = stated(known)
     # user-originated text: one line each, names capped (projections/fence.py)
@@ -324,15 +330,18 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
         lines += ["", "ENTITY CARDS:"] + [c["text"] for c in cards]
     if memories:
         detailed = stage in ("established", "deep")
-        lines += ["", "MEMORIES:"] + [memory_line(m, detailed) for m in memories]
+        lines += ["", "MEMORIES:"] + [memory_line(m, detailed, (said_again or {}).get(m["id"])) for m in memories]
     return "\n".join(lines)
 
 
-def memory_line(m: dict[str, Any], detailed: bool) -> str:
-    """One MEMORIES line. Episodes carry the date they were said, so the reader can answer "when"; an
-    archive hit reads as a dated past event, never as something current (a plan for "tonight" served
-    after that night is history)."""
+def memory_line(m: dict[str, Any], detailed: bool, again: str | None = None) -> str:
+    """One MEMORIES line. Episodes carry the date they were said, so the reader can answer "when", and the
+    last day the contact said it again when that was another day ("Called mom today" said every week
+    since December is not a year-old event); an archive hit reads as a dated past event, never as
+    something current (a plan for "tonight" served after that night is history)."""
     day = (m.get("createdAt") or "")[:10]
+    if day and again and again[:10] > day:
+        day = f"{day}, again {again[:10]}"
     if m.get("tier") == "archive":
         return f"- [past, {day}] {m['content']}"
     label = f"{m['memoryType']}, {day}" if m["memoryType"] == "episode" and day else m["memoryType"]
@@ -402,15 +411,30 @@ def _content_words(text: str) -> frozenset[str]:
 
 
 REDUNDANT_EXTRA_WORDS = 2
+_WORD = re.compile(r"[^\W_]+")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\"(]\s*)$")
+
+
+@lru_cache(maxsize=100_000)
+def _telling_words(text: str) -> frozenset[str]:
+    """The content words of a text that are names or numbers: capitalised inside a sentence ("Denver",
+    "Tom") or holding a digit ("30", "5k"), as _content_words spells them."""
+    out = set()
+    for m in _WORD.finditer(text):
+        w = m.group(0)
+        if any(c.isdigit() for c in w) or (w[0].isupper() and w != "I" and not _SENTENCE_START.search(text[:m.start()])):
+            out.add(w.lower().rstrip("s"))
+    return frozenset(out) & _content_words(text) if out else frozenset()
 
 
 def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]:
     """Skip a memory that says nothing new: all its source messages are already covered by better-ranked
-    memories and it adds at most two content words to theirs (a fact or preference: none). The rules'
-    "Loves biryani" and the episode "I love biryani!" are one piece of information; "Has a dog named
-    Bruno" and "My dog Bruno ate my shoes again" come from one message but are not, and neither are the
-    two facts of "My brother Tom is a pilot": "Has a brother named Tom" and "Brother Tom is a pilot"
-    (one new word, the one a question about Tom's job needs)."""
+    memories and it adds at most two content words to theirs (a fact or preference: none), none of them a
+    name or a number. The rules' "Loves biryani" and the episode "I love biryani!" are one piece of
+    information; "Has a dog named Bruno" and "My dog Bruno ate my shoes again" come from one message but
+    are not, and neither are the two facts of "My brother Tom is a pilot": "Has a brother named Tom" and
+    "Brother Tom is a pilot" (one new word, the one a question about Tom's job needs), nor those facts and
+    the message "My brother Tom is a pilot in Denver" (one new word, a place: where Tom lives)."""
     covered: dict[str, set[str]] = {}
     whole: set[str] = set()  # messages a listed memory says in full (an episode is the message itself)
     said: set[str] = set()
@@ -425,7 +449,8 @@ def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]
             known = set().union(*(covered[s] for s in sources))
             # a fact next to other facts of its message is a fact of its own unless it adds nothing
             extra = 0 if r["memory_type"] in ("fact", "preference") and not sources & whole else REDUNDANT_EXTRA_WORDS
-            if len(_content_words(r["content"]) - known) <= extra:
+            new = _content_words(r["content"]) - known
+            if len(new) <= extra and not new & _telling_words(r["content"]):
                 continue
         words = _content_words(r["content"])
         for s in sources:
@@ -496,10 +521,13 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
                  for c in cards for mid in c["memoryIds"]]
     contact = {"contactId": contact_id, "displayName": (state or {}).get("displayName"),
                "channel": (state or {}).get("channel")}
+    # the last time the contact said a listed memory again, as of then (a reinforcement; serving is none)
+    said_again = {r["id"]: iso(last) for _, r in packed
+                  if r.get("access_count") and (last := as_of_then(r, as_of)[0]) > r["created_at"]}
     involved = set(refs) | {ref for m in memories for ref in m["entityRefs"]}
     ents = [entity_json(e) for e in entities or [] if e["ref"] in involved]
     return {"contact": contact, "state": st, "memories": memories, "entities": ents, "history": history,
             "context_text": context_text(contact, st, memories[:len(packed)], cards, state,
                                          emotional_blocks(state, st, as_of) + (extra_blocks or [])
-                                         + summary_blocks(state, persona_id), known=known),
+                                         + summary_blocks(state, persona_id), known=known, said_again=said_again),
             "memory_budget": memory_budget}

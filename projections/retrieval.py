@@ -129,6 +129,54 @@ def spread_to_neighbours(rel: dict[str, float], neighbours: Iterable[dict[str, A
     return out
 
 
+# A question that names one of the people who speak in the contact's conversations ("What does Melanie do
+# to destress?", a contact whose memories two people said) is about what that person said: the answer
+# is in their own messages, which rarely say their own name, while the other person's replies do ("Wow,
+# Melanie!"). So the name is left out of the text whose vector is compared (without_names), and the
+# memories the named person said keep their relevance while the others' keep (1 - SPEAKER_SHARE) of it.
+# Memories without a speaker (patterns, which both speakers' episodes make) are neither. LoCoMo dev
+# (README, Benchmarks): the share was chosen from 0.1-0.7 on each conversation alone, and both chose 0.5.
+SPEAKER_SHARE = 0.5
+
+
+def first_name(speaker: str) -> str:
+    """The lower-cased first word of a speaker's display name ("Melanie Smith" -> "melanie")."""
+    words = re.findall(r"[^\W_]+", speaker.lower())
+    return words[0] if words else ""
+
+
+def speakers_named(query: str, speakers: Iterable[str]) -> set[str]:
+    """The speakers whose first name the question says."""
+    asked = set(re.findall(r"[^\W_]+", query.lower()))
+    return {s for s in speakers if s and first_name(s) in asked}
+
+
+def without_names(query: str, speakers: Iterable[str]) -> str:
+    """The question without the speakers' first names (and their possessive 's), for its vector; the
+    question itself when nothing but the names would be left."""
+    names = {first_name(s) for s in speakers}
+    if not names:
+        return query
+    kept = re.sub(r"[^\W_]+(?:'s|’s)?", lambda m: "" if re.sub(r"('s|’s)$", "", m.group(0).lower()) in names
+                  else m.group(0), query)
+    kept = " ".join(kept.split())
+    return kept if re.search(r"[^\W_]", kept) else query
+
+
+def speaker_weighted(rel: dict[str, float], rows: Iterable[dict[str, Any]], named: set[str]) -> dict[str, float]:
+    """Relevance with the memories another speaker said down to (1 - SPEAKER_SHARE) of theirs, when the
+    question names a speaker and the candidates include another's words (else unchanged: a contact who
+    alone speaks loses nothing)."""
+    rows = list(rows)
+    if not named or all(r.get("speaker") is None or r["speaker"] in named for r in rows):
+        return rel
+    out = dict(rel)
+    for r in rows:
+        if r.get("speaker") is not None and r["speaker"] not in named and r["id"] in out:
+            out[r["id"]] = out[r["id"]] * (1 - SPEAKER_SHARE)
+    return out
+
+
 def estimate_tokens(text: str, count: Callable[[str], int] | None = None) -> int:
     """Tokens a text costs in a prompt: the local tokenizer's count, never less than ceil(chars / 4)
     (the usual rule for LLM tokenizers), so a budget is not overrun with either kind of model."""

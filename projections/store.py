@@ -25,7 +25,7 @@ MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, reti
 # what ranking and packing an answer read (projections/context.py): fetching and converting the other
 # columns was a third of the candidates' cost in the API, whose Python time bounds /context under load
 RANKING_COLUMNS_M = ("m.id, m.memory_type, m.content, m.importance, m.decay_rate, m.retired_at, m.status, m.pinned, "
-                     "m.entity_refs, m.expires_at, m.access_count, m.accessed_at, m.source_event_ids, m.created_at")
+                     "m.entity_refs, m.expires_at, m.access_count, m.accessed_at, m.source_event_ids, m.created_at, m.speaker")
 
 
 # The working set at %(as_of)s: memories created by then, not yet retired (superseded, merged,
@@ -179,7 +179,18 @@ class Store:
     async def contact_and_entities(self, tenant_id: str, contact_id: str
                                    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """`contact` and `entities` in one round trip (what every /context reads first)."""
+        state, entities, _ = await self.contact_entities_speakers(tenant_id, contact_id, [])
+        return state, entities
+
+    async def contact_entities_speakers(self, tenant_id: str, contact_id: str, words: list[str]
+                                        ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
+        """`contact`, `entities` and the speakers of the contact's memories whose display name's first word
+        is one of the lower-cased `words` (a question's; none asked when it has none), in one round trip:
+        one probe of the index memories_speaker_first per word, one speaker each."""
         s = await self.schema()
+        speakers = (f"ARRAY(SELECT x.speaker FROM unnest(%(words)s::text[]) AS w(word) CROSS JOIN LATERAL "
+                    f"(SELECT m.speaker FROM {s}.memories m WHERE m.tenant_id=%(t)s AND m.contact_id=%(c)s "
+                    f"AND lower(split_part(m.speaker, ' ', 1)) = w.word LIMIT 1) x)" if words else "'{}'::text[]")
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 f"SELECT (SELECT state - %(private)s::text[] FROM {s}.contacts "
@@ -187,10 +198,10 @@ class Store:
                 f"(SELECT coalesce(jsonb_agg(jsonb_build_object('ref', ref, 'entity_type', entity_type, "
                 f"'display_name', display_name, 'metadata', metadata, 'aliases', aliases, 'mentions', mentions) "
                 f"ORDER BY mentions DESC, ref), '[]'::jsonb) FROM {s}.entities "
-                f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS entities",
-                {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id})
+                f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS entities, {speakers} AS speakers",
+                {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id, "words": words})
             row = await cur.fetchone()
-            return row["state"], row["entities"]
+            return row["state"], row["entities"], list(dict.fromkeys(row["speakers"] or []))
 
     async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive

@@ -176,7 +176,12 @@ def test_two_facts_of_one_message_are_both_returned():
     for m in (brother, pilot, episode):
         m["source_event_ids"] = ["msg-1"]
     kept = [r["id"] for _, r in drop_redundant([(0.9, brother), (0.8, pilot), (0.7, episode)])]
-    assert kept == ["b", "p"]  # the episode adds only "Denver": one piece of information with the two
+    assert kept == ["b", "p", "e"]  # the episode adds one word, but a place: where Tom lives
+    # a message that adds no name or number to its facts is still one piece of information with them
+    loves, said = mem("l", "Loves biryani", "preference"), mem("s", "I really love biryani!", "episode")
+    for m in (loves, said):
+        m["source_event_ids"] = ["msg-2"]
+    assert [r["id"] for _, r in drop_redundant([(0.9, loves), (0.8, said)])] == ["l"]
 
 
 def test_a_question_to_a_new_contact_still_returns_its_best_matches():
@@ -212,3 +217,22 @@ def test_a_theme_about_a_superseded_job_reads_as_past():
     known = what_is_known({"profileItems": [{"id": "f", "type": "fact", "content": "Works at Infosys"}, items[1]]},
                           [], ents)
     assert [i["content"] for i in known["habits"]] == ["Infosys (work, sprint deadline, stressful)"]
+
+
+def test_an_episode_said_again_reads_with_the_last_day_it_was_said():
+    """Issue 23: "Called mom today, she says hi", first said in December and again every week since, read
+    "[episode, 2025-12-01]" at the top of a year's MEMORIES, as if a year old. It says when it was last
+    said too; as of a day before that, the day it was said again then (accesses later had not happened)."""
+    first, again = NOW - timedelta(days=140), NOW - timedelta(days=3)
+    called = {**mem("c", "Called mom today, she says hi", "episode", created=first), "accessed_at": again,
+              "access_count": 12}
+    once = mem("o", "Went swimming after work", "episode", created=NOW - timedelta(days=5))
+    body = assemble(contact_id="x", state=state(30, 20, first=NOW - timedelta(days=200)),
+                    ranked=rank([called, once], NOW, has_query=False), as_of=NOW, budget=500, history=[])
+    text = body["context_text"]
+    assert f"- [episode, {first.date()}, again {again.date()}] Called mom today, she says hi" in text
+    assert f"- [episode, {(NOW - timedelta(days=5)).date()}] Went swimming after work" in text
+    then = NOW - timedelta(days=10)
+    earlier = assemble(contact_id="x", state=state(30, 20, first=NOW - timedelta(days=200)),
+                       ranked=rank([called], then, has_query=False), as_of=then, budget=500, history=[])
+    assert f"- [episode, {first.date()}] Called mom today, she says hi" in earlier["context_text"]

@@ -128,3 +128,24 @@ def test_a_failed_call_fails_its_callers_only():
         assert b.submit("after").result(5)[0] == 5  # the thread serves on
     finally:
         b.close()
+
+
+def test_a_caller_that_gave_up_does_not_stop_the_batches():
+    """A request cancelled while its query waited (its future cancelled): the others of its batch get
+    their vectors and the thread serves on (set_result on the cancelled future raised and ended it,
+    and every later question waited for ever)."""
+    from agents.embedder import BatchingEmbedder
+
+    model = GatedEmbedder()
+    b = BatchingEmbedder(model)
+    try:
+        first = b.submit("a")
+        while not model.calls:
+            pass
+        gave_up, waits = b.submit("bb"), b.submit("ccc")
+        assert gave_up.cancel()
+        model.gate.set()
+        assert first.result(5)[0] == 1 and waits.result(5)[0] == 3
+        assert b.submit("dddd").result(5)[0] == 4
+    finally:
+        b.close()

@@ -320,3 +320,45 @@ def test_neighbours_share_half_their_anchors_relevance_and_keep_their_own_when_h
                                        {"id": "x", "anchor": "missing"}], own=lambda n: 0.1)
     assert out == {"a": 0.9, "b": 0.45, "q": 0.45}
     assert r.spread_to_neighbours({"a": 0.4, "b": 0.7}, [{"id": "b", "anchor": "a"}], own=lambda n: 0.0)["b"] == 0.7
+
+
+# ------------------------------------------------------------------------------------ speakers named
+def test_speakers_named_by_first_name_whole_words_only():
+    speakers = ["Melanie Smith", "Caroline", "Tom"]
+    assert r.speakers_named("What does Melanie do to destress?", speakers) == {"Melanie Smith"}
+    assert r.speakers_named("What did caroline's mom and Melanie paint?", speakers) == {"Caroline", "Melanie Smith"}
+    assert r.speakers_named("Is the tomato soup good?", speakers) == set()  # "tom" inside a word is no name
+    assert r.speakers_named("what does Smith do?", speakers) == set()       # the first name names a speaker
+
+
+def test_without_names_drops_the_named_speakers_and_their_possessive_only():
+    assert r.without_names("What is Caroline's relationship status?", {"Caroline"}) == "What is relationship status?"
+    assert r.without_names("Did Melanie meet Caroline?", {"Melanie Smith"}) == "Did meet Caroline?"
+    assert r.without_names("Melanie?", {"Melanie"}) == "Melanie?"  # nothing else left: the question as asked
+    assert r.without_names("Where does Tom live?", set()) == "Where does Tom live?"
+
+
+def test_speaker_weighted_keeps_half_of_what_another_speaker_said():
+    rows = [{"id": "m1", "speaker": "Melanie"}, {"id": "c1", "speaker": "Caroline"}, {"id": "p", "speaker": None}]
+    rel = {"m1": 0.6, "c1": 0.9, "p": 0.5}
+    out = r.speaker_weighted(rel, rows, {"Melanie"})
+    assert out == {"m1": 0.6, "c1": pytest.approx(0.9 * (1 - r.SPEAKER_SHARE)), "p": 0.5}  # a pattern: neither
+    assert r.SPEAKER_SHARE == 0.5 and out["m1"] > out["c1"]
+    assert r.speaker_weighted(rel, rows, set()) == rel  # no speaker named
+    # a contact who alone speaks: naming them changes nothing
+    alone = [{"id": "m1", "speaker": "Melanie"}, {"id": "p", "speaker": None}]
+    assert r.speaker_weighted({"m1": 0.6, "p": 0.5}, alone, {"Melanie"}) == {"m1": 0.6, "p": 0.5}
+
+
+def test_rank_prefers_what_the_named_speaker_said_over_the_reply_that_names_them():
+    """"What does Melanie do to destress?": Melanie's own message (cosine 0.6) above Caroline's "Wow,
+    Melanie! ..." (0.9), which the question's name drew; min-max over (0.1 .. 0.9)."""
+    rows = [{**row("m1", 0.6, 0.5, None, NOW), "speaker": "Melanie"},
+            {**row("c1", 0.9, 0.5, None, NOW), "speaker": "Caroline"},
+            {**row("x", 0.1, 0.5, None, NOW), "speaker": "Caroline"}]
+    plain = dict((x[1]["id"], x[0]) for x in rank(rows, NOW))
+    named = dict((x[1]["id"], x[0]) for x in rank(rows, NOW, speakers={"Melanie"}))
+    assert plain["c1"] > plain["m1"]
+    assert named["m1"] == pytest.approx(0.85 * 0.5 / 0.8 + 0.03 + 0.07 * 0.5)
+    assert named["c1"] == pytest.approx(0.85 * 1.0 * 0.5 + 0.03 + 0.07 * 0.5)
+    assert named["m1"] > named["c1"]
