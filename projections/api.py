@@ -854,7 +854,8 @@ async def get_context(contact_id: ContactIdPath, query: QueryParam = None, tenan
     at = parse_as_of(as_of)
     if after and not await reflected(tenant_id, after):
         return not_reflected(after)
-    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at)
+    body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at,
+                               fresh=after is not None)
     # an access happens in the contact's now, whatever earlier `as_of` the caller evaluates at
     svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:ACCESSED_PER_RESPONSE]],
                         body["as_of"] if at is None else format_time(now_utc()))
@@ -894,14 +895,17 @@ def contact_now(state: dict | None) -> datetime:
 
 
 async def build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
-                        budget: int | None, at: datetime | None) -> dict:
+                        budget: int | None, at: datetime | None, fresh: bool = False) -> dict:
     """The /context answer (also the memory part of /payload). With an explicit as_of the memories are
-    those served then: retired since (compressed, pruned, ...) included, created later left out."""
+    those served then: retired since (compressed, pruned, ...) included, created later left out.
+    `fresh` (a read with after=): the session window from the projected state, the snapshot the wait
+    checked, never Redis, which the worker refreshes only after its commit (a read there could see the
+    window before the awaited event)."""
     # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
     (state, entities, speakers), history = await asyncio.gather(
         svc.store.contact_entities_speakers(tenant_id, contact_id, query_terms(query) if query else []),
-        cached_history(tenant_id, contact_id))
+        no_history() if fresh else cached_history(tenant_id, contact_id))
     named = speakers_named(query, speakers) if query else set()
     if named and embedding is not None:  # a question about what one of the speakers said: see retrieval.py
         embedding.add_done_callback(lambda f: f.cancelled() or f.exception())  # unused: its error is not news
@@ -972,6 +976,10 @@ async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: li
     bm25, timeline = await svc.contact_index(tenant_id, contact_id,
                                              (state.get("firstSeen"), state.get("memoryVersion", 0)))
     return bm25.search(terms, KEYWORD_K), timeline
+
+
+async def no_history() -> list[dict]:
+    return []
 
 
 async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
@@ -1070,7 +1078,7 @@ async def post_payload(request: Request, p: auth.Principal = Depends(principal))
     if req.after and not await reflected(tenant_id, req.after):
         return not_reflected(req.after)
     ctx = await build_context(tenant_id, req.contact_id, query=req.message, persona_id=req.persona_id,
-                              budget=LIMITS["memories"], at=None)
+                              budget=LIMITS["memories"], at=None, fresh=req.after is not None)
     svc.accesses.record(tenant_id, req.contact_id,
                         [m["id"] for m in ctx["memories"][:ACCESSED_PER_RESPONSE]], ctx["as_of"])
     tenant = await build_context(tenant_id, ev.TENANT_CONTACT, query=req.message, persona_id=None,
