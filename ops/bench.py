@@ -263,9 +263,28 @@ def context_main(url: str | None, contacts: int, per_contact: int, queries: int,
     return r
 
 
+async def ask_while(url: str, headers: dict[str, str], run: str, contacts: int, clients: int, seed: int,
+                    stop: asyncio.Event) -> list[float]:
+    """`clients` clients asking /context with a query, each without pause, until `stop`: the latencies."""
+    lat: list[float] = []
+    async with httpx.AsyncClient(base_url=url, timeout=60, headers=headers,
+                                 limits=httpx.Limits(max_connections=clients)) as c:
+        async def client(j: int) -> None:
+            r = random.Random(seed * 1000 + j)
+            while not stop.is_set():
+                params = {"tenant_id": "bench", "budget": 1200,
+                          "query": f"{r.choice(QUESTIONS)} ({r.randint(0, 10**6)})"}
+                s = time.perf_counter()
+                (await c.get(f"/context/bench-{run}-{r.randrange(contacts)}", params=params)).raise_for_status()
+                lat.append(time.perf_counter() - s)
+
+        await asyncio.gather(*(client(j) for j in range(clients)))
+    return lat
+
+
 async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7,
                    headers: dict[str, str] | None = None,
-                   stages: Callable[[], dict[str, float] | None] | None = None) -> dict[str, Any]:
+                   stages: Callable[[], dict[str, float] | None] | None = None, busy_clients: int = 0) -> dict[str, Any]:
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
     per = max(events // contacts, 1)
@@ -286,7 +305,10 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
                            params={"tenant_id": "bench", "after": warm["event_id"]})).status_code == 504:
             pass
 
-        # 1. ingest: batches of 100 events that mix contacts
+        # 1. ingest: batches of 100 events that mix contacts (and, if asked, /context asked meanwhile)
+        stop = asyncio.Event()
+        busy = asyncio.create_task(ask_while(url, headers or {}, run, contacts, busy_clients, seed, stop)) \
+            if busy_clients else None
         before = stages() if stages else None
         batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
         post_lat: list[float] = []
@@ -311,9 +333,17 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
                 pass
         drained = time.perf_counter() - start
         out["processing"] = {"end_to_end_events_per_s": round(len(evs) / drained, 1), "seconds": round(drained, 2)}
+        if busy is not None:
+            stop.set()
+            lat = await busy
+            out["context_during_ingest"] = {"clients": busy_clients, **summary(lat),
+                                            "requests_per_s": round(len(lat) / drained, 1)}
         after = stages() if stages else None
         if before is not None and after is not None:
             out["stages"] = breakdown(before, after)
+            cpu = out["stages"].pop(CPU, None)
+            if cpu is not None:  # CPU per event: what a worker costs, less moved than rates by a shared machine
+                out["worker_cpu"] = {"seconds": round(cpu, 2), "ms_per_event": round(cpu * 1000 / len(evs), 3)}
         out["texts"] = [e["message"] for e in evs]  # for the model-only rate (load_main), not printed
 
         # 3. freshness: one new event, then the time until /context?after= answers
@@ -364,9 +394,18 @@ def print_load(r: dict[str, Any]) -> None:
         print(f"bare transport       {t['events_per_s']:>10} events/s   (a Faust pass-through worker on the same "
               f"broker); the pipeline runs at {t['ratio']:.2f}x of it")
     if r.get("stages"):
-        total = sum(r["stages"].values()) or 1.0
+        batch = {k: v for k, v in r["stages"].items() if k not in BACKGROUND_STAGES}
+        total = sum(batch.values()) or 1.0
         print("worker time by stage (s, share): " + ", ".join(
-            f"{k} {v:.2f} ({v / total:.0%})" for k, v in r["stages"].items() if v >= 0.005))
+            f"{k} {v:.2f} ({v / total:.0%})" for k, v in batch.items() if v >= 0.005) + "".join(
+            f"; {k} {r['stages'][k]:.2f} beside them" for k in BACKGROUND_STAGES if r["stages"].get(k, 0) >= 0.005))
+    if r.get("worker_cpu"):
+        print(f"worker CPU           {r['worker_cpu']['ms_per_event']:>10} ms/event   "
+              f"({r['worker_cpu']['seconds']} s of CPU over the ingest and its processing)")
+    if r.get("context_during_ingest"):
+        v = r["context_during_ingest"]
+        print(f"/context while ingesting, {v['clients']} clients: p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, "
+              f"p99 {v['p99_ms']} ms, {v['requests_per_s']} req/s")
     if r.get("model_only"):
         m = r["model_only"]
         print(f"model alone          {m['events_per_s']:>10} events/s   ({m['distinct_texts']} distinct texts at "
@@ -378,7 +417,11 @@ def print_load(r: dict[str, Any]) -> None:
               f"{v['requests_per_s']} req/s")
 
 
-STAGES = ("open", "dedup", "state", "plan", "model", "fold", "project", "commit", "redis", "publish", "scheduler")
+CPU = "cpu"  # stage_seconds' key for the workers' process CPU seconds (not a stage)
+# stages that run beside a worker's batches, not in them (agents/metrics.background)
+BACKGROUND_STAGES = ("send", "scheduler")
+STAGES = ("open", "dedup", "state", "plan", "model", "fold", "project", "commit", "redis", "publish", "send",
+          "scheduler")
 
 
 def stage_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
@@ -393,6 +436,8 @@ def stage_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
     for sample in got:
         if sample.name == "rapport_stage_seconds_total":
             out[sample.labels["stage"]] = out.get(sample.labels["stage"], 0.0) + sample.value
+        elif sample.name == "process_cpu_seconds_total":  # the workers' CPU, whatever else runs on the machine
+            out[CPU] = out.get(CPU, 0.0) + sample.value
     return out
 
 
@@ -418,14 +463,14 @@ def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
 
 
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
-              out: str | None) -> dict[str, Any]:
+              out: str | None, busy_clients: int = 0) -> dict[str, Any]:
     from ops.worker_metrics import metrics_urls
 
     dirs: list[Path] = []
     with target(url, workers, with_kafka=True, data_dirs=dirs) as (u, kafka_url, headers):
         urls = metrics_urls(dirs[0] if dirs else None)
         r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers,
-                                 stages=(lambda: stage_seconds(urls)) if urls else None))
+                                 stages=(lambda: stage_seconds(urls)) if urls else None, busy_clients=busy_clients))
         if kafka_url:  # the same broker, the same number of events, after the pipeline's run
             from ops.bench_transport import transport_rate
 

@@ -404,7 +404,10 @@ def bench() -> None:
 @click.option("--out", default=None, help="write the results as JSON here")
 @click.option("--kafka", is_flag=True, help="the embedded stack on a 3-broker Apache Kafka cluster started for "
               "the run (Java + Maven) instead of the embedded broker")
-def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka) -> None:  # noqa: ANN001
+@click.option("--busy-clients", default=0, show_default=True,
+              help="clients asking /context (with a query) without pause while the events are ingested and "
+                   "processed: its latency while the worker works (the processing rate then shares the machine)")
+def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka, busy_clients) -> None:  # noqa: ANN001
     """Ingest rate, processing rate, freshness and /context latency through the HTTP API."""
     import os
     import platform
@@ -413,7 +416,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka)
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     if not kafka:
-        load_main(url, contacts, events, queries, concurrency, workers, out)
+        load_main(url, contacts, events, queries, concurrency, workers, out, busy_clients)
         return
     from unittest import mock
 
@@ -428,7 +431,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka)
     click.echo(f"Apache Kafka cluster: {cluster.bootstrap} (3 brokers, KRaft)")
     try:
         with mock.patch.dict(os.environ, {"RAPPORT_KAFKA_URL": cluster.url}):
-            load_main(None, contacts, events, queries, concurrency, workers, out)
+            load_main(None, contacts, events, queries, concurrency, workers, out, busy_clients)
     finally:
         cluster.stop()
 
