@@ -39,9 +39,13 @@ QUESTIONS = ["How is my dog doing?", "Where do I live?", "What food do I like?",
              "What do I do for work?", "What was I worried about?", "What should we talk about?"]
 
 
-def message(rng: random.Random) -> str:
-    return rng.choice(TEMPLATES).format(pet=rng.choice(PETS), place=rng.choice(PLACES), work=rng.choice(WORK),
-                                        food=rng.choice(FOOD), n=rng.randint(1, 12))
+def message(rng: random.Random, distinct: bool = False) -> str:
+    """One chat message from the templates; `distinct`: three of them, so that nearly every message of a
+    run is a text of its own, as in real traffic (the templates alone give ~130 texts per run, which the
+    worker embeds once each)."""
+    one = rng.choice(TEMPLATES).format(pet=rng.choice(PETS), place=rng.choice(PLACES), work=rng.choice(WORK),
+                                       food=rng.choice(FOOD), n=rng.randint(1, 12))
+    return f"{one}. {message(rng)}. {message(rng)}" if distinct else one
 
 
 def pct(values: list[float], p: float) -> float:
@@ -284,13 +288,14 @@ async def ask_while(url: str, headers: dict[str, str], run: str, contacts: int, 
 
 async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7,
                    headers: dict[str, str] | None = None,
-                   stages: Callable[[], dict[str, float] | None] | None = None, busy_clients: int = 0) -> dict[str, Any]:
+                   stages: Callable[[], dict[str, float] | None] | None = None, busy_clients: int = 0,
+                   distinct: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
     per = max(events // contacts, 1)
     t0 = 1_700_000_000
     evs = [{"contact_id": f"bench-{run}-{c}", "tenant_id": "bench", "event_id": f"{run}-{c}-{i}",
-            "role": "user" if i % 3 != 2 else "assistant", "message": message(rng),
+            "role": "user" if i % 3 != 2 else "assistant", "message": message(rng, distinct),
             "occurred_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0 + i * 90 + c))}
            for i in range(per) for c in range(contacts)]
     out: dict[str, Any] = {"contacts": contacts, "events": len(evs)}
@@ -410,6 +415,9 @@ def print_load(r: dict[str, Any]) -> None:
         m = r["model_only"]
         print(f"model alone          {m['events_per_s']:>10} events/s   ({m['distinct_texts']} distinct texts at "
               f"{m['texts_per_s']} texts/s); processed / model-only = {m['ratio']:.2f}")
+        if "alone_events_per_s" in m:
+            print(f"model, one text/call {m['alone_events_per_s']:>10} events/s   ({m['alone_texts_per_s']} texts/s, as the "
+                  f"worker embeds a message); processed / that = {m['alone_ratio']:.2f}")
     f = r["freshness"]
     print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
     for name, v in r["context"].items():
@@ -462,15 +470,30 @@ def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
     return len(distinct) / (time.perf_counter() - t), len(distinct)
 
 
+def model_alone_rate(texts: list[str], sample: int = 300) -> float:
+    """Texts per second of the configured embedder called with one text at a time, as the worker embeds a
+    user message (agents/pipeline.py `_embed_sync`: a vector that does not depend on its batch), over up to
+    `sample` of `texts`' distinct ones."""
+    from agents.embedder import default_embedder
+
+    distinct = list(dict.fromkeys(texts))[:sample]
+    model = default_embedder()
+    t = time.perf_counter()
+    for text in distinct:
+        model.embed([text])
+    return len(distinct) / (time.perf_counter() - t)
+
+
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
-              out: str | None, busy_clients: int = 0) -> dict[str, Any]:
+              out: str | None, busy_clients: int = 0, distinct: bool = False) -> dict[str, Any]:
     from ops.worker_metrics import metrics_urls
 
     dirs: list[Path] = []
     with target(url, workers, with_kafka=True, data_dirs=dirs) as (u, kafka_url, headers):
         urls = metrics_urls(dirs[0] if dirs else None)
         r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers,
-                                 stages=(lambda: stage_seconds(urls)) if urls else None, busy_clients=busy_clients))
+                                 stages=(lambda: stage_seconds(urls)) if urls else None, busy_clients=busy_clients,
+                                 distinct=distinct))
         if kafka_url:  # the same broker, the same number of events, after the pipeline's run
             from ops.bench_transport import transport_rate
 
@@ -480,8 +503,12 @@ def load_main(url: str | None, contacts: int, events: int, queries: int, concurr
     texts = r.pop("texts")
     rate, distinct = model_only_rate(texts)  # the same texts, the model alone, after the stack's run
     events_per_s = rate * len(texts) / distinct
+    alone = model_alone_rate(texts)
+    alone_events_per_s = alone * len(texts) / distinct
     r["model_only"] = {"texts_per_s": round(rate, 1), "distinct_texts": distinct, "events_per_s": round(events_per_s, 1),
-                       "ratio": round(r["processing"]["end_to_end_events_per_s"] / events_per_s, 3)}
+                       "ratio": round(r["processing"]["end_to_end_events_per_s"] / events_per_s, 3),
+                       "alone_texts_per_s": round(alone, 1), "alone_events_per_s": round(alone_events_per_s, 1),
+                       "alone_ratio": round(r["processing"]["end_to_end_events_per_s"] / alone_events_per_s, 3)}
     print_load(r)
     if out:
         Path(out).write_text(json.dumps(r, indent=2))

@@ -407,7 +407,10 @@ def bench() -> None:
 @click.option("--busy-clients", default=0, show_default=True,
               help="clients asking /context (with a query) without pause while the events are ingested and "
                    "processed: its latency while the worker works (the processing rate then shares the machine)")
-def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka, busy_clients) -> None:  # noqa: ANN001
+@click.option("--distinct", is_flag=True, help="three template sentences per message, so that nearly every "
+              "message is a text of its own (the default workload repeats ~130 texts)")
+def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka, busy_clients,  # noqa: ANN001
+               distinct) -> None:
     """Ingest rate, processing rate, freshness and /context latency through the HTTP API."""
     import os
     import platform
@@ -416,7 +419,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka,
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     if not kafka:
-        load_main(url, contacts, events, queries, concurrency, workers, out, busy_clients)
+        load_main(url, contacts, events, queries, concurrency, workers, out, busy_clients, distinct)
         return
     from unittest import mock
 
@@ -431,7 +434,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka,
     click.echo(f"Apache Kafka cluster: {cluster.bootstrap} (3 brokers, KRaft)")
     try:
         with mock.patch.dict(os.environ, {"RAPPORT_KAFKA_URL": cluster.url}):
-            load_main(None, contacts, events, queries, concurrency, workers, out, busy_clients)
+            load_main(None, contacts, events, queries, concurrency, workers, out, busy_clients, distinct)
     finally:
         cluster.stop()
 
