@@ -579,6 +579,18 @@ def bench_notes(url, only) -> None:  # noqa: ANN001
     sys.exit(1 if found else 0)
 
 
+@bench.command("worker")
+@click.option("--events", default=3000, show_default=True)
+@click.option("--contacts", default=100, show_default=True)
+@click.option("--batch", default=256, show_default=True, help="records a batch, as RAPPORT_BATCH_SIZE")
+@click.option("--distinct", is_flag=True, help="bench load's --distinct messages (nearly every text its own)")
+def bench_worker(events, contacts, batch, distinct) -> None:  # noqa: ANN001
+    """One worker's pipeline alone, in-process, over bench load's events: CPU per event and stages."""
+    from ops.bench_worker import main as run
+
+    run(events, contacts, distinct, batch)
+
+
 @bench.command("inline")
 def bench_inline() -> None:
     """The whole per-event fold (no I/O): the inline tier's latency."""
