@@ -134,7 +134,8 @@ def record_outcomes(records: list[Record], outcome: Outcome) -> list[tuple[str, 
 STATE_CACHE_BYTES = int(float(os.environ.get("RAPPORT_STATE_CACHE_MB", "96")) * 2**20)
 VECTORS_KEPT = 20_000  # hot-set embeddings (384 float32, ~1.6 KB each)
 # messages' vectors by text (each computed alone, so the same text always has the same bits): a text
-# said again in a later batch ("ok", "lol", a template a bot sends) is not embedded again; ~16 MB
+# said again in a later batch ("ok", "lol", a template a bot sends) is not embedded again; ~16 MB, and as
+# much again for candidates' texts (live only)
 MESSAGE_VECTORS_KEPT = 10_000
 
 
@@ -169,6 +170,8 @@ class InteractionPipeline:
         self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
         # message text -> its vector computed alone (`_embed_sync`); used by the executor's one thread only
         self.said_vectors: LRUCache[str, np.ndarray] = LRUCache(MESSAGE_VECTORS_KEPT)
+        # candidates' texts -> their vectors as embedded in a batch (live only: `_embed_sync`)
+        self.text_vectors: LRUCache[str, np.ndarray] = LRUCache(MESSAGE_VECTORS_KEPT)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
         self.keys = shredding.KeyRing(cache_size)  # contact keys (streams/shredding.py)
         self.erased: set[tuple[str, str]] = set()  # the contacts the last batch erased
@@ -666,7 +669,22 @@ class InteractionPipeline:
                 by_event[eid] = np.asarray(v, dtype=np.float32)
                 by_text.setdefault(t, by_event[eid])
         rest = list(dict.fromkeys(t for t in texts if t not in by_text))  # a text said twice: embedded once
-        if rest:
+        if rest and not hasattr(self.embedder, "embed_messages"):
+            # live: a candidate's text embedded in an earlier batch (a fact many contacts state alike, a
+            # message's episode) takes that vector; a replay reads live's stored vectors instead
+            # (RecordedEmbedder), so it is left as it was
+            for t in rest:
+                v = self.said_vectors.get(t)
+                if v is None:
+                    v = self.text_vectors.get(t)
+                if v is not None:
+                    by_text[t] = v
+            rest = [t for t in rest if t not in by_text]
+            if rest:
+                fresh = dict(zip(rest, self.embedder.embed(rest)))
+                by_text.update(fresh)
+                self.text_vectors.update(fresh)
+        elif rest:
             by_text.update(zip(rest, self.embedder.embed(rest)))
         return by_text, by_event
 

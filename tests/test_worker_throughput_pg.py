@@ -22,11 +22,12 @@ class Counting:
     """The real model, counting the texts it is asked to embed alone."""
 
     def __init__(self, model) -> None:  # noqa: ANN001
-        self.model, self.model_name, self.dim, self.alone = model, model.model_name, model.dim, []
+        self.model, self.model_name, self.dim, self.alone, self.every = model, model.model_name, model.dim, [], []
 
     def embed(self, texts):  # noqa: ANN001, ANN201
         if len(texts) == 1:
             self.alone.append(texts[0])
+        self.every += list(texts)
         return self.model.embed(texts)
 
 
@@ -55,6 +56,25 @@ async def test_a_message_said_again_in_a_later_batch_is_not_embedded_again_and_g
     alone = embedder.embed([text])[0]
     for contact in ("ana", "ben"):  # both episodes hold the vector of the text alone, to the bit
         assert np.array_equal(stored_vector(pg_url, version, contact, text), alone)
+
+
+async def test_a_fact_two_contacts_state_alike_in_two_batches_is_embedded_once(pg_url, version, embedder):
+    from collections import Counter
+
+    model = Counting(embedder)
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    try:
+        p = InteractionPipeline(conn, model, broker_epoch="e", version=version)
+        a = await p.process(records([interaction("d1", "I have a dog named Bruno", contact="ana")]))
+        b = await p.process(records([interaction("d2", "I have a dog named Bruno", contact="ben")], start_offset=1))
+    finally:
+        await conn.close()
+    facts = [e.payload["memory"] for o in (a, b) for e in o.derived
+             if e.event_type == "MemoryExtracted" and e.payload["memory"]["memoryType"] != "episode"]
+    assert {m["contactId"] for m in facts} == {"ana", "ben"}  # a fact each, the same text
+    assert [t for t, n in Counter(model.every).items() if n > 1] == []  # no text went to the model twice
+    (va,), (vb,) = ([m["embedding"] for m in facts if m["contactId"] == c] for c in ("ana", "ben"))
+    assert va == vb
 
 
 @pytest.fixture
