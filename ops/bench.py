@@ -416,8 +416,8 @@ def print_load(r: dict[str, Any]) -> None:
         print(f"model alone          {m['events_per_s']:>10} events/s   ({m['distinct_texts']} distinct texts at "
               f"{m['texts_per_s']} texts/s); processed / model-only = {m['ratio']:.2f}")
         if "alone_events_per_s" in m:
-            print(f"model, one text/call {m['alone_events_per_s']:>10} events/s   ({m['alone_texts_per_s']} texts/s, as the "
-                  f"worker embeds a message); processed / that = {m['alone_ratio']:.2f}")
+            print(f"model, one text/call {m['alone_events_per_s']:>10} events/s   ({m['alone_texts_per_s']} texts/s, "
+                  f"as the worker embeds a message); processed / that = {m['alone_ratio']:.2f}")
     f = r["freshness"]
     print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
     for name, v in r["context"].items():
