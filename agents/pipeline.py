@@ -38,7 +38,7 @@ from psycopg.rows import dict_row
 from datetime import timezone
 
 from agents import metrics
-from agents.core import consolidation
+from agents.core import consolidation, curation
 from agents.core import contact as core
 from agents.core import mood as mood_model
 from agents.core.redaction import parse_policy
@@ -389,7 +389,8 @@ class InteractionPipeline:
         carries_of = iter(carries)
         carries = [next(carries_of) if time_problem(e) is None else None for e, _ in fresh]
         plans = [core.plan_memories(e, self.config, carry) if e.event_type == ev.INTERACTION_RECORDED
-                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED else []
+                 else core.plan_proposals(e) if e.event_type == ev.MEMORIES_PROPOSED
+                 else curation.plan_correction(e) if e.event_type == ev.MEMORY_CORRECTION_REQUESTED else []
                  for (e, _), carry in zip(fresh, carries)]
         if (prefetch := getattr(self.embedder, "prefetch", None)) is not None:  # a replay's recorded vectors
             await prefetch(self.conn, set(states))
@@ -400,6 +401,7 @@ class InteractionPipeline:
         hot = await self._hot_vectors(states.values())
         known, new_vectors = await self._consolidation_inputs(states, fresh)
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
+        curated_rows = await self._forgotten_rows(fresh)  # what a forget request's memory says (curation.forget)
         # An erasure ends a segment: what came before it is applied, then the contact is erased, then
         # later events of the contact start from an empty state. All segments commit in one transaction.
         metrics.switch("fold")
@@ -427,6 +429,13 @@ class InteractionPipeline:
                     new_state, derived = core.apply_label(states[key], e)
                 elif e.event_type == ev.MEMORIES_PROPOSED:
                     new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
+                elif e.event_type == ev.MEMORY_CORRECTION_REQUESTED:  # its new content's vector, when embedded
+                    vec = candidates[0] if candidates else {}
+                    new_state, derived = core.apply_correction(states[key], e, vec.get("embedding"),
+                                                               vec.get("embeddingModel"))
+                elif e.event_type == ev.MEMORY_FORGET_REQUESTED:
+                    new_state, derived = core.apply_forget(states[key], e,
+                                                           curated_rows.get((*key, e.payload["memoryId"])))
                 else:
                     new_state, derived = core.apply_interaction(
                         states[key], e, candidates, self.config, hot, llm_moods.get((e.tenant_id, e.event_id)),
@@ -444,6 +453,8 @@ class InteractionPipeline:
                     k = known[key].get(d.payload["memoryId"])
                     if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
                         k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
+                if d.event_type in (ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN, ev.MEMORY_EXTRACTED):
+                    curated(d, hot, known.get(key), curated_rows)
                 m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
                 if m is not None and m.get("embedding") is not None:
                     hot[m["id"]] = m["embedding"]
@@ -455,6 +466,8 @@ class InteractionPipeline:
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
             batch.derived.extend(derived)
+            if e.event_type == ev.MEMORY_FORGET_REQUESTED:  # shredded before what comes after it is written
+                segments.append(Batch(publish=self.publishes, record=self.records))
         segments[-1].watermarks = marks
 
         metrics.switch("project")
@@ -475,6 +488,23 @@ class InteractionPipeline:
         out.applied_at = {(a.partition, a.offset) for b in segments for a in b.applied + b.erasures}
         out.applied = sum(len(b.applied) + len(b.erasures) for b in segments)
         return out
+
+    async def _forgotten_rows(self, fresh: list[tuple[Envelope, Record]]) -> dict[tuple[str, str, str], dict | None]:
+        """(tenant, contact, memory id) -> {content, memoryType} of the memories this batch's forget requests
+        name, as stored (`curated` keeps it current through the batch: its extractions and corrections)."""
+        named = [(e.tenant_id, e.contact_id, e.payload["memoryId"]) for e, _ in fresh
+                 if e.event_type == ev.MEMORY_FORGET_REQUESTED]
+        if not named:
+            return {}
+        cur = await self.conn.execute(
+            "SELECT m.tenant_id, m.contact_id, m.id, m.content, m.memory_type FROM memories m "
+            "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, i) "
+            "ON m.tenant_id = b.t AND m.contact_id = b.c AND m.id = b.i",
+            ([t for t, _, _ in named], [c for _, c, _ in named], [i for _, _, i in named]))
+        rows: dict[tuple[str, str, str], dict | None] = dict.fromkeys(named)  # None: not stored (yet)
+        rows.update({(t, c, i): {"content": content, "memoryType": mtype}
+                     for t, c, i, content, mtype in await cur.fetchall()})
+        return rows
 
     async def _consolidation_inputs(self, states: dict[tuple[str, str], dict], fresh: list[tuple[Envelope, Record]]
                                     ) -> tuple[dict[tuple[str, str], dict], dict[tuple[str, str], dict]]:
@@ -764,6 +794,35 @@ def in_ledger_order(fresh: list[tuple[Envelope, Record]], gaps: dict[tuple[str, 
             out.append((g, Record(encode(g), topic=r.topic)))
         out.append((e, r))
     return out
+
+
+def curated(d: Envelope, hot: dict[str, Any], known: dict | None,
+            rows: dict[tuple[str, str, str], dict | None]) -> None:
+    """A memory extracted, corrected or forgotten in this batch: a tier or a forget request later in the
+    batch sees the memory as a later batch would read it back (its content and vector, or nothing)."""
+    if d.event_type == ev.MEMORY_EXTRACTED:
+        m = d.payload["memory"]
+        if (d.tenant_id, d.contact_id, m["id"]) in rows:  # one a forget request of this batch names
+            rows[(d.tenant_id, d.contact_id, m["id"])] = {"content": m["content"], "memoryType": m["memoryType"]}
+        return
+    mid = d.payload["memoryId"]
+    row = rows.get((d.tenant_id, d.contact_id, mid))
+    if row is not None and d.event_type == ev.MEMORY_CORRECTED:
+        row.update({k: d.payload[k] for k in ("content", "memoryType") if k in d.payload})
+    if d.event_type == ev.MEMORY_FORGOTTEN:
+        hot.pop(mid, None)
+        if known is not None:
+            known.pop(mid, None)
+        return
+    if d.payload.get("embedding") is not None:
+        hot[mid] = d.payload["embedding"]
+    elif "content" in d.payload:  # not embedded: the old content's vector no longer stands for it
+        hot.pop(mid, None)
+    if known is not None and mid in known and "content" in d.payload:
+        known[mid] = {**known[mid], "content": d.payload["content"],
+                      **({"embedding": np.asarray(d.payload["embedding"], dtype=np.float32),
+                          "embeddingModel": d.payload.get("embeddingModel")}
+                         if d.payload.get("embedding") is not None else {})}
 
 
 def derived_record(e: Envelope) -> tuple[bytes, bytes]:

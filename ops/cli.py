@@ -207,13 +207,107 @@ def demo(url: str, contact: str, data_dir: str) -> None:
 @click.option("--tenant", default=None, help="the tenant to act for (admin keys only; default: the key's)")
 def mcp(url: str | None, transport: str, host: str, port: int, key_file: str | None, tenant: str | None) -> None:
     """An MCP server (stdio, or streamable HTTP at /mcp) with rapport's tools: record_message,
-    get_context, search_memories, list_triggers, get_payload, forget_contact."""
+    get_context, search_memories, list_triggers, get_payload, list_memories, get_memory, correct_memory,
+    forget_memory, forget_contact."""
     from ops.mcp_server import serve
 
     try:
         serve(url, transport, host, port, tenant_id=tenant, key_file=key_file, log_level=log_level())
     except (ValueError, OSError) as e:  # an open non-loopback bind, a missing key file
         raise click.ClickException(str(e)) from e
+
+
+@main.group()
+def memories() -> None:
+    """One contact's memories on a running stack (its HTTP API): list, search, show (with history),
+    correct, forget. The key: $RAPPORT_API_KEY, else <data-dir>/api-key."""
+
+
+def _memories_options(fn):  # noqa: ANN001, ANN202
+    for option in (click.option("--url", default=None, help="the rapport API (default: $RAPPORT_URL or "
+                                "http://127.0.0.1:8080)"),
+                   click.option("--data-dir", default="./.rapport", show_default=True,
+                                help="whose api-key to send (unless $RAPPORT_API_KEY is set)"),
+                   click.option("--tenant", default=None, help="the tenant (admin keys only; default: the key's)")):
+        fn = option(fn)
+    return fn
+
+
+@memories.command("list")
+@click.argument("contact")
+@click.option("--status", type=click.Choice(["active", "expired", "superseded", "merged", "compressed", "pruned",
+                                             "archived"]), default=None)
+@click.option("--json", "as_json", is_flag=True, help="the API's JSON")
+@_memories_options
+def memories_list(contact: str, status: str | None, as_json: bool, url: str | None, data_dir: str,
+                  tenant: str | None) -> None:
+    """Every memory of CONTACT: id, status, type, importance, content."""
+    from ops import memories_cli as mc
+
+    with mc.client(url, data_dir, tenant) as r:
+        mc.list_memories(r, contact, status, as_json)
+
+
+@memories.command("search")
+@click.argument("contact")
+@click.argument("query")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 50))
+@click.option("--json", "as_json", is_flag=True, help="the API's JSON")
+@_memories_options
+def memories_search(contact: str, query: str, limit: int, as_json: bool, url: str | None, data_dir: str,
+                    tenant: str | None) -> None:
+    """CONTACT's memories most relevant to QUERY, best first (as /context ranks them)."""
+    from ops import memories_cli as mc
+
+    with mc.client(url, data_dir, tenant) as r:
+        mc.search(r, contact, query, limit, as_json)
+
+
+@memories.command("show")
+@click.argument("contact")
+@click.argument("memory_id")
+@click.option("--json", "as_json", is_flag=True, help="the API's JSON")
+@_memories_options
+def memories_show(contact: str, memory_id: str, as_json: bool, url: str | None, data_dir: str,
+                  tenant: str | None) -> None:
+    """One memory and its history (extracted, reinforced, corrected, ...)."""
+    from ops import memories_cli as mc
+
+    with mc.client(url, data_dir, tenant) as r:
+        mc.show(r, contact, memory_id, as_json)
+
+
+@memories.command("correct")
+@click.argument("contact")
+@click.argument("memory_id")
+@click.option("--content", default=None, help="the corrected text")
+@click.option("--type", "memory_type", type=click.Choice(["fact", "preference", "episode", "pattern"]), default=None)
+@click.option("--importance", type=click.FloatRange(0, 1), default=None)
+@click.option("--pin/--unpin", "pinned", default=None)
+@click.option("--wait", is_flag=True, help="until the correction is applied")
+@_memories_options
+def memories_correct(contact: str, memory_id: str, content: str | None, memory_type: str | None,
+                     importance: float | None, pinned: bool | None, wait: bool, url: str | None, data_dir: str,
+                     tenant: str | None) -> None:
+    """Correct a memory: its text, type, importance or pin (a MemoryCorrected event)."""
+    from ops import memories_cli as mc
+
+    with mc.client(url, data_dir, tenant) as r:
+        mc.correct(r, contact, memory_id, content, memory_type, importance, pinned, wait)
+
+
+@memories.command("forget")
+@click.argument("contact")
+@click.argument("memory_id")
+@click.option("--wait", is_flag=True, help="until the memory is forgotten")
+@_memories_options
+def memories_forget(contact: str, memory_id: str, wait: bool, url: str | None, data_dir: str,
+                    tenant: str | None) -> None:
+    """Forget one memory of CONTACT (a MemoryForgotten event: its content is shredded)."""
+    from ops import memories_cli as mc
+
+    with mc.client(url, data_dir, tenant) as r:
+        mc.forget(r, contact, memory_id, wait)
 
 
 @main.group()
@@ -545,7 +639,7 @@ def bench_redaction(data, show, as_json) -> None:  # noqa: ANN001
 
 
 @bench.command("safety")
-@click.option("--split", type=click.Choice(["heldout", "train"]), default="heldout",
+@click.option("--split", type=click.Choice(["heldout", "heldout2", "train"]), default="heldout",
               help="the part of the crisis set (default: the held-out part, never trained on)")
 @click.option("--public", type=int, default=0, help="also N rows of the weak public set (information only)")
 @click.option("--json", "as_json", is_flag=True, help="the full result as JSON (misses and false alarms included)")

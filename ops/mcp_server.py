@@ -46,6 +46,8 @@ EventId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS,
                                description="an event id that record_message returned")]
 Message = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_BYTES,
                                description="the message text (at most 16 KiB of UTF-8)")]
+MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS,
+                                description="a memory's id, as list_memories or search_memories return it")]
 Query = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_BYTES,
                              description="what to look for: usually the person's current message")]
 
@@ -53,7 +55,8 @@ READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 INSTRUCTIONS = """rapport remembers each person (contact) you talk to. Before replying, call get_context
 with the person's contact_id and their message as the query, and use its context_text. After each turn,
 call record_message for the user's message and for your reply. search_memories finds what they told you
-about something; list_triggers shows due check-ins and crisis flags; forget_contact erases a person."""
+about something; list_triggers shows due check-ins and crisis flags; correct_memory fixes a wrong memory and
+forget_memory forgets one (list_memories gives their ids); forget_contact erases a person."""
 
 
 async def refusing(call: Awaitable[T]) -> T:
@@ -159,6 +162,55 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
         payload = await refusing(client.payload(contact_id, message, system_prompt=system_prompt, after=after,
                                                 after_timeout=AFTER_WAIT_S))
         return api_json(payload)
+
+    @tool(annotations=READS)
+    async def list_memories(
+        contact_id: ContactId,
+        status: Annotated[Optional[Literal["active", "expired", "superseded", "merged", "compressed", "pruned",
+                                           "archived"]], Field(description="only the memories of this status")] = None,
+    ) -> dict[str, Any]:
+        """Every memory rapport holds about a contact, with its id, status, importance and the events it came
+        from: find the id of a memory to correct or forget."""
+        got = await refusing(client.memories(contact_id, status=status))
+        return {"memories": [api_json(m) for m in got.memories]}
+
+    @tool(annotations=READS)
+    async def get_memory(
+        contact_id: ContactId,
+        memory_id: MemoryId,
+        after: Annotated[Optional[EventId], Field(description="wait until this event (a correction's eventId) "
+                                                  "is reflected")] = None,
+    ) -> dict[str, Any]:
+        """One memory and its history: when it was extracted, reinforced, corrected, superseded..., with
+        the text it had from each change."""
+        return api_json(await refusing(client.memory(contact_id, memory_id, after=after,
+                                                     after_timeout=AFTER_WAIT_S)))
+
+    @tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                      open_world_hint=False))
+    async def correct_memory(
+        contact_id: ContactId,
+        memory_id: MemoryId,
+        content: Annotated[Optional[str], Field(min_length=1, max_length=MAX_MESSAGE_BYTES,
+                                                description="the memory's corrected text")] = None,
+        memory_type: Annotated[Optional[Literal["fact", "preference", "episode", "pattern"]],
+                               Field(description="its corrected type")] = None,
+        importance: Annotated[Optional[float], Field(ge=0.0, le=1.0, description="0 to 1")] = None,
+        pinned: Annotated[Optional[bool], Field(description="a pinned memory does not decay")] = None,
+    ) -> dict[str, Any]:
+        """Correct a memory that is wrong: its text (and/or type, importance, pin). Everything that reads
+        the contact's memory sees the correction, the old text stays in the memory's history, and saying
+        the old text again does not bring it back. Returns eventId (pass it as `after` to read it)."""
+        return api_json(await refusing(client.correct_memory(contact_id, memory_id, content=content,
+                                                             memory_type=memory_type, importance=importance,
+                                                             pinned=pinned)))
+
+    @tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                                      open_world_hint=False))
+    async def forget_memory(contact_id: ContactId, memory_id: MemoryId) -> dict[str, Any]:
+        """Forget one memory of a contact: its text is deleted everywhere rapport holds it, and the message
+        it came from does not bring it back. Cannot be undone."""
+        return api_json(await refusing(client.forget_memory(contact_id, memory_id)))
 
     @tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                                           open_world_hint=False))

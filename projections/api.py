@@ -30,9 +30,10 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from agents.embedder import BatchingEmbedder, query_embedder
 from projections import metrics
-from projections import auth, db, fence
+from projections import auth, db, fence, pages
 from projections import responses as out
 from agents.core.entities import find_mentions
+from agents.core.curation import exported, forgotten_messages
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
 from projections.retrieval import NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past
@@ -521,6 +522,8 @@ AfterParam = Annotated[declared(validate.id_schema(), "an event_id: wait, up to 
                                 "projections (504 if it is not)") | None, Query()]
 MemoryStatusParam = Annotated[declared({"enum": list(MEMORY_STATUSES)}, "only the memories of this status")
                               | None, Query()]
+CursorParam = Annotated[declared({"minLength": 1, "maxLength": pages.MAX_CURSOR_CHARS, "pattern": pages.CURSOR_PATTERN},
+                                 "the `nextCursor` of the previous page (opaque)") | None, Query()]
 
 
 class BadParam(Exception):
@@ -979,15 +982,36 @@ async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
 
 @app.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, errors={400: out.ErrorBody}))
 async def get_memories(contact_id: ContactIdPath, tenant_id: TenantParam = None, status: MemoryStatusParam = None,
-                       p: auth.Principal = Depends(principal)) -> Response:
+                       limit: int | None = Query(None, ge=1, le=200, description="a page of at most this many "
+                                                 "(with `limit` or `cursor`: pages of 50 by default)"),
+                       cursor: CursorParam = None, p: auth.Principal = Depends(principal)) -> Response:
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     if status is not None and status not in MEMORY_STATUSES:
         return bad_param("status", "one of " + ", ".join(MEMORY_STATUSES))
-    rows = await svc.store.memories(tenant_id, contact_id, status)
+    next_cursor = None
+    if limit is None and cursor is None:  # every memory, as before pages existed
+        rows = await svc.store.memories(tenant_id, contact_id, status)
+    else:  # a page: oldest first, after the cursor's (created_at, id); bound to contact and status
+        scope, size = f"{contact_id}\n{status or ''}", limit or 50
+        rows = await svc.store.memories_page(tenant_id, contact_id, status, size + 1,
+                                             pages_position(cursor, "memories", tenant_id, scope))
+        if len(rows) > size:
+            rows = rows[:size]
+            next_cursor = pages.encode_cursor("memories", tenant_id, scope, rows[-1]["created_at"], rows[-1]["id"])
     # importance in the contact's now: decayed since last use (agents/core/decay.py)
     now = contact_now(await svc.store.contact(tenant_id, contact_id))
-    return JSONBody({"contactId": contact_id, "tenantId": tenant_id,
+    return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "nextCursor": next_cursor,
                      "memories": [memory_detail_json({**r, "importance": importance_then(r, now)}, now) for r in rows]})
+
+
+def pages_position(cursor: str | None, kind: str, tenant_id: str, scope: str) -> tuple[datetime | None, str] | None:
+    """The position a cursor names (None: the first page); 400 naming `cursor` for anything else."""
+    if cursor is None:
+        return None
+    try:
+        return pages.decode_cursor(cursor, kind, tenant_id, scope)
+    except pages.BadCursor as e:
+        raise BadParam(400, "cursor", str(e)) from None
 
 
 @app.delete("/contacts/{contact_id:path}", **answers(out.Erasure, 202, {400: out.ErrorBody}))
@@ -1076,6 +1100,9 @@ async def export_contact(contact_id: ContactIdPath, tenant_id: TenantParam = Non
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     rows = await svc.store.export(tenant_id, contact_id)
     history = memory_histories(rows.get("events", []))
+    # what was forgotten is listed without its text (agents/core/curation.py)
+    state = rows["contact"][0]["state"] if rows["contact"] else None
+    hidden = forgotten_messages(state)
     return JSONBody({
         "contactId": contact_id, "tenantId": tenant_id, "exportedAt": format_time(now_utc()),
         "state": rows["contact"][0]["state"] if rows["contact"] else None,
@@ -1085,7 +1112,9 @@ async def export_contact(contact_id: ContactIdPath, tenant_id: TenantParam = Non
         "sessions": [{k: iso(v) for k, v in s.items()} for s in rows.get("sessions", [])],
         "triggers": [trigger_json(t) for t in rows.get("triggers", [])],
         "messages": [{"eventId": r["event_id"], "eventType": r["event_type"], "occurredAt": iso(r["occurred_at"]),
-                      "recordedAt": iso(r["recorded_at"]), **(r["payload"] or {})} for r in rows.get("ledger", [])],
+                      "recordedAt": iso(r["recorded_at"]),
+                      **exported(r["event_id"], r["event_type"], r["payload"] or {}, state, hidden)}
+                     for r in rows.get("ledger", [])],
     })
 
 
@@ -1107,6 +1136,8 @@ async def openapi_document(p: auth.Principal = Depends(principal)) -> JSONBody:
 
 # the /webhooks routes (projections/webhook_routes.py) register on `app`; last: they use the names above
 import projections.webhook_routes  # noqa: E402,F401
+import projections.memory_routes  # noqa: E402,F401  (GET/PATCH/DELETE /contacts/{id}/memories/{memoryId})
+import projections.contacts_routes  # noqa: E402,F401  (GET /contacts, /timeline, the console)
 
 for _route in app.routes:
     whole_path(_route)

@@ -172,6 +172,118 @@ def _memory_terms(m: dict[str, Any]) -> dict[str, Any]:
     return terms_row(m["tenantId"], m["contactId"], m["id"], m.get("speaker"), m["content"])
 
 
+MEMORY_CORRECT = (
+    "UPDATE memories SET content=coalesce(%(content)s::text, content), "
+    "content_hash=coalesce(%(hash)s::text, content_hash), memory_type=coalesce(%(type)s::text, memory_type), "
+    "decay_rate=coalesce(%(decay)s::float8, decay_rate), importance=coalesce(%(imp)s::float8, importance), "
+    "pinned=coalesce(%(pinned)s::boolean, pinned), "
+    "accessed_at=CASE WHEN %(imp)s::float8 IS NULL THEN accessed_at ELSE GREATEST(accessed_at, %(at)s) END, "
+    "embedding=CASE WHEN %(content)s::text IS NULL THEN embedding ELSE %(vec)s::vector END, "
+    "embedding_model=CASE WHEN %(content)s::text IS NULL THEN embedding_model ELSE %(model)s::text END, "
+    "embedding_dim=CASE WHEN %(content)s::text IS NULL THEN embedding_dim ELSE %(dim)s::int END, "
+    f"updated_at=GREATEST(updated_at, %(at)s) WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s")
+# a TERMS_UPSERT that matches no memory row (a correction that leaves the text as it was)
+_NO_TERMS = {"t": "", "c": "", "m": "", "speaker": None, "content": "", "length": 0, "terms": [], "tfs": []}
+
+
+def _correction_row(e: Envelope) -> dict[str, Any]:
+    p = e.payload
+    emb = p.get("embedding") if "content" in p else None
+    return {"content": p.get("content"), "hash": p.get("contentHash"), "type": p.get("memoryType"),
+            "decay": p.get("decayRate"), "imp": p.get("importance"), "pinned": p.get("pinned"), "at": p["at"],
+            "vec": Vector(np.asarray(emb, dtype=np.float32)) if emb is not None else None,
+            "model": p.get("embeddingModel") if emb is not None else None,
+            "dim": len(emb) if emb is not None else None, "t": e.tenant_id, "c": e.contact_id, "m": p["memoryId"]}
+
+
+# A forgotten memory (MemoryForgotten), shredded as erasure shreds a contact: its row, postings and entity
+# links, the derived events about it (history and the unpublished outbox: MemoryForgotten itself, which
+# holds no content, stays), and its webhook deliveries not yet sent; a tombstone keeps the webhook process
+# from enqueueing what is still on the topics about it. The contact's key rows are locked first: the
+# webhook process share-locks them while it stores deliveries, so those in flight are committed (and
+# deleted here) or wait and then see the tombstone (streams/webhooks/delivery.py).
+_ABOUT = "(payload->>'memoryId' = %(m)s OR payload->'memory'->>'id' = %(m)s OR payload->'pattern'->>'id' = %(m)s)"
+FORGET_STATEMENTS = (
+    "SELECT 1 FROM rapport.contact_keys WHERE tenant_id=%(t)s AND contact_id=%(c)s FOR UPDATE",
+    # the profile paragraphs that stated it (ProfileRewritten snapshots: the current one is rebuilt without it)
+    "WITH m AS (SELECT lower(content) AS text FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s) "
+    f"DELETE FROM events e USING m WHERE e.tenant_id=%(t)s AND e.contact_id=%(c)s AND e.event_type = "
+    f"'{ev.PROFILE_REWRITTEN}' AND strpos(lower(e.payload->>'profile'), m.text) > 0",
+    "WITH m AS (SELECT lower(content) AS text FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s) "
+    "DELETE FROM derived_outbox o USING m WHERE o.tenant_id=%(t)s AND o.contact_id=%(c)s AND "
+    f"convert_from(o.envelope, 'UTF8')::jsonb->>'event_type' = '{ev.PROFILE_REWRITTEN}' "
+    "AND strpos(lower(convert_from(o.envelope, 'UTF8')::jsonb->'payload'->>'profile'), m.text) > 0",
+    "DELETE FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s AND id=%(m)s",
+    "DELETE FROM memory_entities WHERE tenant_id=%(t)s AND contact_id=%(c)s AND memory_id=%(m)s",
+    TERMS_DELETE,
+    f"DELETE FROM events WHERE tenant_id=%(t)s AND contact_id=%(c)s AND event_type <> '{ev.MEMORY_FORGOTTEN}' "
+    f"AND {_ABOUT}",
+    "DELETE FROM derived_outbox WHERE tenant_id=%(t)s AND contact_id=%(c)s AND event_id IN (SELECT event_id FROM "
+    "(SELECT event_id, convert_from(envelope, 'UTF8')::jsonb AS d FROM derived_outbox WHERE tenant_id=%(t)s "
+    f"AND contact_id=%(c)s) o WHERE d->>'event_type' <> '{ev.MEMORY_FORGOTTEN}' AND "
+    "(d->'payload'->>'memoryId' = %(m)s OR d->'payload'->'memory'->>'id' = %(m)s "
+    "OR d->'payload'->'pattern'->>'id' = %(m)s))",
+    "DELETE FROM rapport.webhook_deliveries WHERE tenant_id=%(t)s AND contact_id=%(c)s AND status <> 'delivered' "
+    f"AND event_type <> '{ev.MEMORY_FORGOTTEN}' AND body IS NOT NULL AND (SELECT d->>'memoryId' = %(m)s OR "
+    "d->'memory'->>'id' = %(m)s OR d->'pattern'->>'id' = %(m)s FROM (SELECT convert_from(body, 'UTF8')::jsonb->'data' "
+    "AS d) x) IS TRUE",
+    "INSERT INTO rapport.forgotten_memories (tenant_id, contact_id, memory_id) VALUES (%(t)s, %(c)s, %(m)s) "
+    "ON CONFLICT DO NOTHING",
+)
+
+
+async def forget_memory(cur: psycopg.AsyncCursor, e: Envelope) -> None:
+    """The end of the segment that applied MemoryForgotten `e` (agents/pipeline.py starts a new one after a
+    forget request): what it shreds is exactly what the log wrote before it, live or in a replay."""
+    args = {"t": e.tenant_id, "c": e.contact_id, "m": e.payload["memoryId"]}
+    await cur.execute("SELECT content, memory_type FROM memories WHERE tenant_id=%(t)s AND contact_id=%(c)s "
+                      "AND id=%(m)s", args)
+    row = await cur.fetchone()
+    if row is not None and (row["memory_type"] if isinstance(row, dict) else row[1]) == "episode":
+        await _scrub_summaries(cur, e, row["content"] if isinstance(row, dict) else row[0])
+    for sql in FORGET_STATEMENTS:
+        await cur.execute(sql, args)
+
+
+async def _scrub_summaries(cur: psycopg.AsyncCursor, e: Envelope, text: str) -> None:
+    """An episode's text is its message: the session summaries and rolling summaries that quote it (rows
+    and their events) lose those sentences, as the fold's state does (agents/core/curation.py)."""
+    from agents.core.curation import scrub_rolling, scrub_summary
+
+    t, c = e.tenant_id, e.contact_id
+    await cur.execute("SELECT session_id, summary FROM session_summaries WHERE tenant_id=%s AND contact_id=%s",
+                      (t, c))
+    for sid, summary in [(r[0], r[1]) if not isinstance(r, dict) else (r["session_id"], r["summary"])
+                         for r in await cur.fetchall()]:
+        if (new := scrub_summary(summary, text)) != summary:
+            await cur.execute("UPDATE session_summaries SET summary=%s::jsonb WHERE tenant_id=%s AND contact_id=%s "
+                              "AND session_id=%s", (orjson.dumps(new).decode(), t, c, sid))
+    await cur.execute("SELECT session_id, rolling_summary FROM sessions WHERE tenant_id=%s AND contact_id=%s "
+                      "AND rolling_summary IS NOT NULL", (t, c))
+    for sid, rolling in [(r[0], r[1]) if not isinstance(r, dict) else (r["session_id"], r["rolling_summary"])
+                         for r in await cur.fetchall()]:
+        if (new := scrub_rolling(rolling, text)) != rolling:
+            await cur.execute("UPDATE sessions SET rolling_summary=%s WHERE tenant_id=%s AND contact_id=%s "
+                              "AND session_id=%s", (new, t, c, sid))
+    await cur.execute("SELECT event_id, event_type, payload FROM events WHERE tenant_id=%s AND contact_id=%s AND "
+                      "event_type = ANY(%s)", (t, c, [ev.SESSION_SUMMARIZED, ev.ROLLING_SUMMARY_UPDATED,
+                                                      ev.SESSION_CLOSED]))
+    for eid, etype, payload in [(r[0], r[1], r[2]) if not isinstance(r, dict) else
+                                (r["event_id"], r["event_type"], r["payload"]) for r in await cur.fetchall()]:
+        if etype == ev.SESSION_CLOSED:  # the closed session as it stood, its rolling summary included
+            session = payload.get("session") or {}
+            if isinstance(session.get("rollingSummary"), str):
+                session = {**session, "rollingSummary": scrub_rolling(session["rollingSummary"], text)}
+            new_payload = {**payload, "session": session}
+        else:
+            old = payload.get("summary")
+            new_payload = {**payload, "summary": scrub_summary(old, text) if etype == ev.SESSION_SUMMARIZED
+                           and isinstance(old, dict) else scrub_rolling(old, text) if isinstance(old, str) else old}
+        if new_payload != payload:
+            await cur.execute("UPDATE events SET payload=%s::jsonb WHERE tenant_id=%s AND contact_id=%s AND "
+                              "event_id=%s", (orjson.dumps(new_payload).decode(), t, c, eid))
+
+
 # what a trigger's row keeps beyond its columns (GET /contacts/{id}/triggers shows them): a crisis flag's
 # category, clinical level, cue, model score, detector and conversation context; an insight's audience
 TRIGGER_DETAILS = ("category", "audience", "level", "cue", "score", "detector", "context")
@@ -257,6 +369,16 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple | dict[str, Any]]
                    e.payload["memoryId"])),
      # a pattern has no speaker (consolidation.compress)
      (TERMS_UPSERT, lambda e: terms_row(e.tenant_id, e.contact_id, e.payload["memoryId"], None, e.payload["content"]))],
+    # a correction (agents/core/curation.py): the fields it names; new content brings its vector (none when
+    # the embedder failed: the old one no longer stands for it) and its keyword statistics
+    ev.MEMORY_CORRECTED: [
+        (MEMORY_CORRECT, lambda e: _correction_row(e)),
+        (TERMS_UPSERT, lambda e: terms_row(e.tenant_id, e.contact_id, e.payload["memoryId"], e.payload.get("speaker"),
+                                           e.payload["content"]) if "content" in e.payload else _NO_TERMS),
+        ("UPDATE memory_term_docs SET memory_type=%s WHERE tenant_id=%s AND contact_id=%s AND memory_id=%s",
+         lambda e: (e.payload.get("memoryType"), e.tenant_id, e.contact_id,
+                    e.payload["memoryId"] if "memoryType" in e.payload else None))],
+    # MEMORY_FORGOTTEN: forget_memory, after the batch's other rows are written (_apply)
     ev.ENTITY_UPSERTED: [(ENTITY_UPSERT, _entity_row)],
     ev.MOOD_CLASSIFIED: [(
         "INSERT INTO mood_log (tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, "
@@ -292,8 +414,8 @@ def stored_payload(e: Envelope) -> str:
         p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
     elif e.event_type == ev.EPISODES_COMPRESSED and "embedding" in p["pattern"]:
         p = {**p, "pattern": {k: v for k, v in p["pattern"].items() if k != "embedding"}}
-    elif e.event_type == ev.MEMORY_EMBEDDED:
-        p = {k: v for k, v in p.items() if k != "embedding"}
+    elif e.event_type in (ev.MEMORY_EMBEDDED, ev.MEMORY_CORRECTED):
+        p = {k: v for k, v in p.items() if k not in ("embedding", "embeddingModel")}
     elif e.event_type == ev.SESSION_CLOSED:  # the turns are in the ledger already
         p = {k: v for k, v in p.items() if k != "turns"}
     return orjson.dumps(p).decode()
@@ -471,6 +593,9 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
             await cur.execute(EVENTS_INSERT, columns([(e.event_id, e.tenant_id, e.contact_id, e.event_type,
                                                        e.occurred_at, e.causation_id, stored_payload(e))
                                                       for e in batch.derived]))
+        for e in batch.derived:  # after the rows above: nothing of the memory is written after it is shredded
+            if e.event_type == ev.MEMORY_FORGOTTEN:
+                await forget_memory(cur, e)
         if batch.states:
             await cur.executemany(CONTACT_UPSERT, [_contact_row(s) for s in batch.states.values()])
         if batch.watermarks:

@@ -166,7 +166,102 @@ class MemoryDetail(Memory):
 class MemoryList(Answer):
     contactId: str
     tenantId: str
-    memories: list[MemoryDetail]
+    memories: list[MemoryDetail] = Field(description="oldest first (created, then id)")
+    nextCursor: str | None = Field(None, description=(
+        "with `limit` or `cursor`: pass it as `cursor` for the next page; null on the last page "
+        "(without either: every memory, and null)"))
+
+
+# ---------------------------------------------------------------------------------------- contacts
+class ContactSummary(Answer):
+    contactId: str
+    displayName: str | None
+    channel: str | None
+    lastSeenAt: datetime | None = Field(description="the contact's latest message (its event time)")
+    firstSeenAt: datetime | None
+    relationshipStage: Stage
+    memoryCount: int = Field(description="active memories (the working set and those not yet marked expired)")
+    messageCount: int
+    sessionCount: int
+    mood: str | None = Field(description="the latest classified mood (null: none yet)")
+
+
+class ContactList(Answer):
+    tenantId: str
+    contacts: list[ContactSummary]
+    nextCursor: str | None = Field(description="pass it as `cursor` for the next page; null on the last page")
+
+
+class TenantCount(Answer):
+    tenantId: str
+    contacts: int
+
+
+class TenantList(Answer):
+    tenantId: str = Field(description="the key's own tenant")
+    admin: bool = Field(description="whether the key may act for other tenants")
+    tenants: list[TenantCount] = Field(description="by id: every tenant with contacts for an admin key (at most "
+                                                   "1,000), else the key's own")
+
+
+class MoodPoint(Answer):
+    at: datetime = Field(description="the message's time")
+    mood: str
+    energy: str = Field(description="high, medium or low")
+    style: str
+    confidence: float
+    unusual: bool = Field(description="departs from the contact's baseline")
+    source: str = Field(description="offline, llm or previous")
+    sourceEventId: str = Field(description="the message classified")
+
+
+class Span(Answer):
+    kind: Literal["difficult_period", "pattern"] = Field(description=(
+        "difficult_period: a run of negative moods the fold flags (3 or more in a row); pattern: the episodes "
+        "consolidation compressed into one pattern memory"))
+    start: datetime
+    end: datetime
+    label: str
+    count: int = Field(description="messages in the run, or episodes in the pattern")
+    memoryId: str | None = Field(None, description="the pattern memory")
+
+
+class Timeline(Answer):
+    contactId: str
+    tenantId: str
+    moods: list[MoodPoint] = Field(description="oldest first: the last `limit` classified messages")
+    spans: list[Span] = Field(description="by start time")
+    truncated: bool = Field(description="older moods exist beyond `limit`")
+
+
+class MemoryHistoryEntry(Answer):
+    event_id: str = Field(description="the derived event's id (events table)")
+    kind: str = Field(description="extracted, reinforced, corrected, superseded, merged, absorbed, embedded, "
+                                  "compressed, relabelled, archived, expired, pruned, accessed, ...")
+    content: str | None = Field(None, description="the memory's text from this event on, when the event changed it")
+    at: datetime | None
+    eventType: str = Field(description='the event type, e.g. "MemoryCorrected"')
+    causationId: str | None = Field(description="the event it was derived from (a message, a correction request)")
+
+
+class MemoryWithHistory(MemoryDetail):
+    """GET /contacts/{id}/memories/{memoryId}: the memory as GET /contacts/{id}/memories lists it, and
+    every derived event about it, oldest first."""
+    contactId: str
+    tenantId: str
+    history: list[MemoryHistoryEntry]
+
+
+class CurationAccepted(Answer):
+    """202 from PATCH or DELETE /contacts/{id}/memories/{memoryId}: the request is recorded (a
+    MemoryCorrectionRequested or MemoryForgetRequested event); pass `eventId` as `after=` to read it."""
+    eventId: str
+    memoryId: str
+
+
+class NoSuchMemory(ErrorBody):
+    """404: the contact has no memory of this id (never had one, or it was forgotten)."""
+    memory_id: str
 
 
 class Erasure(Answer):
@@ -260,6 +355,7 @@ class ExportedMessage(Answer):
     eventType: str
     occurredAt: datetime | None
     recordedAt: datetime | None
+    forgotten: bool | None = Field(None, description="true: its text was a forgotten episode, left out (message null)")
 
 
 class Export(Answer):

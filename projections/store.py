@@ -357,3 +357,97 @@ class Store:
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql + " ORDER BY created_at, id", args)
             return await cur.fetchall()
+
+    # ------------------------------------------------------------------ pages for the console (issue 26)
+    async def contacts_page(self, tenant_id: str, *, sort: str, limit: int, after: tuple[datetime | None, str] | None,
+                            q: str | None) -> list[dict[str, Any]]:
+        """One page of the tenant's contacts (not the reserved `_...` ones), `limit` rows after the cursor
+        position `after` = (last_seen, contact_id) of the previous page's last row. `sort` "last_seen":
+        newest activity first, ties (and contacts never seen) by contact id, descending, so the order is
+        total and a contact that arrives while a client pages lands before its cursor, never repeating or
+        hiding a row; "contact_id": by id. `q`: a case-insensitive substring of the id or display name.
+        Each row: the columns the list shows, the few state fields its stage and mood are read from, and
+        the count of its active memories."""
+        s = await self.schema()
+        where = ["c.tenant_id = %(t)s", "left(c.contact_id, 1) <> '_'"]
+        params: dict[str, Any] = {"t": tenant_id, "limit": limit}
+        if q:
+            where.append("(c.contact_id ILIKE %(q)s OR c.display_name ILIKE %(q)s)")
+            params["q"] = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        if sort == "contact_id":
+            order = "c.contact_id"
+            if after is not None:
+                where.append("c.contact_id > %(after_id)s")
+                params["after_id"] = after[1]
+        else:
+            order = "c.last_seen DESC NULLS LAST, c.contact_id DESC"
+            if after is not None and after[0] is not None:
+                where.append("((c.last_seen, c.contact_id) < (%(after_at)s, %(after_id)s) OR c.last_seen IS NULL)")
+                params.update(after_at=after[0], after_id=after[1])
+            elif after is not None:
+                where.append("(c.last_seen IS NULL AND c.contact_id < %(after_id)s)")
+                params["after_id"] = after[1]
+        sql = (f"SELECT c.contact_id, c.display_name, c.channel, c.first_seen, c.last_seen, c.message_count, "
+               f"c.session_count, c.state->'mood'->>'mood' AS mood, "
+               f"jsonb_build_object('sessionCount', c.state->'sessionCount', 'lastActiveDay', c.state->'lastActiveDay', "
+               f"'activeStreak', c.state->'activeStreak', 'lastSeen', c.state->'lastSeen', "
+               f"'clockSkewS', c.state->'clockSkewS') AS state, "
+               f"(SELECT count(*) FROM {s}.memories m WHERE m.tenant_id = c.tenant_id AND m.contact_id = c.contact_id "
+               f"AND m.status = 'active') AS memory_count "
+               f"FROM {s}.contacts c WHERE {' AND '.join(where)} ORDER BY {order} LIMIT %(limit)s")
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+    async def memories_page(self, tenant_id: str, contact_id: str, status: str | None, limit: int,
+                            after: tuple[datetime, str] | None) -> list[dict[str, Any]]:
+        """`memories` a page at a time: `limit` rows after (created_at, id) of the previous page's last."""
+        s = await self.schema()
+        sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"
+        args: list[Any] = [tenant_id, contact_id]
+        if status == "expired":
+            sql += " AND (status='expired' OR (status='active' AND expires_at <= now()))"
+        elif status == "active":
+            sql += " AND status='active' AND (expires_at IS NULL OR expires_at > now())"
+        elif status:
+            sql += " AND status=%s"
+            args.append(status)
+        if after is not None:
+            sql += " AND (created_at, id) > (%s, %s)"
+            args += [after[0], after[1]]
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql + " ORDER BY created_at, id LIMIT %s", [*args, limit])
+            return await cur.fetchall()
+
+    async def mood_log(self, tenant_id: str, contact_id: str, limit: int) -> list[dict[str, Any]]:
+        """The contact's last `limit` classified moods, oldest first (ties in time by event id)."""
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT * FROM (SELECT event_id, source_id, at, mood, energy, style, confidence, unusual, source "
+                f"FROM {s}.mood_log WHERE tenant_id=%s AND contact_id=%s ORDER BY at DESC, event_id DESC LIMIT %s) x "
+                f"ORDER BY at, event_id", (tenant_id, contact_id, limit))
+            return await cur.fetchall()
+
+    async def pattern_spans(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
+        """Each pattern memory that consolidation compressed episodes into, with the time its episodes span
+        and how many it holds (agents/core/consolidation.compress)."""
+        s = await self.schema()
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT p.id, p.content, p.status, min(e.created_at) AS start, max(e.created_at) AS end, "
+                f"count(*) AS count FROM {s}.memories e JOIN {s}.memories p ON p.tenant_id = e.tenant_id "
+                f"AND p.contact_id = e.contact_id AND p.id = e.superseded_by "
+                f"WHERE e.tenant_id=%s AND e.contact_id=%s AND e.status='compressed' "
+                f"GROUP BY p.id, p.content, p.status ORDER BY min(e.created_at), p.id", (tenant_id, contact_id))
+            return await cur.fetchall()
+
+    async def tenants(self, only: str | None, limit: int) -> list[dict[str, Any]]:
+        """Tenants that have contacts (reserved `_` ones not counted), with how many, by id; `only`: that one."""
+        s = await self.schema()
+        where = "left(contact_id, 1) <> '_'" + (" AND tenant_id = %(t)s" if only is not None else "")
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(f"SELECT tenant_id, count(*) AS contacts FROM {s}.contacts WHERE {where} "
+                                     f"GROUP BY tenant_id ORDER BY tenant_id LIMIT %(limit)s",
+                                     {"t": only, "limit": limit})
+            return await cur.fetchall()

@@ -12,11 +12,18 @@ Control events (same topic, same key, so they are ordered with the contact's mes
   SummaryProposed v1      {sessionId, personaId, endedAt, summary}  -- a model's summary of a closed session
   ContactTick v1          {}  -- time has reached work the contact has due (a session to close, ...);
                               occurred_at is the due time, in the contact's event time
+  MemoryCorrectionRequested v1 {memoryId, content?, memoryType?, importance?, pinned?, previousContentHash?,
+                          speaker?}
+                          -- PATCH /contacts/{id}/memories/{memoryId}: an operator's or the contact's correction
+  MemoryForgetRequested v1 {memoryId, contentHash?, sourceEventIds?}  -- DELETE /contacts/{id}/memories/{memoryId}
 
 Derived events (agents -> topic `memory-events`, projected into PostgreSQL):
   SessionStarted, SessionClosed, ContactProfileUpdated, MemoryExtracted, MemoryEmbedded,
   MemoryReinforced, MemorySuperseded, MemoryArchived, EntityUpserted, and the consolidation tiers'
   MemoryMerged, MemoryDecayed, EpisodesCompressed, MemoryPruned, MemoryExpired (agents/core/consolidation.py)
+  MemoryCorrected v1      {memoryId, at, and what changed: content, contentHash, previousContentHash, speaker,
+                          embedding, embeddingModel; memoryType, decayRate; importance; pinned} -- what a MemoryCorrectionRequested changed (agents/core/curation.py)
+  MemoryForgotten v1      {memoryId, at}  -- a MemoryForgetRequested applied: the memory's content is shredded
   MemoryAccessed v2       {memoryIds, at}  -- one per MemoriesAccessed (v1 {memoryId, at}, one per memory,
                           is upcast: schemas/upcasters.py)
 """
@@ -57,6 +64,10 @@ MEMORY_EXPIRED = "MemoryExpired"
 EPISODES_COMPRESSED = "EpisodesCompressed"
 PATTERN_RELABELLED = "PatternRelabelled"
 ENTITY_UPSERTED = "EntityUpserted"
+MEMORY_CORRECTION_REQUESTED = "MemoryCorrectionRequested"
+MEMORY_FORGET_REQUESTED = "MemoryForgetRequested"
+MEMORY_CORRECTED = "MemoryCorrected"
+MEMORY_FORGOTTEN = "MemoryForgotten"
 
 CURRENT_VERSIONS: dict[str, int] = {
     INTERACTION_RECORDED: 2,
@@ -89,10 +100,14 @@ CURRENT_VERSIONS: dict[str, int] = {
     EPISODES_COMPRESSED: 1,
     PATTERN_RELABELLED: 1,
     ENTITY_UPSERTED: 1,
+    MEMORY_CORRECTION_REQUESTED: 1,
+    MEMORY_FORGET_REQUESTED: 1,
+    MEMORY_CORRECTED: 1,
+    MEMORY_FORGOTTEN: 1,
 }
 
 SOURCE_TYPES = frozenset({INTERACTION_RECORDED, CONTACT_ERASED, MEMORIES_ACCESSED, CONTACT_TICK, MEMORIES_PROPOSED,
-                          SUMMARY_PROPOSED, LABEL_PROPOSED})
+                          SUMMARY_PROPOSED, LABEL_PROPOSED, MEMORY_CORRECTION_REQUESTED, MEMORY_FORGET_REQUESTED})
 MAX_LABEL_CHARS = 120
 SUMMARY_FIELDS = ("one_liner", "what_mattered", "open_loops", "commitments", "people", "tone")
 MAX_ACCESSED_IDS = 200
@@ -108,6 +123,43 @@ OPTIONAL_STRINGS = ("conversation_id", "session_id", "channel", "display_name", 
 TENANT_CONTACT = "_tenant"
 SCOPES = ("contact", "tenant")
 OUTCOMES = ("positive", "negative", "neutral")
+# a correction (MemoryCorrectionRequested): what it may change, and its bounds
+MEMORY_TYPE_NAMES = ("fact", "preference", "episode", "pattern")
+CORRECTION_FIELDS = ("content", "memoryType", "importance", "pinned")
+# the characters JSON Schema's \s matches (ECMA-262): a content made only of these is blank
+BLANK_CHARS = ("\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+               "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+
+
+def correction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, problem) pairs for a MemoryCorrectionRequested payload; empty when valid. The content is
+    bounded like a message (MAX_MESSAGE_BYTES of UTF-8) and must say something (not only whitespace)."""
+    errs: list[tuple[str, str]] = []
+    mid = p.get("memoryId")
+    if not isinstance(mid, str) or not 1 <= len(mid) <= MAX_ID_CHARS:
+        errs.append(("memoryId", f"required string of 1-{MAX_ID_CHARS} characters"))
+    if not any(p.get(f) is not None for f in CORRECTION_FIELDS):
+        errs.append(("content", "give at least one of: " + ", ".join(CORRECTION_FIELDS)))
+    c = p.get("content")
+    if c is not None:
+        if not isinstance(c, str) or not c.strip(BLANK_CHARS):
+            errs.append(("content", "a string that is not blank"))
+        elif len(c.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+            errs.append(("content", f"longer than {MAX_MESSAGE_BYTES} bytes of UTF-8"))
+    if p.get("memoryType") is not None and p.get("memoryType") not in MEMORY_TYPE_NAMES:
+        errs.append(("memoryType", "one of " + ", ".join(MEMORY_TYPE_NAMES)))
+    imp = p.get("importance")
+    if imp is not None and (isinstance(imp, bool) or not isinstance(imp, (int, float)) or not 0.0 <= imp <= 1.0):
+        errs.append(("importance", "a number from 0 to 1"))
+    if p.get("pinned") is not None and not isinstance(p.get("pinned"), bool):
+        errs.append(("pinned", "true or false"))
+    h = p.get("previousContentHash")
+    if h is not None and (not isinstance(h, str) or len(h) > 64):
+        errs.append(("previousContentHash", "a string of at most 64 characters"))
+    sp = p.get("speaker")
+    if sp is not None and (not isinstance(sp, str) or len(sp) > MAX_ID_CHARS * 2):
+        errs.append(("speaker", "a string of at most 256 characters"))
+    return errs
 
 
 def interaction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
@@ -165,6 +217,19 @@ def validate_payload(env: Envelope) -> None:
         if not (isinstance(env.payload.get("patternId"), str) and isinstance(env.payload.get("count"), int)
                 and isinstance(label, str) and 0 < len(label) <= MAX_LABEL_CHARS):
             raise InvalidEvent(f"payload: patternId, count and label (1-{MAX_LABEL_CHARS} characters)")
+    elif env.event_type == MEMORY_CORRECTION_REQUESTED:
+        errs = correction_errors(env.payload)
+        if errs:
+            raise InvalidEvent("; ".join(f"payload.{f}: {why}" for f, why in errs))
+    elif env.event_type == MEMORY_FORGET_REQUESTED:
+        mid, src, h = env.payload.get("memoryId"), env.payload.get("sourceEventIds"), env.payload.get("contentHash")
+        if not isinstance(mid, str) or not 1 <= len(mid) <= MAX_ID_CHARS:
+            raise InvalidEvent(f"payload.memoryId: required string of 1-{MAX_ID_CHARS} characters")
+        if src is not None and not (isinstance(src, list) and len(src) <= MAX_ACCESSED_IDS
+                                    and all(isinstance(x, str) and len(x) <= MAX_ID_CHARS for x in src)):
+            raise InvalidEvent(f"payload.sourceEventIds: a list of at most {MAX_ACCESSED_IDS} ids")
+        if h is not None and (not isinstance(h, str) or len(h) > 64):
+            raise InvalidEvent("payload.contentHash: a string of at most 64 characters")
     elif env.event_type not in CURRENT_VERSIONS:
         raise InvalidEvent(f"unknown event_type {env.event_type!r}")
 
@@ -194,6 +259,40 @@ def memories_accessed(*, event_id: str, tenant_id: str, contact_id: str, memory_
                     schema_version=CURRENT_VERSIONS[MEMORIES_ACCESSED], tenant_id=tenant_id, contact_id=contact_id,
                     occurred_at=at, recorded_at=recorded_at, payload={"memoryIds": memory_ids}, causation_id=None,
                     correlation_id=event_id)
+
+
+def memory_correction_requested(*, event_id: str, tenant_id: str, contact_id: str, memory_id: str, at: str,
+                                changes: dict[str, Any], previous_content_hash: str | None = None,
+                                speaker: str | None = None) -> Envelope:
+    """PATCH /contacts/{id}/memories/{memoryId}: `changes` holds the CORRECTION_FIELDS given (content,
+    memoryType, importance, pinned). `previous_content_hash`: the content the caller saw (the fold's own
+    record of the memory wins; this names what to keep out for a memory the fold no longer holds);
+    `speaker`: the memory's speaker (who said it; never changes), which its new text is indexed with."""
+    payload: dict[str, Any] = {"memoryId": memory_id,
+                               **{k: changes[k] for k in CORRECTION_FIELDS if changes.get(k) is not None}}
+    if previous_content_hash is not None:
+        payload["previousContentHash"] = previous_content_hash
+    if speaker is not None and "content" in payload:
+        payload["speaker"] = speaker
+    return Envelope(event_id=event_id, event_type=MEMORY_CORRECTION_REQUESTED,
+                    schema_version=CURRENT_VERSIONS[MEMORY_CORRECTION_REQUESTED], tenant_id=tenant_id,
+                    contact_id=contact_id, occurred_at=at, recorded_at=at, payload=payload, causation_id=None,
+                    correlation_id=event_id)
+
+
+def memory_forget_requested(*, event_id: str, tenant_id: str, contact_id: str, memory_id: str, at: str,
+                            content_hash: str | None = None, source_event_ids: list[str] | None = None) -> Envelope:
+    """DELETE /contacts/{id}/memories/{memoryId}. `content_hash`, `source_event_ids`: the memory as the
+    caller saw it, for a memory the fold no longer holds (agents/core/curation.forget)."""
+    payload: dict[str, Any] = {"memoryId": memory_id}
+    if content_hash is not None:
+        payload["contentHash"] = content_hash
+    if source_event_ids:
+        payload["sourceEventIds"] = list(source_event_ids)[:MAX_ACCESSED_IDS]
+    return Envelope(event_id=event_id, event_type=MEMORY_FORGET_REQUESTED,
+                    schema_version=CURRENT_VERSIONS[MEMORY_FORGET_REQUESTED], tenant_id=tenant_id,
+                    contact_id=contact_id, occurred_at=at, recorded_at=at, payload=payload,
+                    causation_id=None, correlation_id=event_id)
 
 
 def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, Any]],

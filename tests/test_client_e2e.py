@@ -76,6 +76,17 @@ def test_every_route_through_the_client_and_the_answers_are_what_the_spec_says(s
         listed = rapport.memories(contact)
         assert {m.id for m in ctx.memories} <= {m.id for m in listed.memories}
         assert all(m.status == "active" for m in rapport.memories(contact, status="active").memories)
+        first = rapport.memories(contact, limit=2)
+        rest = rapport.memories(contact, cursor=first.next_cursor, limit=200)
+        assert [m.id for m in first.memories + rest.memories] == [m.id for m in listed.memories]
+        assert listed.next_cursor is None and rest.next_cursor is None
+        found = rapport.contacts(q=contact.upper(), limit=5)
+        assert [c.contact_id for c in found.contacts] == [contact] and found.contacts[0].display_name == "Arjun"
+        assert found.contacts[0].memory_count >= 1 and found.next_cursor is None
+        tenants = rapport.tenants()  # the data dir's key is the operator's: admin of `default`
+        assert tenants.admin and tenants.tenant_id == "default" and "default" in {t.tenant_id for t in tenants.tenants}
+        timeline = rapport.timeline(contact)
+        assert [p.source_event_id for p in timeline.moods][-1] == f"{run}-4"
         crisis = [t for t in rapport.triggers(contact).triggers if t.kind == "crisis"]
         assert len(crisis) == 1 and crisis[0].human_review and crisis[0].source_event_ids == [f"{run}-4"]
 
@@ -138,8 +149,8 @@ def test_every_route_through_the_client_and_the_answers_are_what_the_spec_says(s
         schema = answer["content"]["application/json"]["schema"]
         assert S.problems(schema, served, body) == [], (method, template, status)
         checked.add((method, template, status))
-    # all 13 JSON operations but the retry of a dead delivery (tests/test_webhooks_pg.py has one), with real data
-    assert len({(m, t) for m, t, s in checked if s < 300}) == 13
+    # all 16 JSON operations but the retry of a dead delivery (tests/test_webhooks_pg.py has one), with real data
+    assert len({(m, t) for m, t, s in checked if s < 300}) == 16
 
 
 def test_the_async_client_reads_its_own_writes(stack):

@@ -35,7 +35,7 @@ def client(monkeypatch):
 ACME = make_key("acme")
 REVOKED = make_key("acme", revoked=True)
 H = {"Authorization": f"Bearer {ACME}"}
-GETS = ["/context/c", "/contacts/c/memories", "/contacts/c/triggers", "/contacts/c/export"]
+GETS = ["/context/c", "/contacts/c/memories", "/contacts/c/triggers", "/contacts/c/export", "/contacts/c/timeline"]
 WEBHOOK_ROUTES = [("POST", "/webhooks"), ("GET", "/webhooks"), ("GET", "/webhooks/wh_1"), ("DELETE", "/webhooks/wh_1"),
                   ("GET", "/webhooks/wh_1/deliveries"), ("POST", "/webhooks/wh_1/deliveries/1/retry")]
 
@@ -43,20 +43,39 @@ WEBHOOK_ROUTES = [("POST", "/webhooks"), ("GET", "/webhooks"), ("GET", "/webhook
 def test_every_route_but_healthz_needs_a_valid_key(client):
     for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {REVOKED}"},
                     {"Authorization": f"Basic {ACME}"}):
-        for method, path in [("GET", p) for p in GETS + ["/openapi.json"]] + [
-                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload")] + WEBHOOK_ROUTES:
+        for method, path in [("GET", p) for p in GETS + ["/openapi.json", "/contacts", "/tenants"]] + [
+                ("DELETE", "/contacts/c"), ("POST", "/ingest"), ("POST", "/payload"), ("GET", "/contacts/c/memories/m1"),
+                ("PATCH", "/contacts/c/memories/m1"), ("DELETE", "/contacts/c/memories/m1")] + WEBHOOK_ROUTES:
             r = client.request(method, path, headers=headers, content=b"{}")
             assert r.status_code == 401, (method, path, headers)
             assert r.headers["www-authenticate"] == "Bearer"
             assert "error" in r.json()
     assert {r.path for r in api.app.routes} == {"/healthz", "/ingest", "/context/{contact_id:path}", "/payload",
                                                "/contacts/{contact_id:path}/memories", "/contacts/{contact_id:path}",
+                                               "/contacts/{contact_id:path}/memories/{memory_id}",
                                                "/contacts/{contact_id:path}/triggers", "/metrics",
                                                "/contacts/{contact_id:path}/export",
                                                "/openapi.json", "/webhooks", "/webhooks/{webhook_id}",
                                                "/webhooks/{webhook_id}/deliveries",
-                                               "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"
+                                               "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
+                                               "/contacts", "/contacts/{contact_id:path}/timeline", "/tenants",
+                                               # the console's static files: public; its data comes from the
+                                               # keyed routes above (tests/test_console_browser.py)
+                                               "/console", "/console/{name}",
                                                }  # no /docs; the OpenAPI document needs a key
+
+
+def test_the_console_is_static_files_under_a_strict_policy_and_nothing_else(client):
+    page = client.get("/console")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
+    assert page.headers["x-content-type-options"] == "nosniff"
+    js = client.get("/console/console.js")
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    for path in ["/console/..%2Fapi.py", "/console/api.py", "/console/nothing.js", "/console/%2E%2E"]:
+        assert client.get(path).status_code == 404, path
+    assert client.post("/console").status_code == 405
 
 
 def test_naming_another_tenant_is_forbidden(client):
@@ -70,6 +89,11 @@ def test_naming_another_tenant_is_forbidden(client):
     assert r.status_code == 403 and r.json()["errors"][0]["field"] == "1.tenant_id"
     r = client.post("/payload", headers=H, json={"contact_id": "c", "message": "hi", "tenant_id": "other"})
     assert r.status_code == 403
+    for method in ("GET", "DELETE"):  # one memory, corrected or forgotten: the key's tenant only
+        r = client.request(method, "/contacts/c/memories/m1", params={"tenant_id": "acme:x"}, headers=H)
+        assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id", method
+    r = client.patch("/contacts/c/memories/m1", headers=H, json={"content": "x", "tenant_id": "other"})
+    assert r.status_code == 403 and r.json()["errors"][0]["field"] == "tenant_id"
 
 
 def test_bad_parameters_are_400_naming_the_field(client):

@@ -45,7 +45,7 @@ async def test_the_tools_are_listed_with_bounded_typed_parameters_and_forgetting
     async with mcp_over(Api(httpx.Response(500))) as mcp:
         tools = {t.name: t for t in (await mcp.list_tools()).tools}
     assert set(tools) == {"record_message", "get_context", "search_memories", "list_triggers", "get_payload",
-                          "forget_contact"}
+                          "forget_contact", "list_memories", "get_memory", "correct_memory", "forget_memory"}
     for tool in tools.values():
         contact = tool.input_schema["properties"]["contact_id"]
         assert (contact["minLength"], contact["maxLength"]) == (1, 128) and contact["description"]
@@ -53,9 +53,12 @@ async def test_the_tools_are_listed_with_bounded_typed_parameters_and_forgetting
         # as a model reads it: the docstring's sentences, not its source indentation
         assert not any(line.startswith(" ") for line in tool.description.splitlines()), tool.description
     assert tools["forget_contact"].annotations.destructive_hint is True
+    assert tools["forget_memory"].annotations.destructive_hint is True
+    assert tools["correct_memory"].annotations.destructive_hint is False
     assert tools["record_message"].annotations.read_only_hint is False
     assert tools["record_message"].annotations.destructive_hint is False
-    assert all(tools[n].annotations.read_only_hint for n in ("get_context", "search_memories", "list_triggers"))
+    assert all(tools[n].annotations.read_only_hint for n in ("get_context", "search_memories", "list_triggers",
+                                                             "list_memories", "get_memory"))
     record = tools["record_message"].input_schema
     assert record["properties"]["role"]["enum"] == ["user", "assistant"]
     assert set(record["required"]) == {"contact_id", "role", "message"}

@@ -33,7 +33,9 @@ def sent_by_every_method() -> list[httpx.Request]:
                   outcome_of="e0", outcome="positive")
     every = [rapport.healthz, lambda: rapport.ingest(event), lambda: rapport.ingest_many([event]),
              lambda: rapport.context("c", query="q", persona_id="p", budget=5, as_of=t, after=receipt, after_timeout=0),
-             lambda: rapport.memories("c", status="active"), lambda: rapport.triggers("c"),
+             lambda: rapport.memories("c", status="active", limit=5, cursor="x"), lambda: rapport.triggers("c"),
+             lambda: rapport.contacts(q="a", sort="contact_id", limit=5, cursor="x"),
+             lambda: rapport.timeline("c", limit=5), rapport.tenants,
              lambda: rapport.export("c"), lambda: rapport.delete_contact("c"),
              lambda: rapport.payload("c", "m", system_prompt="s", service_data={"k": 1}, tools=[{"type": "function"}],
                                      persona_id="p", after="e1", after_timeout=0),
@@ -41,7 +43,10 @@ def sent_by_every_method() -> list[httpx.Request]:
              lambda: rapport.create_webhook("https://h.example/", ["*"], description="d"), rapport.webhooks,
              lambda: rapport.webhook("wh_1"), lambda: rapport.delete_webhook("wh_1"),
              lambda: rapport.webhook_deliveries("wh_1", status="dead", limit=5),
-             lambda: rapport.retry_delivery("wh_1", 7)]
+             lambda: rapport.retry_delivery("wh_1", 7),
+             lambda: rapport.memory("c", "m1", after="e1", after_timeout=0),
+             lambda: rapport.correct_memory("c", "m1", content="x", memory_type="fact", importance=0.5, pinned=True),
+             lambda: rapport.forget_memory("c", "m1")]
     for call in every:
         with pytest.raises(RapportError):
             call()

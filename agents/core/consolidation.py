@@ -179,8 +179,8 @@ def merge_compatible(a: dict[str, Any], b: dict[str, Any], b_item: dict[str, Any
 def _merge_one(s: State, env: Envelope, mid: str, known: Known) -> list[Envelope]:
     idx = s["memoryIndex"]
     item, k = idx["items"][mid], known.get(mid) or {}
-    if k.get("embedding") is None or "content" not in k:
-        return []
+    if k.get("embedding") is None or "content" not in k or item.get("corrected"):
+        return []  # a corrected memory says what a person said it should: never merged away
     v = np.asarray(k["embedding"], dtype=np.float32)
     threshold = dedup.threshold_for(k.get("embeddingModel"))
     best, best_id = -1.0, None
@@ -188,7 +188,7 @@ def _merge_one(s: State, env: Envelope, mid: str, known: Known) -> list[Envelope
     for oid, other in idx["items"].items():
         ko = known.get(oid) or {}
         if oid == mid or ko.get("embedding") is None or "content" not in ko \
-                or ko.get("embeddingModel") != k.get("embeddingModel") or other.get("pinned") \
+                or ko.get("embeddingModel") != k.get("embeddingModel") or other.get("pinned") or other.get("corrected") \
                 or not merge_compatible(this, ko, other):
             continue
         sim = float(v @ np.asarray(ko["embedding"], dtype=np.float32))

@@ -20,7 +20,7 @@ from typing import Any
 from agents.core import memory as mem
 from agents.core.decay import latest
 from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit, admitted
-from agents.core import consolidation, emotion, entities, extraction, remember, sessions, summaries, timeref
+from agents.core import consolidation, curation, emotion, entities, extraction, remember, sessions, summaries, timeref
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -131,6 +131,15 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
 
     items = (s.get("memoryIndex") or {}).get("items", {})
     for e in memory_events:
+        if e.event_type == ev.MEMORY_FORGOTTEN:
+            changed |= facts.pop(e.payload["memoryId"], None) is not None
+            continue
+        if e.event_type == ev.MEMORY_CORRECTED:  # the profile says what the memory now says
+            mid, f = e.payload["memoryId"], facts.get(e.payload["memoryId"])
+            if f is not None and ("content" in e.payload or "importance" in e.payload):
+                put(mid, {**{k: v for k, v in f.items() if k != "n"}, "content": e.payload.get("content", f["content"]),
+                          **({"importance": e.payload["importance"]} if "importance" in e.payload else {})})
+            continue
         if e.event_type in RETIRING:
             mid = e.payload["memoryId"]
             if e.event_type in NO_LONGER_TRUE or (facts.get(mid) or {}).get("type") == "habit":
@@ -185,6 +194,31 @@ def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
     return s, [ev.derived(env, ev.MEMORY_ACCESSED, "access", {"memoryIds": ids, "at": env.occurred_at})]
 
 
+def apply_correction(state: State, env: Envelope, vector: Any = None, model: str | None = None
+                     ) -> tuple[State, list[Envelope]]:
+    """A memory corrected (agents/core/curation.py): MemoryCorrected, and the profile rebuilt when it
+    held the memory. Not a message: sessions, counters and the consolidation clock stay."""
+    s = _copy(state)
+    out = curation.correct(s, env, vector, model)
+    profile = _profile_after(s, out)
+    if profile is not None:
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
+    s["seq"] += 1
+    return s, out
+
+
+def apply_forget(state: State, env: Envelope, memory: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+    """A memory forgotten (agents/core/curation.py): MemoryForgotten, and the profile rebuilt without it.
+    `memory`: its {content, memoryType} as the log stands here (an episode's message leaves the window)."""
+    s = _copy(state)
+    out = curation.forget(s, env, memory)
+    profile = _profile_after(s, out)
+    if profile is not None:
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
+    s["seq"] += 1
+    return s, out
+
+
 LIFETIME_DAYS = {"1d": 1, "3d": 3, "7d": 7, "30d": 30}  # seed 003; "permanent" never expires
 
 
@@ -227,13 +261,15 @@ def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]
     """Merge an LLM's proposals through the same dedup/supersession path as the rules' memories."""
     s = _copy(state)
     out = consolidation.run_due(s, env, known, fresh)
+    candidates = curation.admit(s, candidates)  # nothing corrected or forgotten comes back
     s["memoryIndex"], memory_events, _ = remember.remember(
         s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
     out += memory_events
     if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
         s["memoryVersion"] = s.get("memoryVersion", 0) + 1
     consolidation.note_created(s, memory_events)
-    if env.payload.get("profileUpdate"):
+    # a model's profile rewrite made before a memory of this message was forgotten may still state it
+    if env.payload.get("profileUpdate") and not curation.from_forgotten(s, env.payload.get("sourceEventId")):
         s["profile"], s["profileSource"] = env.payload["profileUpdate"], "llm"
         out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
     s["seq"] += 1
@@ -461,6 +497,7 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
         emotion_events, emotion_memories = emotion.step_message(s, env, llm_mood, message_vector=message_vector)
         out.extend(emotion_events)
         candidates = candidates + emotion_memories
+    candidates = curation.admit(s, candidates)  # nothing corrected or forgotten comes back
     s["memoryIndex"], memory_events, _ = remember.remember(
         s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
     if p.get("outcome") == "positive" and p.get("outcome_of"):

@@ -21,7 +21,8 @@ from schemas.envelope import Envelope, parse_time
 # ------------------------------------------------------------------ what may be subscribed
 TRIGGER_KINDS = ("check_in", "crisis", "owner_insight")
 MEMORY_EVENTS = (ev.MEMORY_EXTRACTED, ev.MEMORY_REINFORCED, ev.MEMORY_SUPERSEDED, ev.MEMORY_MERGED,
-                 ev.EPISODES_COMPRESSED, ev.MEMORY_EXPIRED, ev.MEMORY_PRUNED, ev.MEMORY_ARCHIVED, ev.MEMORY_DECAYED)
+                 ev.EPISODES_COMPRESSED, ev.MEMORY_EXPIRED, ev.MEMORY_PRUNED, ev.MEMORY_ARCHIVED, ev.MEMORY_DECAYED,
+                 ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN)
 # derived events (topic memory-events) and the erasure (topic interactions, clear payload)
 DELIVERABLE = (ev.TRIGGER_CREATED, *MEMORY_EVENTS, ev.CONTACT_ERASED)
 ALL = "*"
@@ -41,6 +42,15 @@ def filter_problem(events: Any) -> str | None:
     if unknown:
         return f"unknown event {str(unknown[0])[:64]!r}; one of: {', '.join(FILTERS)}"
     return None
+
+
+def memory_of(env: Envelope) -> str | None:
+    """The memory an event is about (None for one about several or none), for keeping a forgotten
+    memory's events out of the outbox (streams/webhooks/delivery.py). MemoryForgotten itself is sent."""
+    if env.event_type == ev.MEMORY_FORGOTTEN:
+        return None
+    p = env.payload
+    return p.get("memoryId") or (p.get("memory") or {}).get("id") or (p.get("pattern") or {}).get("id")
 
 
 def trigger_kind(env: Envelope) -> str | None:

@@ -197,6 +197,21 @@ async def forget_contact(cur: Any, tenant_id: str, contact_id: str) -> None:
     memories). Called by the API when it records an erasure and by the projector when it applies one."""
     await cur.execute("DELETE FROM rapport.webhook_deliveries WHERE tenant_id = %s AND contact_id = %s",
                       (tenant_id, contact_id))
+    await cur.execute("DELETE FROM rapport.forgotten_memories WHERE tenant_id = %s AND contact_id = %s",
+                      (tenant_id, contact_id))
+
+
+async def forgotten(conn: Any, envs: list[Envelope]) -> set[tuple[str, str, str]]:
+    """(tenant, contact, memory id) of the memories these events are about that were forgotten
+    (projections/projector.forget_memory records them)."""
+    named = [(e.tenant_id, e.contact_id, m) for e in envs if (m := rules.memory_of(e)) is not None]
+    if not named:
+        return set()
+    rows = await _rows(conn, "SELECT f.tenant_id, f.contact_id, f.memory_id FROM rapport.forgotten_memories f "
+                             "JOIN unnest(%s::text[], %s::text[], %s::text[]) AS b(t, c, m) "
+                             "ON f.tenant_id = b.t AND f.contact_id = b.c AND f.memory_id = b.m",
+                       ([t for t, _, _ in named], [c for _, c, _ in named], [m for _, _, m in named]))
+    return {(r["tenant_id"], r["contact_id"], r["memory_id"]) for r in rows}
 
 
 async def prune(conn: Any, retention_s: float, batch: int = 10_000) -> int:

@@ -14,13 +14,13 @@ from rapport_client.client import AsyncRapport, Rapport, __version__
 from rapport_client.errors import (AuthError, Conflict, ConnectionFailed, NotFound, NotReflected, PayloadTooLarge,
                                    PermissionDenied, RapportError, RateLimited, ServerError, Unavailable,
                                    ValidationError)
-from rapport_client.models import (Context, Delivery, DeliveryList, Entity, Erasure, Event, Export, Health, Memory,
+from rapport_client.models import (ContactList, ContactSummary, Context, Delivery, DeliveryList, Entity, Erasure, Event, Export, Health, Memory,
                                    MemoryDetail, MemoryList, Payload, Receipt, Redelivery, Trigger, TriggerList,
-                                   Webhook, WebhookCreated, WebhookDeleted, WebhookList)
+                                   TenantList, Timeline, Webhook, WebhookCreated, WebhookDeleted, WebhookList)
 from rapport_client.webhooks import InvalidSignature, verify_webhook
 
 __all__ = ["Rapport", "AsyncRapport", "__version__", "Event", "Receipt", "Context", "Memory", "MemoryDetail",
-           "MemoryList", "Entity", "Health", "Payload", "Trigger", "TriggerList", "Export", "Erasure",
+           "MemoryList", "ContactList", "ContactSummary", "TenantList", "Timeline", "Entity", "Health", "Payload", "Trigger", "TriggerList", "Export", "Erasure",
            "Webhook", "WebhookCreated", "WebhookList", "WebhookDeleted", "Delivery", "DeliveryList", "Redelivery",
            "verify_webhook", "InvalidSignature", "RapportError", "ConnectionFailed", "AuthError", "PermissionDenied",
            "NotFound", "Conflict", "ValidationError", "PayloadTooLarge", "RateLimited", "NotReflected", "Unavailable", "ServerError"]

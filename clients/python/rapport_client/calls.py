@@ -43,7 +43,17 @@ ROUTES: Dict[str, Route] = {
     "ingest": Route("POST", "/ingest", result=m.Receipt, body=m.Event),
     "context": Route("GET", "/context/{contact_id}",
                      ("query", "tenant_id", "persona_id", "budget", "as_of", "after"), m.Context),
-    "memories": Route("GET", "/contacts/{contact_id}/memories", ("tenant_id", "status"), m.MemoryList),
+    "contacts": Route("GET", "/contacts", ("tenant_id", "q", "sort", "limit", "cursor"), m.ContactList),
+    "memories": Route("GET", "/contacts/{contact_id}/memories", ("tenant_id", "status", "limit", "cursor"),
+                      m.MemoryList),
+    "memory": Route("GET", "/contacts/{contact_id}/memories/{memory_id}", ("tenant_id", "after"),
+                    m.MemoryWithHistory),
+    "correct_memory": Route("PATCH", "/contacts/{contact_id}/memories/{memory_id}", result=m.CurationReceipt,
+                            body=m.CorrectionRequest),
+    "forget_memory": Route("DELETE", "/contacts/{contact_id}/memories/{memory_id}", ("tenant_id",),
+                           m.CurationReceipt),
+    "timeline": Route("GET", "/contacts/{contact_id}/timeline", ("tenant_id", "limit"), m.Timeline),
+    "tenants": Route("GET", "/tenants", result=m.TenantList),
     "triggers": Route("GET", "/contacts/{contact_id}/triggers", ("tenant_id",), m.TriggerList),
     "export": Route("GET", "/contacts/{contact_id}/export", ("tenant_id",), m.Export),
     "delete_contact": Route("DELETE", "/contacts/{contact_id}", ("tenant_id",), m.Erasure),
@@ -214,6 +224,26 @@ def payload(contact_id: str, message: str, *, tenant_id: Optional[str] = None, p
                             system_prompt=system_prompt, service_data=service_data, tools=tools, after=event_id)
     req = request("payload", json=body.model_dump(mode="json", exclude_none=True))
     return (yield from waiting("payload", req, event_id, after_timeout))
+
+
+def memory(contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None,
+           after: Union[str, m.Receipt, m.CurationReceipt, None] = None,
+           after_timeout: float = AFTER_TIMEOUT_S) -> Flow[m.MemoryWithHistory]:
+    """One memory with its history; `after`: an event (a correction's receipt, an ingest's) to wait for."""
+    event_id = after.event_id if isinstance(after, m.CurationReceipt) else after_id(after, contact_id)
+    req = request("memory", contact_id, memory_id, tenant_id=tenant_id, after=event_id)
+    return (yield from waiting("memory", req, event_id, after_timeout))
+
+
+def correct_memory(contact_id: str, memory_id: str, *, content: Optional[str] = None,
+                   memory_type: Optional[str] = None, importance: Optional[float] = None,
+                   pinned: Optional[bool] = None, tenant_id: Optional[str] = None) -> Flow[m.CurationReceipt]:
+    """A correction, recorded as an event (202). Sent once (the transport retries no PATCH): read it back
+    with memory(..., after=receipt) before sending it again."""
+    body = m.CorrectionRequest(content=content, memory_type=memory_type, importance=importance, pinned=pinned,
+                               tenant_id=tenant_id)
+    return answer("correct_memory", (yield request("correct_memory", contact_id, memory_id,
+                                                   json=body.model_dump(by_alias=True, exclude_none=True))))
 
 
 def wait_for(receipt: m.Receipt, timeout: float = AFTER_TIMEOUT_S, tenant_id: Optional[str] = None) -> Flow[None]:

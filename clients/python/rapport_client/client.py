@@ -121,10 +121,48 @@ class Rapport(_Base):
         """Block until everything in `receipt` is reflected (NotReflected after `timeout` s)."""
         return self._run(calls.wait_for(receipt, timeout, self.tenant_id))
 
-    def memories(self, contact_id: str, *, status: Optional[str] = None,
-                 tenant_id: Optional[str] = None) -> m.MemoryList:
-        """GET /contacts/{id}/memories: every memory (or those of one `status`) with its details."""
-        return self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status))
+    def contacts(self, *, q: Optional[str] = None, sort: Optional[str] = None, limit: Optional[int] = None,
+                 cursor: Optional[str] = None, tenant_id: Optional[str] = None) -> m.ContactList:
+        """GET /contacts: a page of the tenant's contacts, newest activity first (`sort="contact_id"`: by
+        id); pass `.next_cursor` as `cursor` for the next page (None: the last)."""
+        return self._run(calls.simple("contacts", tenant_id=self._tenant(tenant_id), q=q, sort=sort, limit=limit,
+                                      cursor=cursor))
+
+    def memories(self, contact_id: str, *, status: Optional[str] = None, limit: Optional[int] = None,
+                 cursor: Optional[str] = None, tenant_id: Optional[str] = None) -> m.MemoryList:
+        """GET /contacts/{id}/memories: every memory (or those of one `status`) with its details; with
+        `limit` or `cursor` a page of them, oldest first, and `.next_cursor` for the next."""
+        return self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status,
+                                      limit=limit, cursor=cursor))
+
+    def tenants(self) -> m.TenantList:
+        """GET /tenants: the tenants this key may open (an admin key: every one with contacts)."""
+        return self._run(calls.simple("tenants"))
+
+    def timeline(self, contact_id: str, *, limit: Optional[int] = None,
+                 tenant_id: Optional[str] = None) -> m.Timeline:
+        """GET /contacts/{id}/timeline: mood and energy per message (the last `limit`), with the spans of
+        difficult periods and patterns."""
+        return self._run(calls.simple("timeline", contact_id, tenant_id=self._tenant(tenant_id), limit=limit))
+
+    def memory(self, contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None,
+               after: Union[str, m.Receipt, m.CurationReceipt, None] = None,
+               after_timeout: float = AFTER_TIMEOUT_S) -> m.MemoryWithHistory:
+        """GET /contacts/{id}/memories/{memory_id}: one memory and its history (NotFound when unknown or
+        forgotten); `after`: wait until that event (a correction's receipt) is reflected."""
+        return self._run(calls.memory(contact_id, memory_id, tenant_id=self._tenant(tenant_id), after=after,
+                                      after_timeout=after_timeout))
+
+    def correct_memory(self, contact_id: str, memory_id: str, *, content: Optional[str] = None,
+                       memory_type: Optional[str] = None, importance: Optional[float] = None,
+                       pinned: Optional[bool] = None, tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        """PATCH /contacts/{id}/memories/{memory_id}: correct its content (and/or type, importance, pin)."""
+        return self._run(calls.correct_memory(contact_id, memory_id, content=content, memory_type=memory_type,
+                                              importance=importance, pinned=pinned, tenant_id=self._tenant(tenant_id)))
+
+    def forget_memory(self, contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        """DELETE /contacts/{id}/memories/{memory_id}: forget it (its content is shredded once applied)."""
+        return self._run(calls.simple("forget_memory", contact_id, memory_id, tenant_id=self._tenant(tenant_id)))
 
     def triggers(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.TriggerList:
         """GET /contacts/{id}/triggers: check-ins, crisis flags, owner insights."""
@@ -242,9 +280,39 @@ class AsyncRapport(_Base):
     async def wait_for(self, receipt: m.Receipt, timeout: float = AFTER_TIMEOUT_S) -> None:
         return await self._run(calls.wait_for(receipt, timeout, self.tenant_id))
 
-    async def memories(self, contact_id: str, *, status: Optional[str] = None,
-                       tenant_id: Optional[str] = None) -> m.MemoryList:
-        return await self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status))
+    async def contacts(self, *, q: Optional[str] = None, sort: Optional[str] = None, limit: Optional[int] = None,
+                       cursor: Optional[str] = None, tenant_id: Optional[str] = None) -> m.ContactList:
+        return await self._run(calls.simple("contacts", tenant_id=self._tenant(tenant_id), q=q, sort=sort,
+                                            limit=limit, cursor=cursor))
+
+    async def memories(self, contact_id: str, *, status: Optional[str] = None, limit: Optional[int] = None,
+                       cursor: Optional[str] = None, tenant_id: Optional[str] = None) -> m.MemoryList:
+        return await self._run(calls.simple("memories", contact_id, tenant_id=self._tenant(tenant_id), status=status,
+                                            limit=limit, cursor=cursor))
+
+    async def tenants(self) -> m.TenantList:
+        return await self._run(calls.simple("tenants"))
+
+    async def timeline(self, contact_id: str, *, limit: Optional[int] = None,
+                       tenant_id: Optional[str] = None) -> m.Timeline:
+        return await self._run(calls.simple("timeline", contact_id, tenant_id=self._tenant(tenant_id), limit=limit))
+
+    async def memory(self, contact_id: str, memory_id: str, *, tenant_id: Optional[str] = None,
+                     after: Union[str, m.Receipt, m.CurationReceipt, None] = None,
+                     after_timeout: float = AFTER_TIMEOUT_S) -> m.MemoryWithHistory:
+        return await self._run(calls.memory(contact_id, memory_id, tenant_id=self._tenant(tenant_id), after=after,
+                                            after_timeout=after_timeout))
+
+    async def correct_memory(self, contact_id: str, memory_id: str, *, content: Optional[str] = None,
+                             memory_type: Optional[str] = None, importance: Optional[float] = None,
+                             pinned: Optional[bool] = None, tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        return await self._run(calls.correct_memory(contact_id, memory_id, content=content, memory_type=memory_type,
+                                                    importance=importance, pinned=pinned,
+                                                    tenant_id=self._tenant(tenant_id)))
+
+    async def forget_memory(self, contact_id: str, memory_id: str, *,
+                            tenant_id: Optional[str] = None) -> m.CurationReceipt:
+        return await self._run(calls.simple("forget_memory", contact_id, memory_id, tenant_id=self._tenant(tenant_id)))
 
     async def triggers(self, contact_id: str, *, tenant_id: Optional[str] = None) -> m.TriggerList:
         return await self._run(calls.simple("triggers", contact_id, tenant_id=self._tenant(tenant_id)))

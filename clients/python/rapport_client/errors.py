@@ -31,7 +31,7 @@ class PermissionDenied(RapportError):
 
 
 class NotFound(RapportError):
-    """404: no such webhook or delivery (of this tenant), or no such route (a client newer than the
+    """404: no such webhook, delivery or memory (of this tenant), or no such route (a client newer than the
     server, or a wrong base URL)."""
 
 

@@ -62,6 +62,16 @@ class PayloadRequest(BaseModel):
     after: Optional[str] = None
 
 
+class CorrectionRequest(BaseModel):
+    """The body of PATCH /contacts/{id}/memories/{memory_id}: at least one of the changes."""
+    model_config = ConfigDict(populate_by_name=True)
+    content: Optional[str] = None
+    memory_type: Optional[str] = Field(None, alias="memoryType", description="fact, preference, episode or pattern")
+    importance: Optional[float] = Field(None, description="0 to 1")
+    pinned: Optional[bool] = None
+    tenant_id: Optional[str] = None
+
+
 class WebhookRequest(BaseModel):
     """The body of POST /webhooks."""
     url: str
@@ -211,6 +221,90 @@ class MemoryList(Result):
     contact_id: str
     tenant_id: str
     memories: List[MemoryDetail]
+    next_cursor: Optional[str] = Field(None, description="with limit or cursor: the next page's cursor (None: last)")
+
+
+# ---------------------------------------------------------------------------------------- contacts
+class ContactSummary(Result):
+    contact_id: str
+    display_name: Optional[str]
+    channel: Optional[str]
+    last_seen_at: Optional[datetime]
+    first_seen_at: Optional[datetime]
+    relationship_stage: Literal["new", "building", "established", "deep", "fading", "dormant"]
+    memory_count: int
+    message_count: int
+    session_count: int
+    mood: Optional[str]
+
+
+class ContactList(Result):
+    tenant_id: str
+    contacts: List[ContactSummary]
+    next_cursor: Optional[str] = Field(description="the next page's cursor (None: the last page)")
+
+
+class TenantCount(Result):
+    tenant_id: str
+    contacts: int
+
+
+class TenantList(Result):
+    tenant_id: str
+    admin: bool
+    tenants: List[TenantCount]
+
+
+class MoodPoint(Result):
+    at: datetime
+    mood: str
+    energy: str
+    style: str
+    confidence: float
+    unusual: bool
+    source: str
+    source_event_id: str
+
+
+class Span(Result):
+    kind: Literal["difficult_period", "pattern"]
+    start: datetime
+    end: datetime
+    label: str
+    count: int
+    memory_id: Optional[str] = None
+
+
+class Timeline(Result):
+    contact_id: str
+    tenant_id: str
+    moods: List[MoodPoint]
+    spans: List[Span]
+    truncated: bool
+
+
+class MemoryHistoryEntry(Result):
+    """One derived event about a memory: `kind` extracted, reinforced, corrected, superseded, ...;
+    `content` the memory's text from this event on, when the event changed it."""
+    event_id: str = Field(alias="event_id")
+    kind: str
+    content: Optional[str] = None
+    at: Optional[datetime]
+    event_type: str
+    causation_id: Optional[str]
+
+
+class MemoryWithHistory(MemoryDetail):
+    """GET /contacts/{id}/memories/{memory_id}: the memory and its history, oldest first."""
+    contact_id: str
+    tenant_id: str
+    history: List[MemoryHistoryEntry]
+
+
+class CurationReceipt(Result):
+    """A correction or a forgetting recorded (202): pass `event_id` as `after=` to read it back."""
+    event_id: str
+    memory_id: str
 
 
 class Erasure(Result):
@@ -304,6 +398,7 @@ class ExportedMessage(Result):
     event_type: str
     occurred_at: Optional[datetime]
     recorded_at: Optional[datetime]
+    forgotten: Optional[bool] = Field(None, description="True: its text was a forgotten episode (message None)")
 
 
 class Export(Result):
