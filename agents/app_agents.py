@@ -151,47 +151,89 @@ async def _on_revoked(app_, revoked, **kwargs) -> None:  # noqa: ANN001
 async def process_interactions(stream):  # noqa: ANN001
     s = settings()
     p = await pipeline()
-    async for events in stream.take_events(s.batch_size, within=s.batch_window_s):
-        records = [Record(e.message.value, e.message.topic, e.message.partition, e.message.offset, e.message.key,
-                          e.message.headers) for e in events]
-        # one span per batch; each record's producer trace continues in a span of its own (streams/tracing.py)
-        with tracing.tracer.start_as_current_span(f"process {interactions_topic.get_topic_name()}",
-                                                  kind=SpanKind.CONSUMER) as span:
-            started = time.time_ns()
-            with metrics.BATCH_SECONDS.time(), metrics.stage("open"):  # the pipeline moves on through the stages
-                outcome = await process_reconnecting(p, records)
-            metrics.observe_batch(outcome, p.erased, now_utc())
-            metrics.observe_lag(records, partition_end)
-            if span.is_recording():
-                tracing.consumed(span, traced_records(records, outcome), started)
-            with metrics.stage("publish"):
-                await publish_outcome(p, outcome)
+    try:
+        async for events in stream.take_events(s.batch_size, within=s.batch_window_s):
+            records = [Record(e.message.value, e.message.topic, e.message.partition, e.message.offset, e.message.key,
+                              e.message.headers) for e in events]
+            # one span per batch; each record's producer trace continues in a span of its own (streams/tracing.py)
+            with tracing.tracer.start_as_current_span(f"process {interactions_topic.get_topic_name()}",
+                                                      kind=SpanKind.CONSUMER) as span:
+                started = time.time_ns()
+                with metrics.BATCH_SECONDS.time(), metrics.stage("open"):  # the pipeline moves on through the stages
+                    outcome = await process_reconnecting(p, records)
+                metrics.observe_batch(outcome, p.erased, now_utc())
+                metrics.observe_lag(records, partition_end)
+                if span.is_recording():
+                    tracing.consumed(span, traced_records(records, outcome), started)
+                with metrics.stage("publish"):
+                    await publish_outcome(p, outcome)
+    finally:  # the last batch's sends, before the worker stops (else the leader's outbox relay sends them)
+        await finish_publishing(FLUSH_ON_STOP_S)
+
+
+# A batch's sends run in the background while the next batch is processed: at most one batch's in
+# flight, in batch order (publish_outcome waits for the previous one before it starts the next).
+_publishing: asyncio.Task | None = None
+FLUSH_ON_STOP_S = 10.0
 
 
 async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN001
     """A committed batch's dead letters and derived events to their topics (the derived ones with the
-    batch's trace context), and its sources to the optional LLM steps."""
+    batch's trace context), and its sources to the optional LLM steps. The derived events are sealed
+    here, with the keys as of this batch (the next batch may erase a contact: no key is made for it
+    again); the sends and the outbox's clean-up run in the background while the next batch is
+    processed (`_send_batch`)."""
+    global _publishing
     if _extractor is not None and outcome.sources:  # deferred LLM extraction, off the stream's path
         _extractor.submit(outcome.sources, outcome.profiles, publish_source)
     if _summarizer is not None:
         _summarizer.submit(outcome.derived, publish_source)
-    for dl in outcome.dead_letters:
-        # the reason's kind only: its details can quote the message (they are in the dead-letter record)
-        log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
-                    dl.reason.split(":", 1)[0])
-        await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
-    await send_derived(p, outcome.derived)
+    kinds = metrics.trigger_kinds(outcome.derived)  # read before sealing hides the payload
+    sealed = await seal_derived(p, outcome.derived)
+    headers = tracing.record_headers()
+    await finish_publishing()
+    _publishing = asyncio.create_task(_send_batch(p, outcome, sealed, headers, kinds))
+
+
+async def finish_publishing(timeout: float | None = None) -> None:
+    """Wait for the batch being sent (if any). A send that failed leaves its events in the outbox, for
+    the leader's relay (OUTBOX_GRACE_S later)."""
+    global _publishing
+    task, _publishing = _publishing, None
+    if task is None:
+        return
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+    except asyncio.TimeoutError:
+        log.warning("a batch's sends did not finish within %.0f s; the outbox relay sends what is left", timeout)
+    except Exception as err:  # noqa: BLE001 (the outbox keeps them)
+        log.warning("publishing a batch's derived events failed (%s); the outbox relay sends them",
+                    type(err).__name__)
+
+
+async def _send_batch(p: InteractionPipeline, outcome, sealed: list, headers: list,  # noqa: ANN001
+                      kinds: dict[str, str]) -> None:
+    with metrics.background("send"):
+        await send_sealed(sealed, headers, kinds)
+        for dl in outcome.dead_letters:
+            # the reason's kind only: its details can quote the message (they are in the dead-letter record)
+            log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
+                        dl.reason.split(":", 1)[0])
+            await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
     # sent (or dropped with an erased contact): out of the outbox; a death before this line leaves
     # them to relay_outbox, and their consumers dedup by event id
-    await projector.mark_published(p.conn, outcome.derived)
+    await p.mark_published(outcome.derived)
 
 
 async def send_derived(p: InteractionPipeline, derived: list) -> None:
     """Derived events, sealed, to the memory-events topic (triggers also to the triggers topic), with the
     current trace context."""
-    headers = tracing.record_headers()
     kinds = metrics.trigger_kinds(derived)  # read before sealing hides the payload
-    for e in await seal_derived(p, derived):
+    await send_sealed(await seal_derived(p, derived), tracing.record_headers(), kinds)
+
+
+async def send_sealed(sealed: list, headers: list, kinds: dict[str, str]) -> None:
+    for e in sealed:
         key, value = derived_record(e)
         await send_signed(memory_events_topic, key, value, headers)
         if e.event_type == ev.TRIGGER_CREATED:  # for services that act on triggers

@@ -28,8 +28,9 @@ TRIGGERS_PUBLISHED = Counter("rapport_triggers_published_total", "Triggers sent 
 
 
 STAGE_SECONDS = Counter("rapport_stage_seconds", "Seconds a worker spent in each stage of its batches (open, "
-                        "dedup, state, plan, model, fold, project, commit, redis, publish) and its scheduler "
-                        "passes; a nested stage's time is its own, not its caller's", ["stage"])
+                        "dedup, state, plan, model, fold, project, commit, redis, publish; send: a batch's sends, "
+                        "in the background while the next batch runs) and its scheduler passes; a nested stage's "
+                        "time is its own, not its caller's", ["stage"])
 _running: contextvars.ContextVar[tuple[str, float] | None] = contextvars.ContextVar("rapport_stage", default=None)
 
 
@@ -51,6 +52,19 @@ def stage(name: str, counter: Counter = STAGE_SECONDS) -> Iterator[None]:
         _running.reset(token)
         if outer is not None:
             _running.set((outer[0], end))
+
+
+@contextmanager
+def background(name: str, counter: Counter = STAGE_SECONDS) -> Iterator[None]:
+    """A stage run in a task of its own beside the batches (a batch's sends while the next one is
+    processed): it pauses no stage of the task that started it, so with it the stages add up to more
+    than the wall time by what ran at the same time."""
+    token = _running.set(None)
+    try:
+        with stage(name, counter):
+            yield
+    finally:
+        _running.reset(token)
 
 
 def switch(name: str, counter: Counter = STAGE_SECONDS) -> None:

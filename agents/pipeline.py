@@ -44,7 +44,7 @@ from agents.core import mood as mood_model
 from agents.core.redaction import parse_policy
 from agents.embedder import Embedder, embed_each
 from projections import db
-from projections.projector import Applied, Batch, project_segments
+from projections.projector import Applied, Batch, mark_published, project_segments
 from schemas import events as ev
 from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key
@@ -133,6 +133,10 @@ def record_outcomes(records: list[Record], outcome: Outcome) -> list[tuple[str, 
 # 50,000 of them could take gigabytes (README: Operations, memory)
 STATE_CACHE_BYTES = int(float(os.environ.get("RAPPORT_STATE_CACHE_MB", "96")) * 2**20)
 VECTORS_KEPT = 20_000  # hot-set embeddings (384 float32, ~1.6 KB each)
+# messages' vectors by text (each computed alone, so the same text always has the same bits): a text
+# said again in a later batch ("ok", "lol", a template a bot sends) is not embedded again; ~16 MB, and as
+# much again for candidates' texts (live only)
+MESSAGE_VECTORS_KEPT = 10_000
 
 
 def state_size(state: dict) -> int:
@@ -164,6 +168,10 @@ class InteractionPipeline:
         self.cache_size = cache_size
         self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
         self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
+        # message text -> its vector computed alone (`_embed_sync`); used by the executor's one thread only
+        self.said_vectors: LRUCache[str, np.ndarray] = LRUCache(MESSAGE_VECTORS_KEPT)
+        # candidates' texts -> their vectors as embedded in a batch (live only: `_embed_sync`)
+        self.text_vectors: LRUCache[str, np.ndarray] = LRUCache(MESSAGE_VECTORS_KEPT)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="embed")
         self.keys = shredding.KeyRing(cache_size)  # contact keys (streams/shredding.py)
         self.erased: set[tuple[str, str]] = set()  # the contacts the last batch erased
@@ -174,6 +182,9 @@ class InteractionPipeline:
         # a live worker over the ledger's projection version: a contact's events recorded but never
         # delivered fold before its next one (`_ledger_gaps`); not in tests whose versions share a ledger
         self.ledger_order = ledger_order and records
+        # the connection's one user at a time: a batch, or the outbox rows of a batch sent in the
+        # background meanwhile (agents/app_agents.py), between two batches' transactions
+        self.conn_lock = asyncio.Lock()
 
     def unsigned(self, r: Record) -> str | None:
         """Why `r` is not a record rapport signed (a dead letter's reason), or None."""
@@ -191,14 +202,23 @@ class InteractionPipeline:
     async def process(self, records: list[Record]) -> Outcome:
         """One batch, in one transaction; when it fails, contact by contact (`_isolate`). A lost
         connection is raised: nothing is wrong with the events, the caller reconnects and retries."""
-        try:
-            return await self._process_tx(records)
-        except (psycopg.OperationalError, psycopg.InterfaceError):
-            raise
-        except Exception as err:
-            log.warning("batch of %d records failed (%s); retrying it contact by contact", len(records),
-                        logsafe.where(err))  # never the exception's message: it can quote a message
-            return await self._isolate(records)
+        async with self.conn_lock:
+            try:
+                return await self._process_tx(records)
+            except (psycopg.OperationalError, psycopg.InterfaceError):
+                raise
+            except Exception as err:
+                log.warning("batch of %d records failed (%s); retrying it contact by contact", len(records),
+                            logsafe.where(err))  # never the exception's message: it can quote a message
+                return await self._isolate(records)
+
+    async def mark_published(self, derived: list[Envelope]) -> None:
+        """Derived events now on the broker leave the outbox (projector.mark_published), on this
+        pipeline's connection once no batch holds it."""
+        if derived:
+            async with self.conn_lock:  # the wait for the batch in progress is not counted
+                with metrics.background("send"):
+                    await mark_published(self.conn, derived)
 
     async def _process_tx(self, records: list[Record], track_offsets: bool = True) -> Outcome:
         """It holds the version-switch lock shared, so `rapport replay` (which takes it exclusively to
@@ -673,15 +693,39 @@ class InteractionPipeline:
         by_event: dict[tuple[str, str], np.ndarray] = {}
         if said:
             each = getattr(self.embedder, "embed_messages", None)
-            items = [(mid, t) for _, mid, t in said]
-            vecs = each(items) if each is not None else embed_each(self.embedder, [t for _, t in items])
+            vecs = each([(mid, t) for _, mid, t in said]) if each is not None else \
+                self._alone([t for _, _, t in said])
             for (eid, _, t), v in zip(said, vecs):
                 by_event[eid] = np.asarray(v, dtype=np.float32)
                 by_text.setdefault(t, by_event[eid])
         rest = list(dict.fromkeys(t for t in texts if t not in by_text))  # a text said twice: embedded once
-        if rest:
+        if rest and not hasattr(self.embedder, "embed_messages"):
+            # live: a candidate's text embedded in an earlier batch (a fact many contacts state alike, a
+            # message's episode) takes that vector; a replay reads live's stored vectors instead
+            # (RecordedEmbedder), so it is left as it was
+            for t in rest:
+                v = self.said_vectors.get(t)
+                if v is None:
+                    v = self.text_vectors.get(t)
+                if v is not None:
+                    by_text[t] = v
+            rest = [t for t in rest if t not in by_text]
+            if rest:
+                fresh = dict(zip(rest, self.embedder.embed(rest)))
+                by_text.update(fresh)
+                self.text_vectors.update(fresh)
+        elif rest:
             by_text.update(zip(rest, self.embedder.embed(rest)))
         return by_text, by_event
+
+    def _alone(self, texts: list[str]) -> list[np.ndarray]:
+        """Each text's vector computed alone (`embed_each`), from `said_vectors` when an earlier batch
+        computed it: a text alone gives the same bits in every call, so this changes no vector."""
+        known = {t: self.said_vectors[t] for t in dict.fromkeys(texts) if t in self.said_vectors}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        for t, v in zip(missing, embed_each(self.embedder, missing)):
+            known[t] = self.said_vectors[t] = np.asarray(v, dtype=np.float32)
+        return [known[t] for t in texts]
 
     async def _embed(self, memories: list[dict], said: list[tuple[str, str, str]] | None = None
                      ) -> dict[str, np.ndarray]:

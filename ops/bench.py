@@ -39,9 +39,13 @@ QUESTIONS = ["How is my dog doing?", "Where do I live?", "What food do I like?",
              "What do I do for work?", "What was I worried about?", "What should we talk about?"]
 
 
-def message(rng: random.Random) -> str:
-    return rng.choice(TEMPLATES).format(pet=rng.choice(PETS), place=rng.choice(PLACES), work=rng.choice(WORK),
-                                        food=rng.choice(FOOD), n=rng.randint(1, 12))
+def message(rng: random.Random, distinct: bool = False) -> str:
+    """One chat message from the templates; `distinct`: three of them, so that nearly every message of a
+    run is a text of its own, as in real traffic (the templates alone give ~130 texts per run, which the
+    worker embeds once each)."""
+    one = rng.choice(TEMPLATES).format(pet=rng.choice(PETS), place=rng.choice(PLACES), work=rng.choice(WORK),
+                                       food=rng.choice(FOOD), n=rng.randint(1, 12))
+    return f"{one}. {message(rng)}. {message(rng)}" if distinct else one
 
 
 def pct(values: list[float], p: float) -> float:
@@ -263,15 +267,35 @@ def context_main(url: str | None, contacts: int, per_contact: int, queries: int,
     return r
 
 
+async def ask_while(url: str, headers: dict[str, str], run: str, contacts: int, clients: int, seed: int,
+                    stop: asyncio.Event) -> list[float]:
+    """`clients` clients asking /context with a query, each without pause, until `stop`: the latencies."""
+    lat: list[float] = []
+    async with httpx.AsyncClient(base_url=url, timeout=60, headers=headers,
+                                 limits=httpx.Limits(max_connections=clients)) as c:
+        async def client(j: int) -> None:
+            r = random.Random(seed * 1000 + j)
+            while not stop.is_set():
+                params = {"tenant_id": "bench", "budget": 1200,
+                          "query": f"{r.choice(QUESTIONS)} ({r.randint(0, 10**6)})"}
+                s = time.perf_counter()
+                (await c.get(f"/context/bench-{run}-{r.randrange(contacts)}", params=params)).raise_for_status()
+                lat.append(time.perf_counter() - s)
+
+        await asyncio.gather(*(client(j) for j in range(clients)))
+    return lat
+
+
 async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7,
                    headers: dict[str, str] | None = None,
-                   stages: Callable[[], dict[str, float] | None] | None = None) -> dict[str, Any]:
+                   stages: Callable[[], dict[str, float] | None] | None = None, busy_clients: int = 0,
+                   distinct: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
     per = max(events // contacts, 1)
     t0 = 1_700_000_000
     evs = [{"contact_id": f"bench-{run}-{c}", "tenant_id": "bench", "event_id": f"{run}-{c}-{i}",
-            "role": "user" if i % 3 != 2 else "assistant", "message": message(rng),
+            "role": "user" if i % 3 != 2 else "assistant", "message": message(rng, distinct),
             "occurred_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0 + i * 90 + c))}
            for i in range(per) for c in range(contacts)]
     out: dict[str, Any] = {"contacts": contacts, "events": len(evs)}
@@ -286,7 +310,10 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
                            params={"tenant_id": "bench", "after": warm["event_id"]})).status_code == 504:
             pass
 
-        # 1. ingest: batches of 100 events that mix contacts
+        # 1. ingest: batches of 100 events that mix contacts (and, if asked, /context asked meanwhile)
+        stop = asyncio.Event()
+        busy = asyncio.create_task(ask_while(url, headers or {}, run, contacts, busy_clients, seed, stop)) \
+            if busy_clients else None
         before = stages() if stages else None
         batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
         post_lat: list[float] = []
@@ -311,9 +338,17 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
                 pass
         drained = time.perf_counter() - start
         out["processing"] = {"end_to_end_events_per_s": round(len(evs) / drained, 1), "seconds": round(drained, 2)}
+        if busy is not None:
+            stop.set()
+            lat = await busy
+            out["context_during_ingest"] = {"clients": busy_clients, **summary(lat),
+                                            "requests_per_s": round(len(lat) / drained, 1)}
         after = stages() if stages else None
         if before is not None and after is not None:
             out["stages"] = breakdown(before, after)
+            cpu = out["stages"].pop(CPU, None)
+            if cpu is not None:  # CPU per event: what a worker costs, less moved than rates by a shared machine
+                out["worker_cpu"] = {"seconds": round(cpu, 2), "ms_per_event": round(cpu * 1000 / len(evs), 3)}
         out["texts"] = [e["message"] for e in evs]  # for the model-only rate (load_main), not printed
 
         # 3. freshness: one new event, then the time until /context?after= answers
@@ -364,13 +399,25 @@ def print_load(r: dict[str, Any]) -> None:
         print(f"bare transport       {t['events_per_s']:>10} events/s   (a Faust pass-through worker on the same "
               f"broker); the pipeline runs at {t['ratio']:.2f}x of it")
     if r.get("stages"):
-        total = sum(r["stages"].values()) or 1.0
+        batch = {k: v for k, v in r["stages"].items() if k not in BACKGROUND_STAGES}
+        total = sum(batch.values()) or 1.0
         print("worker time by stage (s, share): " + ", ".join(
-            f"{k} {v:.2f} ({v / total:.0%})" for k, v in r["stages"].items() if v >= 0.005))
+            f"{k} {v:.2f} ({v / total:.0%})" for k, v in batch.items() if v >= 0.005) + "".join(
+            f"; {k} {r['stages'][k]:.2f} beside them" for k in BACKGROUND_STAGES if r["stages"].get(k, 0) >= 0.005))
+    if r.get("worker_cpu"):
+        print(f"worker CPU           {r['worker_cpu']['ms_per_event']:>10} ms/event   "
+              f"({r['worker_cpu']['seconds']} s of CPU over the ingest and its processing)")
+    if r.get("context_during_ingest"):
+        v = r["context_during_ingest"]
+        print(f"/context while ingesting, {v['clients']} clients: p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, "
+              f"p99 {v['p99_ms']} ms, {v['requests_per_s']} req/s")
     if r.get("model_only"):
         m = r["model_only"]
         print(f"model alone          {m['events_per_s']:>10} events/s   ({m['distinct_texts']} distinct texts at "
               f"{m['texts_per_s']} texts/s); processed / model-only = {m['ratio']:.2f}")
+        if "alone_events_per_s" in m:
+            print(f"model, one text/call {m['alone_events_per_s']:>10} events/s   ({m['alone_texts_per_s']} texts/s, "
+                  f"as the worker embeds a message); processed / that = {m['alone_ratio']:.2f}")
     f = r["freshness"]
     print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
     for name, v in r["context"].items():
@@ -378,7 +425,11 @@ def print_load(r: dict[str, Any]) -> None:
               f"{v['requests_per_s']} req/s")
 
 
-STAGES = ("open", "dedup", "state", "plan", "model", "fold", "project", "commit", "redis", "publish", "scheduler")
+CPU = "cpu"  # stage_seconds' key for the workers' process CPU seconds (not a stage)
+# stages that run beside a worker's batches, not in them (agents/metrics.background)
+BACKGROUND_STAGES = ("send", "scheduler")
+STAGES = ("open", "dedup", "state", "plan", "model", "fold", "project", "commit", "redis", "publish", "send",
+          "scheduler")
 
 
 def stage_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
@@ -393,6 +444,8 @@ def stage_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
     for sample in got:
         if sample.name == "rapport_stage_seconds_total":
             out[sample.labels["stage"]] = out.get(sample.labels["stage"], 0.0) + sample.value
+        elif sample.name == "process_cpu_seconds_total":  # the workers' CPU, whatever else runs on the machine
+            out[CPU] = out.get(CPU, 0.0) + sample.value
     return out
 
 
@@ -417,15 +470,30 @@ def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
     return len(distinct) / (time.perf_counter() - t), len(distinct)
 
 
+def model_alone_rate(texts: list[str], sample: int = 300) -> float:
+    """Texts per second of the configured embedder called with one text at a time, as the worker embeds a
+    user message (agents/pipeline.py `_embed_sync`: a vector that does not depend on its batch), over up to
+    `sample` of `texts`' distinct ones."""
+    from agents.embedder import default_embedder
+
+    distinct = list(dict.fromkeys(texts))[:sample]
+    model = default_embedder()
+    t = time.perf_counter()
+    for text in distinct:
+        model.embed([text])
+    return len(distinct) / (time.perf_counter() - t)
+
+
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
-              out: str | None) -> dict[str, Any]:
+              out: str | None, busy_clients: int = 0, distinct: bool = False) -> dict[str, Any]:
     from ops.worker_metrics import metrics_urls
 
     dirs: list[Path] = []
     with target(url, workers, with_kafka=True, data_dirs=dirs) as (u, kafka_url, headers):
         urls = metrics_urls(dirs[0] if dirs else None)
         r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers,
-                                 stages=(lambda: stage_seconds(urls)) if urls else None))
+                                 stages=(lambda: stage_seconds(urls)) if urls else None, busy_clients=busy_clients,
+                                 distinct=distinct))
         if kafka_url:  # the same broker, the same number of events, after the pipeline's run
             from ops.bench_transport import transport_rate
 
@@ -435,8 +503,12 @@ def load_main(url: str | None, contacts: int, events: int, queries: int, concurr
     texts = r.pop("texts")
     rate, distinct = model_only_rate(texts)  # the same texts, the model alone, after the stack's run
     events_per_s = rate * len(texts) / distinct
+    alone = model_alone_rate(texts)
+    alone_events_per_s = alone * len(texts) / distinct
     r["model_only"] = {"texts_per_s": round(rate, 1), "distinct_texts": distinct, "events_per_s": round(events_per_s, 1),
-                       "ratio": round(r["processing"]["end_to_end_events_per_s"] / events_per_s, 3)}
+                       "ratio": round(r["processing"]["end_to_end_events_per_s"] / events_per_s, 3),
+                       "alone_texts_per_s": round(alone, 1), "alone_events_per_s": round(alone_events_per_s, 1),
+                       "alone_ratio": round(r["processing"]["end_to_end_events_per_s"] / alone_events_per_s, 3)}
     print_load(r)
     if out:
         Path(out).write_text(json.dumps(r, indent=2))

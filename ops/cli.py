@@ -498,7 +498,13 @@ def bench() -> None:
 @click.option("--out", default=None, help="write the results as JSON here")
 @click.option("--kafka", is_flag=True, help="the embedded stack on a 3-broker Apache Kafka cluster started for "
               "the run (Java + Maven) instead of the embedded broker")
-def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka) -> None:  # noqa: ANN001
+@click.option("--busy-clients", default=0, show_default=True,
+              help="clients asking /context (with a query) without pause while the events are ingested and "
+                   "processed: its latency while the worker works (the processing rate then shares the machine)")
+@click.option("--distinct", is_flag=True, help="three template sentences per message, so that nearly every "
+              "message is a text of its own (the default workload repeats ~130 texts)")
+def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka, busy_clients,  # noqa: ANN001
+               distinct) -> None:
     """Ingest rate, processing rate, freshness and /context latency through the HTTP API."""
     import os
     import platform
@@ -507,7 +513,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka)
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     if not kafka:
-        load_main(url, contacts, events, queries, concurrency, workers, out)
+        load_main(url, contacts, events, queries, concurrency, workers, out, busy_clients, distinct)
         return
     from unittest import mock
 
@@ -522,7 +528,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka)
     click.echo(f"Apache Kafka cluster: {cluster.bootstrap} (3 brokers, KRaft)")
     try:
         with mock.patch.dict(os.environ, {"RAPPORT_KAFKA_URL": cluster.url}):
-            load_main(None, contacts, events, queries, concurrency, workers, out)
+            load_main(None, contacts, events, queries, concurrency, workers, out, busy_clients, distinct)
     finally:
         cluster.stop()
 
@@ -665,6 +671,18 @@ def bench_notes(url, only) -> None:  # noqa: ANN001
         found = run(base, headers, tuple(only) or SCENARIOS)
     click.echo(f"hygiene problems: {found}")
     sys.exit(1 if found else 0)
+
+
+@bench.command("worker")
+@click.option("--events", default=3000, show_default=True)
+@click.option("--contacts", default=100, show_default=True)
+@click.option("--batch", default=256, show_default=True, help="records a batch, as RAPPORT_BATCH_SIZE")
+@click.option("--distinct", is_flag=True, help="bench load's --distinct messages (nearly every text its own)")
+def bench_worker(events, contacts, batch, distinct) -> None:  # noqa: ANN001
+    """One worker's pipeline alone, in-process, over bench load's events: CPU per event and stages."""
+    from ops.bench_worker import main as run
+
+    run(events, contacts, distinct, batch)
 
 
 @bench.command("inline")

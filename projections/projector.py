@@ -538,41 +538,61 @@ async def erase_contact(cur: psycopg.AsyncCursor, tenant_id: str, contact_id: st
                          "RETURNING event_id", (tenant_id, contact_id, tenant_id, erasure_event_id))
 
 
+# The batch-wide inserts: one statement each, its rows as arrays (unnest keeps their order, WITH ORDINALITY
+# makes it explicit where the order is a row's position: the outbox's seq, the ledger's). The arrays go
+# in binary (%b): psycopg builds a text array literal in Python, escaping each element (a batch's 600
+# envelopes of ~3 KB as bytea: ~150 ms; in binary ~6 ms).
+LEDGER_INSERT_BATCH = (
+    "INSERT INTO rapport.ledger (tenant_id, contact_id, event_id, event_type, schema_version, occurred_at, "
+    "recorded_at, envelope) SELECT u.t, u.c, u.e, u.ty, u.v, u.oa, u.ra, u.env FROM unnest(%b::text[], %b::text[], "
+    "%b::text[], %b::text[], %b::int[], %b::timestamptz[], %b::timestamptz[], %b::jsonb[]) WITH ORDINALITY "
+    "AS u(t, c, e, ty, v, oa, ra, env, n) ORDER BY u.n ON CONFLICT (tenant_id, event_id) DO NOTHING")
+PROCESSED_INSERT = (
+    "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, topic_offset) "
+    "SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::bigint[], %b::int[], %b::bigint[]) "
+    "ON CONFLICT DO NOTHING")
+OUTBOX_INSERT = (
+    "INSERT INTO derived_outbox (event_id, tenant_id, contact_id, envelope) SELECT u.e, u.t, u.c, u.env "
+    "FROM unnest(%b::text[], %b::text[], %b::text[], %b::bytea[]) WITH ORDINALITY AS u(e, t, c, env, n) "
+    "ORDER BY u.n ON CONFLICT (tenant_id, contact_id, event_id) DO NOTHING")
+EVENTS_INSERT = (
+    "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, payload) "
+    "SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::text[], %b::timestamptz[], %b::text[], "
+    "%b::jsonb[]) ON CONFLICT (tenant_id, contact_id, event_id) DO NOTHING")
+
+
+def columns(rows: list[tuple]) -> list[list]:
+    """Rows as one list per column: the parameters of a statement over unnest."""
+    return [list(c) for c in zip(*rows)]
+
+
+def _tracking_row(a: Applied) -> tuple:
+    return (a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
+
+
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
     async with conn.cursor() as cur:
         if batch.unrecord:
             await cur.execute("DELETE FROM rapport.ledger l USING unnest(%s::text[], %s::text[]) AS u(t, e) "
                               "WHERE l.tenant_id = u.t AND l.event_id = u.e",
                               ([t for t, _ in batch.unrecord], [e for _, e in batch.unrecord]))
-        if batch.applied and batch.record:
-            await cur.executemany(LEDGER_INSERT, [ledger_row(a.env) for a in batch.applied
-                                                  if a.env.event_type in ev.SOURCE_TYPES])
-        if batch.applied:
-            await cur.executemany(
-                "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
-                "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
-                [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
-                 for a in batch.applied])
-        if batch.failed:
-            await cur.executemany(
-                "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
-                "topic_offset) VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
-                [(a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
-                 for a in batch.failed])
+        recorded = [ledger_row(a.env) for a in batch.applied if a.env.event_type in ev.SOURCE_TYPES] \
+            if batch.record else []
+        if recorded:
+            await cur.execute(LEDGER_INSERT_BATCH, columns(recorded))
+        if batch.applied or batch.failed:
+            await cur.execute(PROCESSED_INSERT, columns([_tracking_row(a) for a in batch.applied + batch.failed]))
         for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
             run = list(run)
             for sql, row in HANDLERS.get(etype, []):
                 await cur.executemany(sql, [row(e) for e in run])
         if batch.derived and batch.publish:  # published after the commit; the outbox covers a death between
-            await cur.executemany(
-                "INSERT INTO derived_outbox (event_id, tenant_id, contact_id, envelope) VALUES (%s,%s,%s,%s) "
-                "ON CONFLICT (tenant_id, contact_id, event_id) DO NOTHING", [(e.event_id, e.tenant_id, e.contact_id, encode(e)) for e in batch.derived])
+            await cur.execute(OUTBOX_INSERT, columns([(e.event_id, e.tenant_id, e.contact_id, encode(e))
+                                                      for e in batch.derived]))
         if batch.derived:
-            await cur.executemany(
-                "INSERT INTO events (event_id, tenant_id, contact_id, event_type, occurred_at, causation_id, "
-                "payload) VALUES (%s,%s,%s,%s,%s,%s,%s::jsonb) ON CONFLICT (tenant_id, contact_id, event_id) DO NOTHING",
-                [(e.event_id, e.tenant_id, e.contact_id, e.event_type, e.occurred_at, e.causation_id,
-                  stored_payload(e)) for e in batch.derived])
+            await cur.execute(EVENTS_INSERT, columns([(e.event_id, e.tenant_id, e.contact_id, e.event_type,
+                                                       e.occurred_at, e.causation_id, stored_payload(e))
+                                                      for e in batch.derived]))
         for e in batch.derived:  # after the rows above: nothing of the memory is written after it is shredded
             if e.event_type == ev.MEMORY_FORGOTTEN:
                 await forget_memory(cur, e)

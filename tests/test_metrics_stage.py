@@ -49,3 +49,29 @@ def test_outside_a_stage_a_switch_does_nothing_and_tasks_keep_their_own_stage():
     asyncio.run(both())
     s = seconds(c)
     assert set(s) == {"a1", "a2", "b1", "b2"} and all(0.015 < v < 0.05 for v in s.values())
+
+
+def test_a_background_stage_started_inside_a_stage_neither_pauses_it_nor_charges_it():
+    """A batch's sends run in a task created inside the batch's 'publish' stage (agents/app_agents.py):
+    the task's context is a copy of the batch's, and its time must go to 'send' only, while the batch's
+    stages go on counting their own time."""
+    c = Counter("t_stage_seconds3", "", ["stage"], registry=CollectorRegistry())
+
+    async def send() -> None:
+        with metrics.background("send", c):
+            await asyncio.sleep(0.05)
+
+    async def run() -> None:
+        with metrics.stage("publish", c):
+            task = asyncio.create_task(send())  # inherits ("publish", t) in its context
+            time.sleep(0.02)  # the task starts only once the batch yields
+            await asyncio.sleep(0.01)
+        with metrics.stage("fold", c):  # the next batch, while the sends go on
+            await asyncio.sleep(0.03)
+        await task
+
+    asyncio.run(run())
+    s = seconds(c)
+    assert 0.045 <= s["send"] < 0.07  # its own wall time, from its start
+    assert 0.03 <= s["publish"] < 0.045  # its own 30 ms, not also the 20 ms before the task started
+    assert 0.03 <= s["fold"] < 0.045  # not paused by the task

@@ -45,3 +45,18 @@ def test_a_restart_in_the_second_half_gives_no_slope_and_is_marked():
     assert growth_per_10k(s, "worker-0") is None  # a fresh process at 30k: no verdict on one process
     rows = table(SoakResult(s)).splitlines()
     assert rows[5].startswith("| 30000 |") and "300*" in rows[5] and "*" not in rows[6]
+
+
+def test_the_load_bench_shares_leave_out_what_runs_beside_the_batches(capsys):
+    """A batch's sends ('send') run while the next batch does: their seconds overlap the batch stages', so
+    they are printed beside the shares, not in them (50/50 here, not 25/25/50)."""
+    from ops.bench import print_load
+
+    lat = {"p50_ms": 1, "p95_ms": 2, "p99_ms": 3}
+    print_load({"events": 10, "contacts": 1, "ingest": {"accepted_events_per_s": 1, "post_latency": lat},
+                "processing": {"end_to_end_events_per_s": 1, "seconds": 1},
+                "stages": {"fold": 1.0, "project": 1.0, "send": 2.0},
+                "worker_cpu": {"seconds": 0.5, "ms_per_event": 50.0}, "freshness": lat, "context": {}})
+    out = capsys.readouterr().out
+    assert "fold 1.00 (50%), project 1.00 (50%); send 2.00 beside them" in out
+    assert "50.0 ms/event" in out

@@ -27,6 +27,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -495,17 +496,32 @@ def _carry_after(original: str, redacted: str, at: str, kinds: frozenset[str]) -
     """What this message leaves open for the next: a keyword with no value yet ("my pin is", "what's
     the cvv?"), or a card begun ("my card is 4242 4242", redacted here already, or digits that may be
     the first half of one): kind, count and Luhn sums only."""
+    left = _left_open(original, redacted, kinds)
+    if left is None:
+        return None
+    if len(left) > 1:  # a card begun (a keyword alone, even "card", is only its kind)
+        return {"kind": "card", "at": at, "digits": left[1], "keyword": left[2], "luhn": [left[3], left[4]]}
+    return {"kind": left[0], "at": at}
+
+
+@lru_cache(maxsize=20_000)  # a message is redacted 3-4 times on its way through a batch (plan, embed, fold)
+def _left_open(original: str, redacted: str, kinds: frozenset[str]) -> tuple | None:
+    """_carry_after without its time, as a tuple (a cached value must not be a dict a caller could change)."""
     tail = _TRAILING_DIGITS.search(original)
     keyword = redacted.rstrip().endswith(LABELS["card"])
     if tail and (keyword or not redacted.rstrip().endswith("]") and not _COUNTED.search(original)):
         d = digits_of(tail.group("d"))
         if 4 <= len(d) <= 15:
-            return {"kind": "card", "at": at, "digits": len(d), "keyword": keyword,
-                    "luhn": [_luhn_sum(d, False) % 10, _luhn_sum(d, True) % 10]}
+            return ("card", len(d), keyword, _luhn_sum(d, False) % 10, _luhn_sum(d, True) % 10)
     for kind, pattern in _OPEN_KIND:
         if kind in kinds and pattern.search(redacted):
-            return {"kind": kind, "at": at}
+            return (kind,)
     return None
+
+
+@lru_cache(maxsize=20_000)
+def _redacted(text: str, kinds: frozenset[str]) -> str:
+    return redact(text, kinds=kinds)
 
 
 def redact_message(text: str, carry: Carry | None, at: str, kinds: frozenset[str]) -> tuple[str, Carry | None]:
@@ -515,7 +531,7 @@ def redact_message(text: str, carry: Carry | None, at: str, kinds: frozenset[str
         text_in = _continue(text, carry)
     else:
         text_in = text
-    clean = redact(text_in, kinds=kinds)
+    clean = _redacted(text_in, kinds)
     if text_in != text and carry is not None and carry["kind"] == "card":
         return clean, None  # the card it finished
     return clean, _carry_after(text, clean, at, kinds)
