@@ -188,6 +188,10 @@ async def publish_outcome(p: InteractionPipeline, outcome) -> None:  # noqa: ANN
         _extractor.submit(outcome.sources, outcome.profiles, publish_source)
     if _summarizer is not None:
         _summarizer.submit(outcome.derived, publish_source)
+    for dl in outcome.dead_letters:  # logged in the batch's span (its trace id), sent with the batch's sends
+        # the reason's kind only: its details can quote the message (they are in the dead-letter record)
+        log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
+                    dl.reason.split(":", 1)[0])
     kinds = metrics.trigger_kinds(outcome.derived)  # read before sealing hides the payload
     sealed = await seal_derived(p, outcome.derived)
     headers = tracing.record_headers()
@@ -216,9 +220,6 @@ async def _send_batch(p: InteractionPipeline, outcome, sealed: list, headers: li
     with metrics.background("send"):
         await send_sealed(sealed, headers, kinds)
         for dl in outcome.dead_letters:
-            # the reason's kind only: its details can quote the message (they are in the dead-letter record)
-            log.warning("dead letter %s/%s@%s: %s", dl.record.topic, dl.record.partition, dl.record.offset,
-                        dl.reason.split(":", 1)[0])
             await dead_letter_topic.send(key=dl.record.key, value=dl.to_bytes())
     # sent (or dropped with an erased contact): out of the outbox; a death before this line leaves
     # them to relay_outbox, and their consumers dedup by event id
