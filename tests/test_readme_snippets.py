@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +45,8 @@ SKIPPED: dict[tuple[str, str], str] = {
         "starts a second long-running server; tests/test_openapi_fuzz.py runs schemathesis against rapport up",
     ("## Crisis language and safety", '{"kind": "crisis", "severity": "high", "category": "suicide_plan", '
                                       '"level": "attempt",'):
-        "an elided example of a trigger (`...`), not input; tests/test_crisis*.py hold the fields",
+        "an elided example of a trigger (`...`), not input; tests/test_e2e.py and "
+        "tests/test_crisis_fold_levels.py check a crisis trigger's fields",
     ("## Python client", 'hook = rapport.create_webhook("https://ops.example.com/rapport", '
                          '["TriggerCreated:crisis"],'):
         "the receiving end's `request` and `raw_body` are a web framework's; tests/test_webhooks_pg.py drives "
@@ -109,6 +111,15 @@ PRINTS: dict[tuple[str, str], list[str]] = {
         ['"content":"Lives in Pune"', '"kind":"corrected"'],
     ("## Correcting and forgetting memories", ".venv/bin/rapport memories list arjun                          "
                                               "# [--status active] [--json]"): ["Lives in Pune"],
+    ("## Replay, versions, erasure", ".venv/bin/rapport replay --into v2 --verify     # beside a running "
+                                     "`rapport up` (same --data-dir)"):
+        ["live v1 digest", ": MATCH", "readers switched to v2", "dropped projection version v1"],
+}
+
+# (heading, first line) -> (contact, text): what a block that prints nothing must have recorded, read back
+# from the contact's export (a record published straight to the broker is signed right, not dead-lettered)
+RECORDS: dict[tuple[str, str], tuple[str, str]] = {
+    ("## Publishing straight to Kafka", "import asyncio, json, uuid, datetime as dt"): ("arjun", "I love biryani"),
 }
 
 # (heading, first line) -> {address in the block: address on the stack}, besides the HTTP port
@@ -185,7 +196,7 @@ def test_every_block_is_run_or_listed():
     assert not unknown, ("blocks neither run (sh, bash, python, json) nor listed in SKIPPED with a reason:\n"
                          + "\n".join(unknown))
     keys = {b.key for b in BLOCKS}
-    stale = [k for k in [*SKIPPED, *PRINTS, *SUBSTITUTED] if k not in keys]
+    stale = [k for k in [*SKIPPED, *PRINTS, *RECORDS, *SUBSTITUTED] if k not in keys]
     assert not stale, f"entries naming a block the README no longer has: {stale}"
     twice = {k for k in keys if sum(b.key == k for b in BLOCKS) > 1}
     assert not twice, f"blocks with the same heading and first line (cannot be told apart): {twice}"
@@ -245,3 +256,10 @@ def test_the_block_runs_as_written(block: Block, stack, home):
         at = found.end()
     for said in PRINTS.get(block.key, []):
         assert said in done.stdout, f"{said!r} not printed\n{where}"
+    if block.key in RECORDS:
+        contact, said = RECORDS[block.key]
+        deadline = time.monotonic() + 60
+        with stack.client() as c:
+            while said not in (export := c.get(f"/contacts/{contact}/export").text):
+                assert time.monotonic() < deadline, f"{said!r} not in {contact}'s export after 60 s\n{where}\n{export}"
+                time.sleep(0.5)
