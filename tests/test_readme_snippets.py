@@ -129,8 +129,8 @@ SUBSTITUTED: dict[tuple[str, str], dict[str, str]] = {
     ("## Publishing straight to Kafka", "import asyncio, json, uuid, datetime as dt"):
         {"127.0.0.1:9092": "{kafka}"},   # the embedded broker's address, from run.json
     # ops.example.com does not resolve offline (CI, a sandbox): a loopback address stands in, which the stack
-    # accepts with RAPPORT_WEBHOOK_ALLOW_PRIVATE=1 (nothing listens on 443 here, and no event is delivered
-    # before the stack stops); what the block prints is checked with the same substitution
+    # accepts with RAPPORT_WEBHOOK_ALLOW_PRIVATE=1 (a delivery, if one is due before the stack stops, finds
+    # nothing listening on port 443); what the block prints is checked with the same substitution
     ("## Webhooks", 'KEY="Authorization: Bearer $(cat .rapport/api-key)"'): {"ops.example.com": "127.0.0.1"},
 }
 
