@@ -119,7 +119,7 @@ Known limitations
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from functools import lru_cache
 
@@ -155,6 +155,7 @@ def make_entity(entity_type: str, name: str, metadata: Mapping[str, Any] | None 
         return _entities.make_entity(entity_type, name, metadata)
     return _copy(_entity_cached("make", entity_type, name, tuple(sorted((metadata or {}).items()))))
 from agents.core.memory import is_low_content, normalize_text
+from agents.core.rules import engine
 from agents.core.rules.extraction_lexicon import (  # noqa: F401 (re-exported)
     SINGLE_VALUED, MULTI_DOMAIN, REPLACEABLE, REPLACE_CUE, PREFERENCE_RELATIONS, RELATIONS, TEMPORAL_DEFAULT,
     CUE_TEMPORARY, _words, OCCUPATIONS, STUDENT_LEVELS, IDENTITY_NOUNS, ZODIAC, IDENTITY_ADJ, REL_STATUS,
@@ -1579,152 +1580,239 @@ _P_TEACH = re.compile(r"^(?:teach|teaches)\s+(.+?)(?:\s+at\s+(.+))?$", re.I)
 _P_WANT = re.compile(r"^(?:(do|does)\s+not\s+)?(?:want|need|like)\s+(?!to\b)(.+)$", re.I)
 
 
+# ---------------------------------------------------------------- the predicate rules: handler(m, subj, ctx, clause)
+# A handler returns the raw items, [] to stop ("this rule owns the text, nothing to take"), or None to
+# let the next rule try (the pattern matched but a condition did not).
+def _h_neg(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    word = (m.group(1) or m.group(2) or "").lower()
+    verb3 = _NEG.get(word) or f"doesn't {word}"
+    return _pref(subj, verb3, False, m.group(3), ctx)
+
+
+def _h_pos(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _pref(subj, _POS[m.group(1).lower()], True, m.group(2), ctx)
+
+
+def _h_prefer(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _prefer(subj, m.group(1), m.string.lower().startswith("would rather"), ctx)
+
+
+def _h_want(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    neg = bool(m.group(1))
+    return [_raw("does_not_want" if neg else "wants",
+                 _say(subj, f"{'does not want' if neg else 'wants'} {d}".replace("does not", "doesn't")),
+                 n, key=slugify(n), category=_category(n), tags=("preferences",), confidence=0.75)
+            for d, n in _objects(m.group(2), split=False)]
+
+
+_BEEN_TAIL = re.compile(r"\s+(?:for|since)\s+.*$|\s+(?:my|their|his|her)\s+whole\s+life.*$|\s+all\s+my\s+life.*$",
+                        re.I)
+_BEEN_MOTION = re.compile(r"^(?:going|moving|visiting|meeting|seeing|heading|flying|in|at|to)\b", re.I)
+
+
+def _h_been(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    comp = _BEEN_TAIL.sub("", m.group(1))
+    if _BEEN_MOTION.match(comp):
+        return []
+    return _complement(subj, comp, ctx, clause)
+
+
+def _h_business(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str
+                ) -> list[dict[str, Any]] | None:
+    if not any(w in m.group(1).lower().split() for w in BUSINESS_WORDS):
+        return None
+    o = _clean(m.group(1))
+    return [_raw("runs_business", _say(subj, f"runs {_article(o)} {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                 tags=("work", "business"), confidence=0.8)] if o else []
+
+
+def _h_joined(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    target = m.group(1) or m.group(2)
+    if m.group(2) and m.string.lower().startswith("joined") and not target[:1].isupper():
+        return []
+    return _works_at(subj, target, ctx)
+
+
+def _h_have(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _has(subj, m.group(1), ctx)
+
+
+_SOON = re.compile(r"\b(?:next|tomorrow|in a)\b", re.I)
+
+
+def _h_place(rel: str, verb: str, *, planned: bool = False) -> Callable[..., list[dict[str, Any]]]:
+    """lives in / moved to / is from / grew up in: a place; a move planned for soon is no fact yet."""
+    def handler(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+        p = _place(m.group(1))
+        if not p:
+            return []
+        if planned and _cue(clause) in {"1d", "3d", "7d", "30d"} and _SOON.search(clause):
+            return []
+        return [_raw(rel, _say(subj, f"{verb} {p}"), p, entities=[_ent("place", p)], tags=("location",),
+                     confidence=0.9)]
+    return handler
+
+
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"})
+_DIGIT = re.compile(r"^\d")
+_YEAR = re.compile(r"\d{4}")
+
+
+def _h_born(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    val = _clean(m.group(2))
+    if m.group(1).lower() == "on" or _DIGIT.match(val) or val.split()[0].lower() in _MONTHS:
+        if _YEAR.fullmatch(val):
+            return []
+        return [_raw("birthday", _say(subj, f"was born on {val}"), val, tags=("birthday",), confidence=0.85)]
+    p = _place(val)
+    return [_raw("born_in", _say(subj, f"was born in {p}"), p, entities=[_ent("place", p)],
+                 tags=("location",), confidence=0.85)] if p else []
+
+
+def _h_wfh(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return [_raw("work_location", _say(subj, "works from home"), "home", tags=("work",), confidence=0.8)]
+
+
+def _h_work_as(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    rest = m.group(1)
+    return _job_items(subj, rest if _ARTICLE.match(rest) else "a " + rest, ctx, require_article=False)
+
+
+def _h_work_at(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _works_at(subj, m.group(1), ctx)
+
+
+def _h_work_in(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _work_in(subj, m.group(1))
+
+
+def _school(verb: str, confidence: float, *, school_word: bool = False) -> Callable[..., Any]:
+    """studies at / goes to <school> (the second only when a school word names the place)."""
+    def handler(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str
+                ) -> list[dict[str, Any]] | None:
+        if school_word and not any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
+            return None
+        o, _ = _org(m.group(1))
+        return [_raw("studies_at", _say(subj, f"{verb} {o}"), o,
+                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
+                     confidence=confidence)] if o else []
+    return handler
+
+
+def _h_study(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _studies(subj, m.group(1))
+
+
+def _h_go_by(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    name, _ = _take_name(_clean(m.group(1)), allow_lower=True)
+    return [_raw("preferred_name", f"Goes by {name}", name, tags=("identity", "name"), confidence=0.85)] \
+        if name else []
+
+
+_NOT_GO_ING = frozenset({"going", "bring", "thing", "nothing", "something", "everything"})
+
+
+def _h_go_ing(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if m.group(1).lower() in _NOT_GO_ING:
+        return None
+    act = m.group(1).lower()
+    return [_raw("hobby", _say(subj, f"goes {act}{_freq(m.group(2))}"), act, key=slugify(act),
+                 entities=[_ent("hobby", act)], tags=("hobbies", act), confidence=0.75)]
+
+
+def _h_do(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    words = _clean(m.group(1)).lower().split()
+    act = next((" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in ACTIVITIES_DO), "")
+    if act:
+        return [_raw("hobby", _say(subj, f"does {act.lower()}{_freq(m.group(1)[len(act):])}"), act.lower(),
+                     key=slugify(act), entities=[_ent("hobby", act.lower())], tags=("hobbies", act.lower()),
+                     confidence=0.75)]
+    return []
+
+
+def _h_play(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _plays(subj, m.group(1))
+
+
+_TURNED_AGE = re.compile(r"^(\d{1,3}|[a-z]+(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)\b", re.I)
+
+
+def _h_turned(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    am = _TURNED_AGE.match(_clean(m.group(1), cut=True) or "")
+    n = _age(am.group(1)) if am else None
+    if n and (subj["kind"] != "self" or n >= 5):
+        return [_raw("age", _say(subj, f"is {n} years old"), str(n), tags=("age",), confidence=0.85)]
+    return []
+
+
+def _h_teach(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    subj_t = _clean(m.group(1))
+    out = [_raw("job_title", _say(subj, f"is a teacher ({_third(subj_t)})" if subj_t else "is a teacher"),
+                "teacher", tags=("work",), confidence=0.7)] if subj_t and \
+        subj_t.split()[0].lower() not in _PRONOUN_OBJ else []
+    if out and m.group(2):
+        o, _ = _org(m.group(2))
+        if o:
+            out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
+                            entities=[_ent("workplace", o)] if not _generic(o) else [],
+                            tags=("work",), confidence=0.75))
+    return out
+
+
+# Read in order; the first rule that answers wins. Preferences come first (in every scope); a tenant
+# (a business describing itself) states only wants; "am/is/are" hands the rest to _complement.
+PREFERENCE_RULES = (
+    engine.rule("dislikes", _NEG_RX, _h_neg, "hate mushrooms"),
+    engine.rule("likes", _POS_RX, _h_pos, "love hiking"),
+    engine.rule("prefers", _P_PREFER, _h_prefer, "would rather tea than coffee"),
+)
+TENANT_RULES = (engine.rule("wants", _P_WANT, _h_want, "need a new website"),)
+PREDICATE_RULES = (
+    engine.rule("has_been", r"^(?:have|has)\s+been\s+(.+)$", _h_been, "have been vegan for years"),
+    engine.rule("runs_business", _P_BUSINESS, _h_business, "run a small bakery"),
+    engine.rule("joined", _P_JOINED, _h_joined, "joined Google"),
+    engine.rule("has", _P_HAVE, _h_have, "have two cats"),
+    engine.rule("lives_in", _P_LIVE, _h_place("lives_in", "lives in"), "live in Berlin"),
+    engine.rule("moved_to", _P_MOVED, _h_place("lives_in", "lives in", planned=True), "moved to Paris"),
+    engine.rule("from", _P_FROM, _h_place("from", "is from"), "come from Kerala"),
+    engine.rule("grew_up_in", _P_GREW, _h_place("grew_up_in", "grew up in"), "grew up in Ohio"),
+    engine.rule("born", _P_BORN, _h_born, "was born in Lagos"),
+    engine.rule("works_from_home", _P_WFH, _h_wfh, "work from home"),
+    engine.rule("works_as", _P_WORK_AS, _h_work_as, "work as a nurse"),
+    engine.rule("works_at", _P_WORK_AT, _h_work_at, "work at Siemens"),
+    engine.rule("works_in", _P_WORK_IN, _h_work_in, "work in finance"),
+    engine.rule("studies_at", _P_STUDY_AT, _school("studies at", 0.85), "study at Stanford University"),
+    engine.rule("studies", _P_STUDY, _h_study, "study physics"),
+    engine.rule("goes_by", _P_GO_BY, _h_go_by, "go by Sam"),
+    engine.rule("goes_doing", _P_GO_ING, _h_go_ing, "go hiking every weekend"),
+    engine.rule("goes_to_school", _P_GO_TO, _school("goes to", 0.8, school_word=True), "go to Delhi University"),
+    engine.rule("does", _P_DO, _h_do, "do yoga"),
+    engine.rule("plays", _P_PLAY, _h_play, "play chess"),
+    engine.rule("turned", _P_TURNED, _h_turned, "just turned 30"),
+    engine.rule("teaches", _P_TEACH, _h_teach, "teach math at Lincoln High"),
+)
+
+
 def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
     r = _ADV.sub("", r.strip())
     if not r:
         return []
-    tenant = ctx["scope"] == "tenant"
-    m = _NEG_RX.match(r)
-    if m:
-        word = (m.group(1) or m.group(2) or "").lower()
-        verb3 = _NEG.get(word) or f"doesn't {word}"
-        return _pref(subj, verb3, False, m.group(3), ctx)
-    m = _POS_RX.match(r)
-    if m:
-        verb = m.group(1).lower()
-        return _pref(subj, _POS[verb], True, m.group(2), ctx)
-    m = _P_PREFER.match(r)
-    if m:
-        return _prefer(subj, m.group(1), r.lower().startswith("would rather"), ctx)
-    if tenant:
-        m = _P_WANT.match(r)
-        if m and subj["kind"] == "self":
-            neg = bool(m.group(1))
-            return [_raw("does_not_want" if neg else "wants",
-                         _say(subj, f"{'does not want' if neg else 'wants'} {d}".replace("does not", "doesn't")),
-                         n, key=slugify(n), category=_category(n), tags=("preferences",), confidence=0.75)
-                    for d, n in _objects(m.group(2), split=False)]
-        return []
+    out = engine.first(PREFERENCE_RULES, r, subj, ctx, clause)
+    if out is not None:
+        return out
+    if ctx["scope"] == "tenant":
+        return engine.first(TENANT_RULES, r, subj, ctx, clause) or []
     if r.lower().startswith(("am ", "is ", "are ")):
         m = _P_BE.match(r)
         return _complement(subj, m.group(1), ctx, clause) if m else []
-    m = re.match(r"^(?:have|has)\s+been\s+(.+)$", r, re.I)
-    if m:
-        comp = re.sub(r"\s+(?:for|since)\s+.*$|\s+(?:my|their|his|her)\s+whole\s+life.*$|\s+all\s+my\s+life.*$",
-                      "", m.group(1), flags=re.I)
-        if re.match(r"^(?:going|moving|visiting|meeting|seeing|heading|flying|in|at|to)\b", comp, re.I):
-            return []
-        return _complement(subj, comp, ctx, clause)
-    m = _P_BUSINESS.match(r)
-    if m and any(w in m.group(1).lower().split() for w in BUSINESS_WORDS):
-        o = _clean(m.group(1))
-        return [_raw("runs_business", _say(subj, f"runs {_article(o)} {_third(o)}"), o, key=slugify(_norm_obj(o)),
-                     tags=("work", "business"), confidence=0.8)] if o else []
-    m = _P_JOINED.match(r)
-    if m:
-        target = m.group(1) or m.group(2)
-        if m.group(2) and r.lower().startswith("joined") and not target[:1].isupper():
-            return []
-        return _works_at(subj, target, ctx)
-    m = _P_HAVE.match(r)
-    if m:
-        return _has(subj, m.group(1), ctx)
-    for rx, rel, verb in ((_P_LIVE, "lives_in", "lives in"), (_P_MOVED, "lives_in", "lives in"),
-                          (_P_FROM, "from", "is from"), (_P_GREW, "grew_up_in", "grew up in")):
-        m = rx.match(r)
-        if m:
-            p = _place(m.group(1))
-            if not p:
-                return []
-            if rx is _P_MOVED and _cue(clause) in {"1d", "3d", "7d", "30d"} and \
-                    re.search(r"\b(?:next|tomorrow|in a)\b", clause, re.I):
-                return []
-            return [_raw(rel, _say(subj, f"{verb} {p}"), p, entities=[_ent("place", p)], tags=("location",),
-                         confidence=0.9)]
-    m = _P_BORN.match(r)
-    if m:
-        val = _clean(m.group(2))
-        if m.group(1).lower() == "on" or re.match(r"^\d", val) or val.split()[0].lower() in {
-                "january", "february", "march", "april", "may", "june", "july", "august", "september",
-                "october", "november", "december"}:
-            if re.fullmatch(r"\d{4}", val):
-                return []
-            return [_raw("birthday", _say(subj, f"was born on {val}"), val, tags=("birthday",), confidence=0.85)]
-        p = _place(val)
-        return [_raw("born_in", _say(subj, f"was born in {p}"), p, entities=[_ent("place", p)],
-                     tags=("location",), confidence=0.85)] if p else []
-    m = _P_WFH.match(r)
-    if m:
-        return [_raw("work_location", _say(subj, "works from home"), "home", tags=("work",), confidence=0.8)]
-    m = _P_WORK_AS.match(r)
-    if m:
-        rest = m.group(1)
-        return _job_items(subj, rest if _ARTICLE.match(rest) else "a " + rest, ctx, require_article=False)
-    m = _P_WORK_AT.match(r)
-    if m:
-        return _works_at(subj, m.group(1), ctx)
-    m = _P_WORK_IN.match(r)
-    if m:
-        return _work_in(subj, m.group(1))
-    m = _P_STUDY_AT.match(r)
-    if m:
-        o, _ = _org(m.group(1))
-        return [_raw("studies_at", _say(subj, f"studies at {o}"), o,
-                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
-                     confidence=0.85)] if o else []
-    m = _P_STUDY.match(r)
-    if m:
-        return _studies(subj, m.group(1))
-    m = _P_GO_BY.match(r)
-    if m and subj["kind"] == "self":
-        name, _ = _take_name(_clean(m.group(1)), allow_lower=True)
-        return [_raw("preferred_name", f"Goes by {name}", name, tags=("identity", "name"), confidence=0.85)] \
-            if name else []
-    m = _P_GO_ING.match(r)
-    if m and m.group(1).lower() not in {"going", "bring", "thing", "nothing", "something", "everything"}:
-        act = m.group(1).lower()
-        return [_raw("hobby", _say(subj, f"goes {act}{_freq(m.group(2))}"), act, key=slugify(act),
-                     entities=[_ent("hobby", act)], tags=("hobbies", act), confidence=0.75)]
-    m = _P_GO_TO.match(r)
-    if m and any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
-        o, _ = _org(m.group(1))
-        return [_raw("studies_at", _say(subj, f"goes to {o}"), o,
-                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
-                     confidence=0.8)] if o else []
-    m = _P_DO.match(r)
-    if m:
-        words = _clean(m.group(1)).lower().split()
-        act = next((" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in ACTIVITIES_DO), "")
-        if act:
-            return [_raw("hobby", _say(subj, f"does {act.lower()}{_freq(m.group(1)[len(act):])}"), act.lower(),
-                         key=slugify(act), entities=[_ent("hobby", act.lower())], tags=("hobbies", act.lower()),
-                         confidence=0.75)]
-        return []
-    m = _P_PLAY.match(r)
-    if m:
-        return _plays(subj, m.group(1))
-    m = _P_TURNED.match(r)
-    if m:
-        am = re.match(r"^(\d{1,3}|[a-z]+(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)\b",
-                      _clean(m.group(1), cut=True) or "", re.I)
-        n = _age(am.group(1)) if am else None
-        if n and (subj["kind"] != "self" or n >= 5):
-            return [_raw("age", _say(subj, f"is {n} years old"), str(n), tags=("age",), confidence=0.85)]
-        return []
-    m = _P_TEACH.match(r)
-    if m and subj["kind"] == "self":
-        subj_t = _clean(m.group(1))
-        out = [_raw("job_title", _say(subj, f"is a teacher ({_third(subj_t)})" if subj_t else "is a teacher"),
-                    "teacher", tags=("work",), confidence=0.7)] if subj_t and \
-            subj_t.split()[0].lower() not in _PRONOUN_OBJ else []
-        if out and m.group(2):
-            o, _ = _org(m.group(2))
-            if o:
-                out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
-                                entities=[_ent("workplace", o)] if not _generic(o) else [],
-                                tags=("work",), confidence=0.75))
-        return out
-    return []
+    return engine.first(PREDICATE_RULES, r, subj, ctx, clause) or []
 
 
 _FREQ = re.compile(r"\b(?:every\s+(?:day|morning|evening|night|weekend|week|sunday|saturday|monday|tuesday|"

@@ -1,0 +1,128 @@
+"""The rule engine on its own (agents/core/rules/engine.py) and the extraction tables it reads.
+
+Each rule of a table fires on its own example, the table answers with the earliest rule that does not
+decline, and a rule that matches but declines lets the next one try.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agents.core import extraction as ex
+from agents.core.rules import engine
+from agents.core.rules.engine import Rule, first, rule, which
+
+
+def _ctx(scope: str = "contact") -> dict:
+    return {"scope": scope, "greeting": False, "introduced": [], "names": {}, "last_subj": None,
+            "clause_index": 0}
+
+
+# ---------------------------------------------------------------- the engine
+def _toy() -> tuple[Rule, ...]:
+    return (
+        rule("shout", r"^hey\b", lambda m: "SHOUT"),
+        rule("picky", r"^(\w+)", lambda m: m.group(1).upper() if m.group(1) == "cat" else None),
+        rule("stop", r"^dog\b", lambda m: []),
+        rule("any", r"^\w+", lambda m: "ANY"),
+    )
+
+
+def test_first_rule_that_answers_wins():
+    rules = _toy()
+    assert first(rules, "hey there") == "SHOUT"          # earlier rule shadows "picky" and "any"
+    assert which(rules, "hey there") == "shout"
+    assert first(rules, "cat nap") == "CAT"
+
+
+def test_a_declining_rule_lets_the_next_try_and_an_empty_answer_stops():
+    rules = _toy()
+    assert first(rules, "bird song") == "ANY"          # "picky" matched "bird" and declined
+    assert which(rules, "bird song") == "any"
+    assert first(rules, "dog days") == []              # "stop" answers [] and "any" is never tried
+    assert which(rules, "dog days") == "stop"
+
+
+def test_no_match_is_none_and_patterns_anchor_at_the_start():
+    assert first(_toy(), "!!! hey") is None
+    assert which(_toy(), "") is None
+
+
+def test_order_matters():
+    rules = _toy()
+    assert first(rules[::-1], "hey there") == "ANY"
+
+
+def test_string_patterns_are_case_insensitive_unless_told():
+    assert first((rule("hi", r"^hi\b", lambda m: 1),), "HI you") == 1
+    assert first((rule("hi", r"^hi\b", lambda m: 1, flags=0),), "HI you") is None
+    rx = re.compile(r"^x")
+    assert rule("x", rx, lambda m: 1).pattern is rx
+
+
+def test_handlers_get_the_match_and_the_callers_arguments():
+    seen = []
+    r = (rule("echo", r"^(\w+)", lambda m, a, b: seen.append((m.string, m.group(1), a, b)) or "ok"),)
+    assert first(r, "word rest", 1, "two") == "ok"
+    assert seen == [("word rest", "word", 1, "two")]
+
+
+# ---------------------------------------------------------------- the extraction tables
+TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES}
+
+
+@pytest.mark.parametrize("table,r", [(t, r) for t, rules in TABLES.items() for r in rules],
+                         ids=lambda x: x if isinstance(x, str) else x.name)
+def test_each_rule_fires_on_its_own_example(table, r):
+    assert r.example, f"{r.name} has no example"
+    scope = "tenant" if table == "tenant" else "contact"
+    out = first(TABLES[table], r.example, ex.SELF, _ctx(scope), r.example)
+    assert which(TABLES[table], r.example, ex.SELF, _ctx(scope), r.example) == r.name
+    assert out, f"{r.name} answered nothing on its own example"
+
+
+def test_rule_names_are_unique():
+    names = [r.name for rules in TABLES.values() for r in rules]
+    assert len(names) == len(set(names))
+
+
+def _facts(items):
+    return sorted((i["relation"], i["object"]) for i in items)
+
+
+def test_business_rule_shadows_have_for_a_business():
+    # "have a small bakery" matches both "runs_business" and "has"; the earlier rule answers
+    text = "have a small bakery"
+    assert [r.name for r in ex.PREDICATE_RULES if r.pattern.match(text)][:2] == ["runs_business", "has"]
+    assert _facts(ex._predicate(ex.SELF, text, _ctx(), text)) == [("runs_business", "small bakery")]
+
+
+def test_business_rule_declines_without_a_business_word():
+    # "run a marathon" matches "runs_business" but names no business: the rule declines, nothing else fits
+    assert ex.PREDICATE_RULES[1].pattern.match("run a marathon")
+    assert which(ex.PREDICATE_RULES, "run a marathon", ex.SELF, _ctx(), "run a marathon") is None
+    assert ex._predicate(ex.SELF, "run a marathon", _ctx(), "run a marathon") == []
+
+
+def test_has_been_owns_motion_and_answers_nothing():
+    # "have been to Paris" is a visit, not a fact; "has_been" stops the "has" rule from reading "been to Paris"
+    assert ex._predicate(ex.SELF, "have been to Paris", _ctx(), "have been to Paris") == []
+
+
+def test_a_planned_move_is_no_fact_yet():
+    assert _facts(ex._predicate(ex.SELF, "moved to Paris", _ctx(), "I moved to Paris")) == [("lives_in", "paris")]
+    assert ex._predicate(ex.SELF, "moved to Paris", _ctx(), "I moved to Paris next week") == []
+    # only the move is read as planned: "live in" with the same cue still answers
+    assert _facts(ex._predicate(ex.SELF, "live in Paris", _ctx(), "I live in Paris next week")) == [("lives_in", "paris")]
+
+
+def test_a_tenant_only_states_wants():
+    assert ex._predicate(ex.SELF, "live in Berlin", _ctx("tenant"), "we live in Berlin") == []
+    assert _facts(ex._predicate(ex.SELF, "need a new website", _ctx("tenant"), "x")) == [("wants", "new website")]
+
+
+def test_born_on_a_date_is_a_birthday_and_a_bare_year_nothing():
+    assert _facts(ex._predicate(ex.SELF, "was born on 12 March", _ctx(), "x")) == [("birthday", "12 march")]
+    assert _facts(ex._predicate(ex.SELF, "was born in Lagos", _ctx(), "x")) == [("born_in", "lagos")]
+    assert ex._predicate(ex.SELF, "was born in 1990", _ctx(), "x") == []
