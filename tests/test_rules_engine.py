@@ -69,17 +69,32 @@ def test_handlers_get_the_match_and_the_callers_arguments():
 
 
 # ---------------------------------------------------------------- the extraction tables
-TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES}
+TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES,
+          "complement": ex.COMPLEMENT_RULES}
+
+
+def _args(table: str, text: str) -> tuple:
+    """The arguments the table's caller passes (the complement rules also get the clause's time cue)."""
+    ctx = _ctx("tenant" if table == "tenant" else "contact")
+    return (ex.SELF, ctx, text, ex._cue(text)) if table == "complement" else (ex.SELF, ctx, text)
+
+
+# A rule an earlier rule answers for on every one-line text: "going" ("going to <anything>") runs before
+# "going_to_do" ("going to <verb> ..."), so the second reads only a complement with a line break inside.
+# Kept as it was (behaviour unchanged) and pinned here so the shadowing stays visible.
+SHADOWED = {"going_to_do": "going"}
 
 
 @pytest.mark.parametrize("table,r", [(t, r) for t, rules in TABLES.items() for r in rules],
                          ids=lambda x: x if isinstance(x, str) else x.name)
 def test_each_rule_fires_on_its_own_example(table, r):
     assert r.example, f"{r.name} has no example"
-    scope = "tenant" if table == "tenant" else "contact"
-    out = first(TABLES[table], r.example, ex.SELF, _ctx(scope), r.example)
-    assert which(TABLES[table], r.example, ex.SELF, _ctx(scope), r.example) == r.name
-    assert out, f"{r.name} answered nothing on its own example"
+    assert r.pattern.match(r.example if r.view is None else r.view(r.example))
+    assert which(TABLES[table], r.example, *_args(table, r.example)) == SHADOWED.get(r.name, r.name)
+    alone = (r,)
+    assert first(alone, r.example, *_args(table, r.example)) is not None, f"{r.name} declined its own example"
+    if r.name != "negated":  # "not ..." stops the ladder on purpose and answers nothing
+        assert first(TABLES[table], r.example, *_args(table, r.example)), f"{r.name} answered nothing"
 
 
 def test_rule_names_are_unique():
@@ -126,3 +141,26 @@ def test_born_on_a_date_is_a_birthday_and_a_bare_year_nothing():
     assert _facts(ex._predicate(ex.SELF, "was born on 12 March", _ctx(), "x")) == [("birthday", "12 march")]
     assert _facts(ex._predicate(ex.SELF, "was born in Lagos", _ctx(), "x")) == [("born_in", "lagos")]
     assert ex._predicate(ex.SELF, "was born in 1990", _ctx(), "x") == []
+
+
+def test_complement_view_rules_read_the_cleaned_text():
+    # "x_fan" matches on _clean(comp), not on the complement as written
+    assert which(ex.COMPLEMENT_RULES, "a big Marvel fan", *_args("complement", "a big Marvel fan")) == "x_fan"
+    # "a bit of a fan" is no fandom: x_fan declines and nothing else answers
+    assert which(ex.COMPLEMENT_RULES, "a bit of a fan", *_args("complement", "a bit of a fan")) is None
+
+
+def test_a_trip_needs_a_time_cue():
+    # "going to Goa" answers only with a cue; without one the rule owns the text and answers nothing
+    assert ex._complement(ex.SELF, "going to Goa", _ctx(), "I am going to Goa") == []
+    assert _facts(ex._complement(ex.SELF, "going to Goa", _ctx(), "I am going to Goa next week")) == \
+        [("plan", "going to goa")]
+
+
+def test_in_place_declines_without_a_cue_or_a_trip():
+    # "in Tokyo" with no time cue and no trip is not a current location: in_place declines
+    assert which(ex.COMPLEMENT_RULES, "in Tokyo", *_args("complement", "I am in Tokyo")) is None
+    assert _facts(ex._complement(ex.SELF, "in Tokyo for work", _ctx(), "I am in Tokyo for work")) == \
+        [("current_location", "tokyo")]
+    assert _facts(ex._complement(ex.SELF, "in Tokyo this week", _ctx(), "I am in Tokyo this week")) == \
+        [("current_location", "tokyo")]

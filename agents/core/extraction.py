@@ -1187,134 +1187,219 @@ _STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|eng
 _COMP_ADV = re.compile(r"^(?:(?:now|currently|still|also|officially|finally)\s+){1,2}", re.I)
 
 
+# ---------------------------------------------------------------- the complement rules: handler(m, subj, ctx, clause, cue)
+# "I am <complement>": the text a handler reads is m.string (the complement); same answers as the
+# predicate rules (a list, [] to stop, None to let the next rule try).
+def _c_neg(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+           ) -> list[dict[str, Any]]:
+    if m.group(1):
+        return _talk(subj, m.group(2), "not_interested", "isn't interested in", ctx)
+    verb = "isn't a fan of" if "fan" in m.string.lower() else "isn't into"
+    return _pref(subj, verb, False, m.group(2), ctx)
+
+
+def _c_stop(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+            ) -> list[dict[str, Any]]:
+    return []
+
+
+def _c_fan_of(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+              ) -> list[dict[str, Any]]:
+    return _pref(subj, f"is a {m.group(1).lower() + ' ' if m.group(1) else ''}fan of", True, m.group(2), ctx)
+
+
+def _c_x_fan(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+             ) -> list[dict[str, Any]] | None:
+    if m.group(1).split()[0].lower() in {"bit", "little", "lot", "of"}:
+        return None
+    return _pref(subj, "is a fan of", True, m.group(1), ctx)
+
+
+_INTO_VERB = re.compile(r"^(?:\w+\s+)?(into|obsessed with|in love with|crazy about|passionate about|addicted to|"
+                        r"hooked on|big on|mad about|nuts about)", re.I)
+
+
+def _c_into(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+            ) -> list[dict[str, Any]]:
+    verb = _INTO_VERB.match(m.string)
+    return _pref(subj, f"is {verb.group(1).lower() if verb else 'into'}", True, m.group(1), ctx)
+
+
+def _c_interested(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                  ) -> list[dict[str, Any]]:
+    return _talk(subj, m.group(1), "interest", "is interested in", ctx, 0.8)
+
+
+def _c_allergic(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    return [_raw("allergic_to", _say(subj, f"is allergic to {d}"), n, key=slugify(n), tags=("health",),
+                 entities=_thing_entities(d, n, _category(n)) if _category(n) == "food" else [],
+                 confidence=0.9) for d, n in _objects(m.group(1))]
+
+
+def _c_moving(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+              ) -> list[dict[str, Any]]:
+    p = _place(m.group(1))
+    if p:
+        return [_raw("plan", _say(subj, f"is moving to {p}" + _cue_text(clause)), f"moving to {p}",
+                     key=slugify(f"moving to {p}"), entities=[_ent("place", p)], tags=("plans", "moving"),
+                     confidence=0.8)]
+    return []
+
+
+def _c_going(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+             ) -> list[dict[str, Any]]:
+    if not cue:
+        return []
+    target = _plan_target(m.group(1))
+    if not target:
+        return []
+    verb = m.string.split()[0].lower()
+    verb = "going" if verb in {"off", "taking", "going"} else verb
+    ents = [_ent("place", target)] if target[:1].isupper() else []
+    return [_raw("plan", _say(subj, f"is {verb} to {_third(target)}" + _cue_text(clause)), f"{verb} to {target}",
+                 key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
+
+
+_MY_WHO = re.compile(r"^(?:my|our)\s+(.+)$", re.I)
+
+
+def _c_visiting(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    comp = m.string
+    target = _plan_target(m.group(1))
+    if not target or not cue and comp.lower().startswith(("meeting", "seeing", "catching", "hosting")):
+        return []
+    who = _MY_WHO.match(target)
+    ents = []
+    if who:
+        e = kin_entity(who.group(1))
+        ents = [e] if e else []
+    elif target[:1].isupper():
+        ents = [_ent("place", target)]
+    verb = comp.split()[0].lower()
+    return [_raw("plan", _say(subj, f"is {verb} {_third(target)}" + _cue_text(clause)), f"{verb} {target}",
+                 key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
+
+
+_NOT_PLANS = frozenset({"be", "go", "have", "get", "try", "need", "die", "cry", "sleep", "kill", "lose", "miss",
+                        "say", "tell", "ask", "do"})
+
+
+def _c_going_to_do(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                   ) -> list[dict[str, Any]]:
+    if not cue or m.group(1).lower() in _NOT_PLANS:
+        return []
+    act = _clean(f"{m.group(1)} {m.group(2)}")
+    return [_raw("plan", _say(subj, f"is going to {_third(act)}" + _cue_text(clause)), act,
+                 key=slugify(act), tags=("plans",), confidence=0.65)] if act else []
+
+
+def _c_based(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+             ) -> list[dict[str, Any]]:
+    p = _place(m.group(1))
+    if not p:
+        return []
+    if m.string.lower().startswith("staying") and cue:
+        return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
+                     entities=[_ent("place", p)], tags=("location",), confidence=0.75)]
+    return [_raw("lives_in", _say(subj, f"lives in {p}"), p, entities=[_ent("place", p)], tags=("location",),
+                 confidence=0.85)]
+
+
+def _c_working(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+               ) -> list[dict[str, Any]]:
+    prep, rest = m.group(1).lower(), m.group(2)
+    if prep == "on":
+        o = _clean(rest)
+        if not o or o.split()[0].lower() in _PRONOUN_OBJ:
+            return []
+        return [_raw("working_on", _say(subj, f"is working on {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                     tags=("work", "projects"), confidence=0.7)]
+    if prep == "as":
+        return _job_items(subj, "a " + rest if not _ARTICLE.match(rest) else rest, ctx, require_article=False)
+    if prep == "in":
+        return _work_in(subj, rest)
+    return _works_at(subj, rest, ctx)
+
+
+def _c_studying(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    return _studies(subj, m.group(1))
+
+
+def _c_learning_to(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                   ) -> list[dict[str, Any]]:
+    return _learning_to(subj, m.group(2), "how to" if m.group(1) else "to")
+
+
+def _c_learning(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
+                 entities=[_ent("topic", d.lower())], confidence=0.8) for d, n in _objects(m.group(1))]
+
+
+def _c_status(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+              ) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    st = REL_STATUS.get(m.group(1).lower().split()[-1], m.group(1).lower())
+    out = [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
+    if m.group(2):
+        out += _has(subj, m.group(2), ctx)
+    return out
+
+
+_AWAY = re.compile(r"\b(?:on (?:a )?(?:vacation|holiday|trip|work trip|business trip)|for (?:work|a conference|"
+                   r"a wedding|the weekend)|visiting)\b", re.I)
+_NOW = re.compile(r"^(?:currently|now)\s", re.I)
+
+
+def _c_in_place(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]] | None:
+    comp = m.string
+    if not ((cue and cue in {"1d", "3d", "7d"}) or _AWAY.search(comp) or _NOW.match(comp)):
+        return None
+    raw_p = _clean(m.group(1))
+    if raw_p[:1].isupper():
+        p = _place(raw_p)
+        if p:
+            return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
+                         entities=[_ent("place", p)], tags=("location", "travel"), confidence=0.7)]
+    return []
+
+
+COMPLEMENT_RULES = (
+    engine.rule("not_into", _NEG_COMP, _c_neg, "not a fan of horror movies"),
+    engine.rule("negated", r"^(?:not|never|no longer|no)\b", _c_stop, "not sure"),
+    engine.rule("fan_of", _FAN_OF, _c_fan_of, "a huge fan of Arsenal"),
+    engine.rule("x_fan", _X_FAN, _c_x_fan, "a big Marvel fan", view=_clean),
+    engine.rule("into", _INTO, _c_into, "really into photography"),
+    engine.rule("interested", _INTERESTED, _c_interested, "interested in astronomy"),
+    engine.rule("allergic", _ALLERGIC, _c_allergic, "allergic to peanuts"),
+    engine.rule("moving", _MOVING, _c_moving, "moving to Canada"),
+    engine.rule("going", _GOING, _c_going, "going to Goa next week"),
+    engine.rule("visiting", _VISITING, _c_visiting, "visiting my grandma this weekend"),
+    engine.rule("going_to_do", _GOING_TO_DO, _c_going_to_do, "going to paint the kitchen tomorrow"),
+    engine.rule("based", _BASED, _c_based, "based in Austin"),
+    engine.rule("working", _WORKING, _c_working, "working at Google"),
+    engine.rule("studying", _STUDYING, _c_studying, "studying medicine"),
+    engine.rule("learning_to", _LEARNING_TO, _c_learning_to, "learning to drive"),
+    engine.rule("learning", _LEARNING, _c_learning, "learning Spanish"),
+    engine.rule("status", _STATUS_WITH, _c_status, "married with two kids",
+                view=lambda c: _clean(c, cut=False) if "," not in c else c),
+    engine.rule("in_place", _IN_PLACE, _c_in_place, "currently in Tokyo"),
+)
+
+
 def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
     comp = _COMP_ADV.sub("", comp.strip())  # "I'm now a teacher"
     if not comp:
         return []
-    cue = _cue(clause)
-    m = _NEG_COMP.match(comp)
-    if m:
-        if m.group(1):
-            return _talk(subj, m.group(2), "not_interested", "isn't interested in", ctx)
-        verb = "isn't a fan of" if "fan" in comp.lower() else "isn't into"
-        return _pref(subj, verb, False, m.group(2), ctx)
-    if re.match(r"^(?:not|never|no longer|no)\b", comp, re.I):
-        return []
-    m = _FAN_OF.match(comp)
-    if m:
-        return _pref(subj, f"is a {m.group(1).lower() + ' ' if m.group(1) else ''}fan of", True, m.group(2), ctx)
-    m = _X_FAN.match(_clean(comp))
-    if m and m.group(1).split()[0].lower() not in {"bit", "little", "lot", "of"}:
-        return _pref(subj, "is a fan of", True, m.group(1), ctx)
-    m = _INTO.match(comp)
-    if m:
-        verb = re.match(r"^(?:\w+\s+)?(into|obsessed with|in love with|crazy about|passionate about|addicted to|"
-                        r"hooked on|big on|mad about|nuts about)", comp, re.I)
-        return _pref(subj, f"is {verb.group(1).lower() if verb else 'into'}", True, m.group(1), ctx)
-    m = _INTERESTED.match(comp)
-    if m:
-        return _talk(subj, m.group(1), "interest", "is interested in", ctx, 0.8)
-    m = _ALLERGIC.match(comp)
-    if m:
-        return [_raw("allergic_to", _say(subj, f"is allergic to {d}"), n, key=slugify(n), tags=("health",),
-                     entities=_thing_entities(d, n, _category(n)) if _category(n) == "food" else [],
-                     confidence=0.9) for d, n in _objects(m.group(1))]
-    m = _MOVING.match(comp)
-    if m:
-        p = _place(m.group(1))
-        if p:
-            return [_raw("plan", _say(subj, f"is moving to {p}" + _cue_text(clause)), f"moving to {p}",
-                         key=slugify(f"moving to {p}"), entities=[_ent("place", p)], tags=("plans", "moving"),
-                         confidence=0.8)]
-        return []
-    m = _GOING.match(comp)
-    if m:
-        if not cue:
-            return []
-        target = _plan_target(m.group(1))
-        if not target:
-            return []
-        verb = comp.split()[0].lower()
-        verb = "going" if verb in {"off", "taking", "going"} else verb
-        ents = [_ent("place", target)] if target[:1].isupper() else []
-        return [_raw("plan", _say(subj, f"is {verb} to {_third(target)}" + _cue_text(clause)), f"{verb} to {target}",
-                     key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
-    m = _VISITING.match(comp)
-    if m:
-        target = _plan_target(m.group(1))
-        if not target or not cue and comp.lower().startswith(("meeting", "seeing", "catching", "hosting")):
-            return []
-        who = re.match(r"^(?:my|our)\s+(.+)$", target, re.I)
-        ents = []
-        if who:
-            e = kin_entity(who.group(1))
-            ents = [e] if e else []
-        elif target[:1].isupper():
-            ents = [_ent("place", target)]
-        verb = comp.split()[0].lower()
-        return [_raw("plan", _say(subj, f"is {verb} {_third(target)}" + _cue_text(clause)), f"{verb} {target}",
-                     key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
-    m = _GOING_TO_DO.match(comp)
-    if m:
-        if not cue or m.group(1).lower() in {"be", "go", "have", "get", "try", "need", "die", "cry", "sleep",
-                                              "kill", "lose", "miss", "say", "tell", "ask", "do"}:
-            return []
-        act = _clean(f"{m.group(1)} {m.group(2)}")
-        return [_raw("plan", _say(subj, f"is going to {_third(act)}" + _cue_text(clause)), act,
-                     key=slugify(act), tags=("plans",), confidence=0.65)] if act else []
-    m = _BASED.match(comp)
-    if m:
-        p = _place(m.group(1))
-        if not p:
-            return []
-        if comp.lower().startswith("staying") and cue:
-            return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
-                         entities=[_ent("place", p)], tags=("location",), confidence=0.75)]
-        return [_raw("lives_in", _say(subj, f"lives in {p}"), p, entities=[_ent("place", p)], tags=("location",),
-                     confidence=0.85)]
-    m = _WORKING.match(comp)
-    if m:
-        prep, rest = m.group(1).lower(), m.group(2)
-        if prep == "on":
-            o = _clean(rest)
-            if not o or o.split()[0].lower() in _PRONOUN_OBJ:
-                return []
-            return [_raw("working_on", _say(subj, f"is working on {_third(o)}"), o, key=slugify(_norm_obj(o)),
-                         tags=("work", "projects"), confidence=0.7)]
-        if prep == "as":
-            return _job_items(subj, "a " + rest if not _ARTICLE.match(rest) else rest, ctx, require_article=False)
-        if prep == "in":
-            return _work_in(subj, rest)
-        return _works_at(subj, rest, ctx)
-    m = _STUDYING.match(comp)
-    if m:
-        return _studies(subj, m.group(1))
-    m = _LEARNING_TO.match(comp)
-    if m:
-        return _learning_to(subj, m.group(2), "how to" if m.group(1) else "to")
-    m = _LEARNING.match(comp)
-    if m:
-        return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
-                     entities=[_ent("topic", d.lower())], confidence=0.8) for d, n in _objects(m.group(1))]
-    m = _STATUS_WITH.match(_clean(comp, cut=False) if "," not in comp else comp)
-    if m and subj["kind"] == "self":
-        st = REL_STATUS.get(m.group(1).lower().split()[-1], m.group(1).lower())
-        out = [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
-        if m.group(2):
-            out += _has(subj, m.group(2), ctx)
+    out = engine.first(COMPLEMENT_RULES, comp, subj, ctx, clause, _cue(clause))
+    if out is not None:
         return out
-    m = _IN_PLACE.match(comp)
-    away = re.search(r"\b(?:on (?:a )?(?:vacation|holiday|trip|work trip|business trip)|for (?:work|a conference|"
-                     r"a wedding|the weekend)|visiting)\b", comp, re.I)
-    if m and ((cue and cue in {"1d", "3d", "7d"}) or away or re.match(r"^(?:currently|now)\s", comp, re.I)):
-        raw_p = _clean(m.group(1))
-        if raw_p[:1].isupper():
-            p = _place(raw_p)
-            if p:
-                return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
-                             entities=[_ent("place", p)], tags=("location", "travel"), confidence=0.7)]
-        return []
-    out: list[dict[str, Any]] = []
+    out = []
     for i, part in enumerate(p for p in _COMP_SPLIT.split(comp) if p.strip()):
         got = _simple_complement(subj, part.strip(), ctx, first=(i == 0))
         if got is None:
