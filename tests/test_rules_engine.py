@@ -70,12 +70,14 @@ def test_handlers_get_the_match_and_the_callers_arguments():
 
 # ---------------------------------------------------------------- the extraction tables
 TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES,
-          "complement": ex.COMPLEMENT_RULES}
+          "complement": ex.COMPLEMENT_RULES, "self": ex.SELF_RULES}
 
 
 def _args(table: str, text: str) -> tuple:
     """The arguments the table's caller passes (the complement rules also get the clause's time cue)."""
     ctx = _ctx("tenant" if table == "tenant" else "contact")
+    if table == "self":
+        return (ctx, 0)
     return (ex.SELF, ctx, text, ex._cue(text)) if table == "complement" else (ex.SELF, ctx, text)
 
 
@@ -164,3 +166,25 @@ def test_in_place_declines_without_a_cue_or_a_trip():
         [("current_location", "tokyo")]
     assert _facts(ex._complement(ex.SELF, "in Tokyo this week", _ctx(), "I am in Tokyo this week")) == \
         [("current_location", "tokyo")]
+
+
+def test_my_attr_reads_each_attribute_with_its_own_reader():
+    def said(text):
+        return _facts(ex._self_statements(text, _ctx(), 0))
+    assert said("my hometown is Pune") == [("from", "pune")]
+    assert said("my age is 25") == [("age", "25")]
+    assert said("my office is in Pune") == [("work_location", "pune")]
+    assert said("my employer is in Pune") == []          # only an office names a place to work in
+    assert said("my office is Siemens") == []            # and an office is no employer
+    assert said("my job is nurse") == [("job_title", "nurse")]   # anything else reads as a job
+
+
+def test_here_introduces_only_in_the_first_clause():
+    assert _facts(ex._self_statements("Rohan here", _ctx(), 0)) == [("name", "rohan")]
+    assert ex._self_statements("Rohan here", _ctx(), 1) is None
+
+
+@pytest.mark.xfail(strict=True, reason="_MY_ATTR's 'home is in' alternative is followed by its own '(is|are)', "
+                   "so 'my flat is in Pune' never reaches the lives_in reader (found moving the rules; kept as is)")
+def test_my_home_is_in_a_place():
+    assert _facts(ex._self_statements("my flat is in Pune", _ctx(), 0) or []) == [("lives_in", "pune")]

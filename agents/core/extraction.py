@@ -2051,93 +2051,156 @@ _MY_ATTR = re.compile(r"^my\s+(hometown|home\s+town|age|major|pronouns|(?:star\s
                       r"native\s+language)\s+(?:is|are)\s+(.+)$", re.I)
 
 
-def _self_statements(c: str, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
-    m = _MY_NAME.match(c)
-    if m and (c.lower().startswith(("my", "name", "the name")) or (index == 0 and ctx.get("greeting"))):
-        explicit = c.lower().startswith(("my", "name", "the name"))
-        name, rest = _take_name(_clean(m.group(1)), allow_lower=explicit)
-        if name and (explicit or not rest.strip() or rest.strip().lower() == "here"):
-            return _name_items(SELF, name, 0.95 if explicit else 0.8, ctx)
+# ---------------------------------------------------------------- self statements: handler(m, ctx, index)
+# "my name is ...", "call me ...", "Anna is my sister", "my birthday is ...", favorites, "my <attr> is ...".
+_NAMING = ("my", "name", "the name")
+
+
+def _s_my_name(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    c = m.string
+    if not (c.lower().startswith(_NAMING) or (index == 0 and ctx.get("greeting"))):
+        return None
+    explicit = c.lower().startswith(_NAMING)
+    name, rest = _take_name(_clean(m.group(1)), allow_lower=explicit)
+    if name and (explicit or not rest.strip() or rest.strip().lower() == "here"):
+        return _name_items(SELF, name, 0.95 if explicit else 0.8, ctx)
+    return []
+
+
+def _s_call_me(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
+    return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
+                 confidence=0.9)] if name else []
+
+
+def _s_is_my_role(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    if m.group(1).casefold() in NAME_STOP:
+        return None
+    subj = _role_subject(m.group(2), m.group(1))
+    if subj is None:
+        return None
+    _introduce(ctx, subj, m.group(1))
+    return _implied(subj, m.group(1), ctx)
+
+
+def _s_here(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    if index != 0 or m.group(1).casefold() in NAME_STOP:
+        return None
+    return _name_items(SELF, m.group(1), 0.75, ctx)
+
+
+def _s_birthday(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    val = _clean(m.group(1))
+    return [_raw("birthday", f"Birthday is {val}", val, tags=("birthday",), confidence=0.9)] if val else []
+
+
+def _s_favorite(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    what = _clean(m.group(1).strip(), cut=False)
+    objs = _objects(m.group(2), split=False)
+    if not what or not objs:
         return []
-    m = _CALL_ME.match(c)
-    if m:
-        name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
-        return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
-                     confidence=0.9)] if name else []
-    m = _IS_MY_ROLE.match(c)
-    if m and m.group(1).casefold() not in NAME_STOP:
-        subj = _role_subject(m.group(2), m.group(1))
-        if subj is not None:
-            _introduce(ctx, subj, m.group(1))
-            return _implied(subj, m.group(1), ctx)
-    m = _HERE.match(c)
-    if m and index == 0 and m.group(1).casefold() not in NAME_STOP:
-        return _name_items(SELF, m.group(1), 0.75, ctx)
-    m = _BIRTHDAY.match(c)
-    if m:
-        val = _clean(m.group(1))
-        return [_raw("birthday", f"Birthday is {val}", val, tags=("birthday",), confidence=0.9)] if val else []
-    m = _FAVORITE.match(c)
-    if m:
-        what = _clean(m.group(1).strip(), cut=False)
-        objs = _objects(m.group(2), split=False)
-        if not what or not objs:
-            return []
-        disp, norm = objs[0]
-        cat = _category(norm) or _category(what.lower())
-        return [_raw(f"favorite_{slugify(what)}", f"Favorite {what.lower()} is {disp}", norm, category=cat,
-                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or "", slugify(what)),
-                     confidence=0.9)]
-    m = _IS_FAVORITE.match(c)
-    if m and not re.match(r"^(?:you|it|this|that|he|she|they)\b", c, re.I):
-        objs = _objects(m.group(1), split=False)
-        if not objs:
-            return []
-        disp, norm = objs[0]
-        cat = _category(norm)
-        if m.group(2):
-            what = _clean(m.group(2), cut=False).lower()
-            return [_raw(f"favorite_{slugify(what)}", f"Favorite {what} is {disp}", norm, category=cat,
-                         entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.85)]
-        return [_raw("likes", f"Loves {disp}", norm, key=slugify(norm), category=cat,
-                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.8)]
-    m = _MY_ATTR.match(c)
-    if m:
-        attr, val = " ".join(m.group(1).lower().split()), m.group(2)
-        if attr in {"hometown", "home town", "native place", "native"}:
-            p = _place(val)
-            return [_raw("from", f"Is from {p}", p, entities=[_ent("place", p)], tags=("location",),
-                         confidence=0.9)] if p else []
-        if attr.endswith("is in"):
-            p = _place(val)
-            return [_raw("lives_in", f"Lives in {p}", p, entities=[_ent("place", p)], tags=("location",),
-                         confidence=0.8)] if p else []
-        if attr == "age":
-            am = _AGE_RX.match(_clean(val))
-            n = _age(am.group(1)) if am else None
-            return [_raw("age", f"Is {n} years old", str(n), tags=("age",), confidence=0.9)] if n else []
-        if attr == "major":
-            v = _clean(val)
-            return [_raw("studies", f"Studies {v}", v, tags=("education",), confidence=0.85)] if v else []
-        if attr == "pronouns":
-            v = _clean(val, cut=False)
-            return [_raw("pronouns", f"Pronouns are {v}", v, tags=("identity",), confidence=0.9)] if v else []
-        if attr.endswith("sign"):
-            v = _clean(val)
-            return [_raw("zodiac_sign", f"Zodiac sign is {_display(v)}", v, tags=("identity",), confidence=0.85)] \
-                if v else []
-        if attr in {"mother tongue", "first language", "native language"}:
-            v = _clean(val)
-            return [_raw("identity", f"Mother tongue is {_display(v)}", v, key=slugify(f"language {v}"),
-                         tags=("identity", "language"), confidence=0.85)] if v else []
-        if attr in {"office", "workplace", "company", "employer"}:
-            if re.match(r"^(?:in|at|near|on)\s", val, re.I):
-                p = _place(re.sub(r"^\w+\s+", "", val))
-                return [_raw("work_location", f"Works in {p}", p, entities=[_ent("place", p)],
-                             tags=("work", "location"), confidence=0.7)] if p and attr == "office" else []
-            return _works_at(SELF, val, ctx) if attr != "office" else []
-        return _job_items(SELF, val if _ARTICLE.match(val) else "a " + val, ctx, require_article=False)
-    return None
+    disp, norm = objs[0]
+    cat = _category(norm) or _category(what.lower())
+    return [_raw(f"favorite_{slugify(what)}", f"Favorite {what.lower()} is {disp}", norm, category=cat,
+                 entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or "", slugify(what)),
+                 confidence=0.9)]
+
+
+_PRONOUN_START = re.compile(r"^(?:you|it|this|that|he|she|they)\b", re.I)
+
+
+def _s_is_favorite(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    if _PRONOUN_START.match(m.string):
+        return None
+    objs = _objects(m.group(1), split=False)
+    if not objs:
+        return []
+    disp, norm = objs[0]
+    cat = _category(norm)
+    if m.group(2):
+        what = _clean(m.group(2), cut=False).lower()
+        return [_raw(f"favorite_{slugify(what)}", f"Favorite {what} is {disp}", norm, category=cat,
+                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.85)]
+    return [_raw("likes", f"Loves {disp}", norm, key=slugify(norm), category=cat,
+                 entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.8)]
+
+
+def _attr_place(relation: str, says: str, confidence: float) -> Callable[[str, dict[str, Any]], list]:
+    def read(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+        p = _place(val)
+        return [_raw(relation, f"{says} {p}", p, entities=[_ent("place", p)], tags=("location",),
+                     confidence=confidence)] if p else []
+    return read
+
+
+def _attr_age(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    am = _AGE_RX.match(_clean(val))
+    n = _age(am.group(1)) if am else None
+    return [_raw("age", f"Is {n} years old", str(n), tags=("age",), confidence=0.9)] if n else []
+
+
+def _attr_value(relation: str, says: Callable[[str], str], tags: tuple[str, ...], confidence: float, *,
+                cut: bool = True, key: Callable[[str], str] | None = None) -> Callable[[str, dict[str, Any]], list]:
+    def read(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+        v = _clean(val, cut=cut)
+        return [_raw(relation, says(v), v, key=key(v) if key else None, tags=tags, confidence=confidence)] \
+            if v else []
+    return read
+
+
+_AT_PLACE = re.compile(r"^(?:in|at|near|on)\s", re.I)
+_FIRST_WORD = re.compile(r"^\w+\s+")
+
+
+def _attr_workplace(attr: str) -> Callable[[str, dict[str, Any]], list]:
+    def read(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+        if _AT_PLACE.match(val):
+            p = _place(_FIRST_WORD.sub("", val))
+            return [_raw("work_location", f"Works in {p}", p, entities=[_ent("place", p)],
+                         tags=("work", "location"), confidence=0.7)] if p and attr == "office" else []
+        return _works_at(SELF, val, ctx) if attr != "office" else []
+    return read
+
+
+# "my <attr> is <val>": the attribute (as _MY_ATTR reads it, spaces folded) -> its reader, tried in order
+MY_ATTRS: tuple[tuple[Callable[[str], bool], Callable[[str, dict[str, Any]], list]], ...] = (
+    (lambda a: a in {"hometown", "home town", "native place", "native"}, _attr_place("from", "Is from", 0.9)),
+    (lambda a: a.endswith("is in"), _attr_place("lives_in", "Lives in", 0.8)),
+    (lambda a: a == "age", _attr_age),
+    (lambda a: a == "major", _attr_value("studies", lambda v: f"Studies {v}", ("education",), 0.85)),
+    (lambda a: a == "pronouns", _attr_value("pronouns", lambda v: f"Pronouns are {v}", ("identity",), 0.9,
+                                            cut=False)),
+    (lambda a: a.endswith("sign"), _attr_value("zodiac_sign", lambda v: f"Zodiac sign is {_display(v)}",
+                                               ("identity",), 0.85)),
+    (lambda a: a in {"mother tongue", "first language", "native language"},
+     _attr_value("identity", lambda v: f"Mother tongue is {_display(v)}", ("identity", "language"), 0.85,
+                 key=lambda v: slugify(f"language {v}"))),
+    *((lambda a, w=w: a == w, _attr_workplace(w)) for w in ("office", "workplace", "company", "employer")),
+)
+
+
+def _s_my_attr(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    attr, val = " ".join(m.group(1).lower().split()), m.group(2)
+    for applies, read in MY_ATTRS:
+        if applies(attr):
+            return read(val, ctx)
+    return _job_items(SELF, val if _ARTICLE.match(val) else "a " + val, ctx, require_article=False)
+
+
+SELF_RULES = (
+    engine.rule("my_name", _MY_NAME, _s_my_name, "my name is Meera"),
+    engine.rule("call_me", _CALL_ME, _s_call_me, "call me Sam"),
+    engine.rule("is_my_role", _IS_MY_ROLE, _s_is_my_role, "Anna is my sister"),
+    engine.rule("here", _HERE, _s_here, "Rohan here"),
+    engine.rule("birthday", _BIRTHDAY, _s_birthday, "my birthday is March 3"),
+    engine.rule("favorite", _FAVORITE, _s_favorite, "my favorite food is sushi"),
+    engine.rule("is_favorite", _IS_FAVORITE, _s_is_favorite, "sushi is my favorite food"),
+    engine.rule("my_attr", _MY_ATTR, _s_my_attr, "my hometown is Pune"),
+)
+
+
+def _self_statements(c: str, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    return engine.first(SELF_RULES, c, ctx, index)
 
 
 # ============================================================================ tenant (business) statements
