@@ -188,3 +188,27 @@ def test_here_introduces_only_in_the_first_clause():
                    "so 'my flat is in Pune' never reaches the lives_in reader (found moving the rules; kept as is)")
 def test_my_home_is_in_a_place():
     assert _facts(ex._self_statements("my flat is in Pune", _ctx(), 0) or []) == [("lives_in", "pune")]
+
+
+# ---------------------------------------------------------------- the crisis table, one rule at a time
+from agents.core import crisis  # noqa: E402
+from agents.core.rules import crisis_rules  # noqa: E402
+
+
+def _crisis_rule_fires(name: str, text: str) -> bool:
+    rule_ = crisis_rules._RULES_BY_NAME[name]
+    doc = crisis.parse(text)
+    return any(crisis._judge(doc, rule_, m) is not None for m in rule_.regex.finditer(doc.norm))
+
+
+def test_a_crisis_rule_reads_alone_with_its_check():
+    # want_to_die's pattern excludes "dying for", and its check vetoes "cross my heart and hope to die"
+    assert _crisis_rule_fires("want_to_die", "i just want to die")
+    assert not _crisis_rule_fires("want_to_die", "i want to die my hair red")
+    assert crisis_rules._RULES_BY_NAME["want_to_die"].severity == "high"
+
+
+def test_crisis_rule_names_are_unique_and_the_table_is_the_engines():
+    names = [r.name for r in crisis_rules.RULES]
+    assert len(names) == len(set(names))
+    assert crisis.RULES is crisis_rules.RULES
