@@ -95,6 +95,36 @@ def _in_quotes(doc: _Doc, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
+def _quote_speaker(doc: _Doc, i: int, start: int, end: int, media: bool) -> str | None:
+    """Who says a phrase inside quotes: "veto" (a song, meme or story's line), "third" (someone else),
+    another subject kind, or None when the phrase is not quoted."""
+    quote = _in_quotes(doc, start, end)
+    if quote is None:
+        return None
+    if media or any(w in _MEDIA or w in _FICTION or w[:-1] in _FICTION for w in doc.words):
+        return "veto"  # a quoted line in a message about a song, a meme, a story's villain
+    # who says the quoted words? the nominative subject before the opening quote
+    k = next((n for n, sp in enumerate(doc.spans) if sp[0] >= quote[0]), i)
+    speaker = _speaker(doc, k)
+    if speaker == "fiction":
+        return "veto"  # a character's line ('the villain says "I'll kill myself"'): a story, not intent
+    return speaker
+
+
+_NEVER_WOULD = re.compile(r"\bnever (?:would|will|could|ever)$")
+
+
+def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
+    """Is the phrase negated (a denied frame before its subject, "never would I", or a negator in scope)?"""
+    if at is not None and _DENIED_FRAME.search(" ".join(doc.before(at, 3))):
+        return True
+    if at is not None and _NEVER_WOULD.search(" ".join(doc.before(at, 3))):
+        return True  # "never would I kill myself"
+    lo = at + 1 if at is not None else max(0, i - 3)
+    window = [w for w in doc.words[lo:(j if rule.neg_scope == "all" else i)] if w != "|"]
+    return _negated(window)
+
+
 def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
     i, j = _words_of(doc, m)
     level: Level = (rule.severity, rule.category)
@@ -110,17 +140,10 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
     if doc.after_title_cue(i):
         return None
     media = doc.sentence_has(i, _MEDIA)
-    quote = _in_quotes(doc, start, end)
-    speaker_third = False
-    if quote is not None:
-        if media or any(w in _MEDIA or w in _FICTION or w[:-1] in _FICTION for w in doc.words):
-            return None  # a quoted line in a message about a song, a meme, a story's villain
-        # who says the quoted words? the nominative subject before the opening quote
-        k = next((n for n, sp in enumerate(doc.spans) if sp[0] >= quote[0]), i)
-        speaker = _speaker(doc, k)
-        if speaker == "fiction":
-            return None  # a character's line ('the villain says "I'll kill myself"'): a story, not intent
-        speaker_third = speaker == "third"
+    speaker = _quote_speaker(doc, i, start, end, media)
+    if speaker == "veto":
+        return None
+    speaker_third = speaker == "third"
 
     # subject and negation
     inflected = doc.words[i].endswith("s") and len(doc.words[i]) > 3 and doc.words[i] not in ("less", "unless")
@@ -137,15 +160,8 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
     else:
         kind, at = _subject(doc, i, inflected)
 
-    if rule.negatable:
-        if at is not None and _DENIED_FRAME.search(" ".join(doc.before(at, 3))):
-            return None
-        if at is not None and re.search(r"\bnever (?:would|will|could|ever)$", " ".join(doc.before(at, 3))):
-            return None  # "never would I kill myself"
-        lo = at + 1 if at is not None else max(0, i - 3)
-        window = [w for w in doc.words[lo:(j if rule.neg_scope == "all" else i)] if w != "|"]
-        if _negated(window):
-            return None
+    if rule.negatable and _denied(doc, rule, at, i, j):
+        return None
 
     if speaker_third:
         return ("medium", "third_party_concern")
