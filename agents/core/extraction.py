@@ -1527,17 +1527,23 @@ def _simple_complement(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, fir
     if job:
         return job
     if first and subj["kind"] in {"self", "person", "pet"}:
-        allow_lower = subj["kind"] == "self" and ctx.get("greeting") and ctx.get("clause_index", 0) == 0
-        name, rest = _take_name(p, allow_lower=bool(allow_lower))
-        if name and (not rest.strip() or re.match(r"^\s*(?:here|btw|by the way|from\s+.+)$", rest, re.I)):
-            if name.casefold() in KINSHIP or name.casefold() in DEMONYMS:
-                return None
-            out = _name_items(subj, name, 0.9 if name[0].isupper() else 0.6, ctx)
-            fm = re.match(r"^\s*from\s+(.+)$", rest, re.I)
-            if fm:
-                more = _simple_complement(subj, "from " + fm.group(1), ctx, first=False)
-                out += more or []
-            return out
+        return _bare_name(subj, p, ctx)
+    return None
+
+
+def _bare_name(subj: dict[str, Any], p: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """'I'm Priya', 'I'm Priya from Pune', 'Rohan here': a name as the first complement, or None."""
+    allow_lower = subj["kind"] == "self" and ctx.get("greeting") and ctx.get("clause_index", 0) == 0
+    name, rest = _take_name(p, allow_lower=bool(allow_lower))
+    if name and (not rest.strip() or re.match(r"^\s*(?:here|btw|by the way|from\s+.+)$", rest, re.I)):
+        if name.casefold() in KINSHIP or name.casefold() in DEMONYMS:
+            return None
+        out = _name_items(subj, name, 0.9 if name[0].isupper() else 0.6, ctx)
+        fm = re.match(r"^\s*from\s+(.+)$", rest, re.I)
+        if fm:
+            more = _simple_complement(subj, "from " + fm.group(1), ctx, first=False)
+            out += more or []
+        return out
     return None
 
 
@@ -2463,18 +2469,26 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
                 ctx["last_subj"] = s
                 if s["kind"] != "self":
                     _introduce(ctx, s, s.get("name"))
-        for raw in raws:
-            if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
-                continue
-            raw = _resolve_pronoun(raw, subj, ctx)
-            if raw is None:
-                continue
-            item = _finish(raw, subj, cue, known)
-            if replacing and item["relation"] in REPLACEABLE:
-                item["replaces"] = item["memoryKey"].rsplit("|", 1)[0]
-            k = (item["memoryKey"], item["content"])
-            if k in keys:
-                continue
-            keys.add(k)
-            out.append(item)
+        _emit(raws, subj, cue, known, ctx, gone, replacing, keys, out)
     return out
+
+
+def _emit(raws: list[dict[str, Any]], subj: dict[str, Any], cue: str | None,
+          known: Mapping[str, Mapping[str, Any]] | None, ctx: dict[str, Any], gone: bool, replacing: bool,
+          keys: set[tuple[str, str]], out: list[dict[str, Any]]) -> None:
+    """Finish one clause's raw items into `out` (pronouns resolved, lifetimes and keys set, duplicates
+    by (memoryKey, content) dropped; a departed pet's or person's possession relations skipped)."""
+    for raw in raws:
+        if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
+            continue
+        raw = _resolve_pronoun(raw, subj, ctx)
+        if raw is None:
+            continue
+        item = _finish(raw, subj, cue, known)
+        if replacing and item["relation"] in REPLACEABLE:
+            item["replaces"] = item["memoryKey"].rsplit("|", 1)[0]
+        k = (item["memoryKey"], item["content"])
+        if k in keys:
+            continue
+        keys.add(k)
+        out.append(item)
