@@ -119,7 +119,7 @@ Known limitations
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from functools import lru_cache
 
@@ -155,51 +155,18 @@ def make_entity(entity_type: str, name: str, metadata: Mapping[str, Any] | None 
         return _entities.make_entity(entity_type, name, metadata)
     return _copy(_entity_cached("make", entity_type, name, tuple(sorted((metadata or {}).items()))))
 from agents.core.memory import is_low_content, normalize_text
+from agents.core.rules import engine
+from agents.core.rules.extraction_lexicon import (  # noqa: F401 (re-exported)
+    SINGLE_VALUED, MULTI_DOMAIN, REPLACEABLE, REPLACE_CUE, PREFERENCE_RELATIONS, RELATIONS, TEMPORAL_DEFAULT,
+    CUE_TEMPORARY, _words, OCCUPATIONS, STUDENT_LEVELS, IDENTITY_NOUNS, ZODIAC, IDENTITY_ADJ, REL_STATUS,
+    EMPLOYMENT, DEMONYMS, PARTNER_KIN, SOCIAL_KIN, POSSESSIONS, EVENTS, HEALTH_CHRONIC, HEALTH_ACUTE, FOODS,
+    GAMES, MUSIC, ACTIVITIES_DO, INDUSTRIES, SCHOOL_WORDS, BUSINESS_WORDS, ACRONYMS, COMPOUND_OBJECTS,
+    NAME_STOP, GREETING, NUMWORDS, COUNTS,
+)
 
 MAX_CHARS = 2000   # longer messages are read up to here
 MAX_CLAUSES = 40   # and up to this many clauses (bounds the latency of pathological input)
 LIFETIMES = ("1d", "3d", "7d", "30d", "permanent")
-
-# ============================================================================ relations and keys
-SINGLE_VALUED = frozenset("""
-name preferred_name age birthday lives_in from grew_up_in born_in work_field work_location
-employment_status studies relationship_status partner nationality pronouns zodiac_sign pet_name
-breed current_location business_type business_location business_hours business_name business_audience
-business_delivery_area
-""".split())
-# multi-valued relation -> the polarity-free domain its key uses ("taste" gets a category prefix)
-MULTI_DOMAIN = {
-    "likes": "taste", "dislikes": "taste", "prefers": "taste", "wants": "taste", "does_not_want": "taste",
-    "avoid_topic": "talk_about", "interest": "talk_about", "not_interested": "talk_about",
-    "has_pet": "has_pet", "family_member": "family_member", "knows_person": "knows_person", "owns": "owns",
-    "plays": "hobby", "hobby": "hobby", "learning": "learning", "identity": "identity", "allergic_to": "allergy",
-    "health_condition": "health", "health_state": "health", "event": "event", "plan": "plan",
-    "working_on": "project", "runs_business": "runs_business", "business_offering": "business_offering",
-    "works_at": "works_at", "job_title": "job_title", "studies_at": "studies_at",
-}
-# Relations a person can hold several values of at once (a second job, a weekend job, a degree beside a
-# job): each value is its own memory (the key carries the object, like any multi-valued relation), and a
-# new value retires the others only when the message says it replaces them (REPLACE_CUE): the item then
-# carries `replaces`, the relation-level key prefix "<type>|<subject>|<relation>", and the dedup layer
-# supersedes every active memory under that prefix -- including ones stored before this scheme, whose
-# key was the prefix itself. "I work at Siemens on weekends" after "I'm a nurse" keeps both; "I now work
-# at Siemens" / "I quit and joined Siemens" / "I'm now a teacher" supersedes the old ones.
-REPLACEABLE = frozenset({"works_at", "job_title", "studies_at"})
-REPLACE_CUE = re.compile(
-    r"\b(?:moved|relocated|quit|quitting|resigned|switched|switching|transferred|promoted|graduated|"
-    r"joined(?!\s+(?:a|an|the|my)\s+(?:gym|club|band|choir|class|course|league|group|community|book))|"
-    r"dropped\s+out|no\s+longer|any\s*more|new\s+(?:job|role|position|company|school|university|college)|"
-    r"changed\s+(?:jobs?|careers?|companies|schools?|universities|colleges?)|got\s+(?:hired|a\s+job)|"
-    r"started\s+(?:working|at|with|my\s+new|a\s+new)|left\s+(?:my\s+|the\s+)?(?:job|company|work|school|"
-    r"university|college|uni)\b|left\s+(?-i:[A-Z])\w*|"
-    r"(?:i|we|he|she|they)\s+(?:am|is|are)\s+now|(?:i|we|he|she|they)\s+now\s+(?:work|study|teach|am|is|are)|"
-    r"(?:work|works|working|study|studies|studying)\s+(?:at|for|as|in)\s+[^,.;!?]{1,60}?\s+now)\b", re.I)
-PREFERENCE_RELATIONS = frozenset({"likes", "dislikes", "prefers", "wants", "does_not_want", "avoid_topic",
-                                  "interest", "not_interested"})
-RELATIONS = tuple(sorted(SINGLE_VALUED | set(MULTI_DOMAIN)))  # plus favorite_<thing>
-TEMPORAL_DEFAULT = {"plan": "7d", "event": "7d", "current_location": "1d", "health_state": "3d",
-                    "working_on": "30d"}
-CUE_TEMPORARY = frozenset({"avoid_topic", "interest", "not_interested"})
 
 
 def memory_type_of(relation: str) -> str:
@@ -217,184 +184,6 @@ def memory_key(memory_type: str, subject: str, relation: str, object_key: str | 
     if domain == "taste":
         domain = f"{category}_taste" if category else "taste"
     return f"{memory_type}|{subject}|{domain}|{object_key or ''}"
-
-
-# ============================================================================ lexicons
-def _words(s: str) -> frozenset[str]:
-    return frozenset(w.replace("_", " ") for w in s.split())
-
-
-OCCUPATIONS = _words("""
-engineer developer programmer coder designer architect doctor physician surgeon dentist nurse pharmacist
-therapist psychologist psychiatrist teacher professor lecturer tutor student researcher scientist analyst
-accountant lawyer attorney paralegal consultant manager director executive ceo cto cfo coo founder cofounder
-co-founder entrepreneur intern chef cook baker barista bartender waiter waitress cashier clerk salesman
-salesperson marketer writer author journalist editor photographer artist painter musician singer dancer
-actor actress filmmaker producer youtuber streamer influencer blogger pilot driver mechanic electrician
-plumber carpenter technician officer soldier cop firefighter paramedic farmer librarian secretary
-receptionist administrator recruiter banker trader investor economist trainer instructor veterinarian
-translator interpreter freelancer contractor housewife homemaker guard janitor nanny caregiver counselor
-pastor priest model tailor undergrad postdoc tester sysadmin specialist coordinator supervisor associate
-broker realtor physiotherapist physio radiologist midwife dietitian nutritionist chemist biologist physicist
-mathematician statistician historian principal welder machinist dispatcher courier sde swe dev devops
-animator illustrator copywriter strategist auditor optometrist pediatrician cardiologist dermatologist
-anesthesiologist resident surveyor pharmacologist geologist astronomer jeweler florist butcher hairdresser
-hairstylist stylist barber beautician makeup_artist teller underwriter actuary paramedic lineman miner
-fisherman sailor captain chauffeur clerk cleaner housekeeper gardener landscaper roofer painter mason
-bricklayer programmer coach rapper composer dj vlogger podcaster lifeguard veterinarian vet paralegal
-""")
-STUDENT_LEVELS = _words("""
-first second third fourth final last 1st 2nd 3rd 4th year grad graduate undergrad undergraduate phd doctoral
-masters master's college university uni high school exchange international part-time full-time medical
-""")
-IDENTITY_NOUNS = _words("""
-vegetarian vegan pescatarian introvert extrovert ambivert morning_person night_owl night_person early_bird
-gamer cat_person dog_person foodie bookworm homebody single_mom single_dad single_parent mom dad mother
-father parent grandparent grandmother grandfather twin christian muslim hindu sikh jain buddhist jew atheist
-agnostic athlete runner cyclist swimmer gym_rat perfectionist procrastinator overthinker workaholic
-otaku nerd geek tea_person coffee_person people_person first-generation_immigrant immigrant expat only_child
-eldest_child middle_child youngest_child firstborn
-""")
-ZODIAC = _words("aries taurus gemini cancer leo virgo libra scorpio sagittarius capricorn aquarius pisces")
-IDENTITY_ADJ = _words("""
-vegetarian vegan pescatarian introverted extroverted left-handed right-handed colorblind colourblind
-diabetic lactose_intolerant gluten_intolerant gluten-free pregnant autistic deaf gay lesbian bisexual bi
-straight trans transgender nonbinary non-binary queer religious spiritual christian muslim hindu sikh jain
-buddhist jewish atheist agnostic neurodivergent dyslexic sober teetotal
-""")
-REL_STATUS = {"single": "single", "married": "married", "engaged": "engaged", "divorced": "divorced",
-              "widowed": "widowed", "separated": "separated", "taken": "in a relationship",
-              "in a relationship": "in a relationship", "seeing someone": "seeing someone",
-              "dating someone": "dating someone", "happily married": "married", "newly married": "married",
-              "recently married": "married", "recently divorced": "divorced", "newly engaged": "engaged"}
-EMPLOYMENT = {"retired": "retired", "unemployed": "unemployed", "self-employed": "self-employed",
-              "self employed": "self-employed", "between jobs": "between jobs", "jobless": "unemployed",
-              "out of work": "unemployed", "freelancing": "freelancing", "a freelancer": "freelancing",
-              "job hunting": "job hunting", "looking for a job": "job hunting", "a stay at home mom":
-              "stay-at-home parent", "a stay-at-home mom": "stay-at-home parent", "a stay at home dad":
-              "stay-at-home parent", "a stay-at-home dad": "stay-at-home parent"}
-DEMONYMS = _words("""
-indian american british english german french canadian australian chinese japanese korean pakistani
-bangladeshi sri_lankan nepali italian spanish mexican brazilian nigerian kenyan russian irish scottish
-welsh dutch swedish norwegian danish finnish polish portuguese greek turkish egyptian iranian persian
-filipino indonesian malaysian singaporean thai vietnamese argentinian argentine colombian chilean peruvian
-south_african ghanaian ethiopian ukrainian romanian hungarian czech austrian swiss belgian israeli
-lebanese saudi emirati new_zealander kiwi jamaican cuban tamil punjabi bengali gujarati malayali telugu
-kannadiga marathi bihari sindhi kashmiri
-""")
-PARTNER_KIN = frozenset({"wife", "husband", "girlfriend", "boyfriend", "partner", "fiance"})
-SOCIAL_KIN = frozenset({"friend", "best_friend", "roommate", "boss", "coworker", "ex", "crush", "neighbor",
-                        "therapist", "teacher", "mentor", "coach"})
-POSSESSIONS = _words("""
-car bike bicycle motorcycle motorbike scooter house apartment flat condo boat garden farm ps5 playstation
-xbox piano guitar truck van jeep tesla laptop gaming_pc
-""")
-EVENTS = _words("""
-exam exams test tests interview job_interview meeting presentation deadline appointment doctor's_appointment
-doctors_appointment dentist_appointment dentist's_appointment vet_appointment date first_date party
-wedding flight trip match game concert surgery operation class lecture shift night_shift call audition
-recital performance hackathon review performance_review viva final finals midterm midterms quiz
-assignment submission checkup check-up session therapy_session workshop conference seminar recital
-""")
-HEALTH_CHRONIC = _words("""
-diabetes asthma adhd autism anxiety depression ocd ptsd bipolar migraines arthritis allergies insomnia
-high_blood_pressure hypertension celiac ibs pcos epilepsy eczema psoriasis dyslexia back_pain
-chronic_pain thyroid a_thyroid_problem endometriosis
-""")
-HEALTH_ACUTE = _words("""
-cold fever flu headache cough sore_throat covid food_poisoning hangover migraine toothache stomach_ache
-stomachache sprained_ankle broken_arm broken_leg the_flu
-""")
-FOODS = _words("""
-biryani pizza pasta sushi ramen tacos taco burger burgers dosa dosas idli sambar paneer chicken mutton fish
-seafood noodles rice curry chocolate chocolates ice_cream cake cakes dessert desserts sweets coffee tea chai
-beer wine whisky whiskey vodka spicy_food food street_food pani_puri chaat momos dumplings salad fries
-steak bbq barbecue kebab kebabs samosa samosas vada_pav pav_bhaji butter_chicken tikka naan fruit fruits
-mango mangoes banana bananas apple apples avocado avocados cheese bread eggs egg bacon pancakes waffles
-cookies donuts doughnuts smoothies juice soda coke pepsi milk cereal oats soup vegetables veggies broccoli
-mushrooms mushroom olives onions garlic coriander cilantro chillies chilies pickles thai_food chinese_food
-italian_food indian_food mexican_food korean_food japanese_food junk_food fast_food home_food breakfast
-lunch dinner brunch snacks spicy meat pork beef lamb prawns shrimp tofu kimchi pho curd yogurt yoghurt
-rasgulla gulab_jamun jalebi halwa kheer ladoo lassi filter_coffee espresso latte cappuccino matcha boba
-bubble_tea sandwiches sandwich hummus falafel shawarma biriyani pulao khichdi rajma chole dal daal roti
-chapati parotta poori puri upma poha pho pad_thai dim_sum croissants pastries pastry bagels burritos
-nachos spaghetti lasagna risotto cucumber tomatoes potatoes peanuts nuts strawberries oranges grapes
-watermelon pineapple coconut candy gum mayo mayonnaise ketchup mustard wasabi mint cinnamon caffeine
-alcohol cocktails mocktails lemonade
-""")
-GAMES = _words("""
-valorant minecraft fortnite league_of_legends lol csgo cs:go cs2 counter-strike pubg bgmi gta gta_v gta_5
-fifa call_of_duty cod warzone apex apex_legends overwatch dota dota_2 roblox among_us genshin genshin_impact
-elden_ring zelda mario pokemon animal_crossing the_sims sims rocket_league free_fire clash_of_clans
-clash_royale chess video_games games gaming
-""")
-MUSIC = _words("""
-rock jazz pop hip_hop hip-hop rap edm classical_music kpop k-pop metal country indie_music bollywood_music
-lo-fi lofi blues reggae techno house_music punk r&b rnb soul folk_music carnatic_music hindustani_music
-music
-""")
-ACTIVITIES_DO = _words("""
-yoga pilates crossfit karate judo kickboxing taekwondo boxing ballet gymnastics meditation martial_arts
-zumba aerobics calisthenics weightlifting powerlifting parkour tai_chi jiu_jitsu bjj mma salsa bharatanatyam
-kathak
-""")
-INDUSTRIES = _words("""
-it tech technology marketing finance sales hr healthcare education retail software banking consulting
-insurance hospitality construction media law real_estate government engineering design advertising
-publishing logistics manufacturing pharma pharmaceuticals research academia accounting fashion
-journalism nursing medicine film music gaming telecom operations customer_support support cybersecurity
-security data analytics
-""")
-SCHOOL_WORDS = ("university", "college", "school", "institute", "academy", "polytechnic", "iit", "iim", "nit",
-                "bits", "vit", "uni", "campus")
-BUSINESS_WORDS = ("business", "company", "shop", "store", "brand", "startup", "restaurant", "bakery", "cafe",
-                  "café", "firm", "agency", "studio", "salon", "clinic", "office", "outlet", "showroom",
-                  "boutique", "kitchen", "gym", "spa", "pharmacy", "hotel", "venue", "place")
-ACRONYMS = frozenset("""iit iim nit mit ucla nyu usa uk us uae tcs ibm hcl ey kpmg pwc bits vit srm aiims nasa
-bbc isro drdo hsbc sbi hdfc icici lic nhs un who ai ml ui ux qa hr it sde swe cto ceo cfo coo vp gm
-""".split())
-COMPOUND_OBJECTS = frozenset({"mac and cheese", "rock and roll", "salt and pepper", "fish and chips",
-                              "bread and butter", "pb and j", "rhythm and blues", "dungeons and dragons",
-                              "pen and paper", "sweet and sour", "arts and crafts", "drum and bass",
-                              "law and order", "pride and prejudice", "rice and beans", "chips and salsa",
-                              "peanut butter and jelly", "tom and jerry", "hide and seek", "research and development"})
-# capitalised words that are not names ("I'm Fine", "I'm Home")
-NAME_STOP = frozenset("""
-a an the i me my we you he she it they this that here there home back done fine good great ok okay sorry
-tired happy sad bored busy sick ready sure glad excited stressed worried anxious lonely hungry thirsty
-sleepy awake late early free lost confused curious serious kidding joking going coming trying just so very
-really not also still feeling gonna about off out in on up down over alright well better worse new old
-single married engaged divorced fat thin tall short alive dead drunk high sober broke rich poor fucked
-screwed finished exhausted pumped stoked hyped thrilled nervous scared afraid angry mad upset annoyed
-frustrated grateful thankful blessed lucky proud ashamed embarrassed jealous hurt heartbroken okayish meh
-monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
-september october november december today tomorrow tonight yesterday now always never sometimes what who
-where why how which yes no yeah nope hey hi hello thanks thank please sir madam bro dude man girl boy guy
-lol haha hmm omg wow oh ah uh um well like literally totally basically actually honestly probably maybe
-definitely almost nearly only even too quite pretty kinda sorta super hella mostly all both each every
-someone somebody anyone everyone nobody nothing something anything everything none god jesus hungover
-vegetarian vegan gay straight bi christian muslim hindu english indian american doing being having getting
-making taking working studying living staying moving leaving waiting looking thinking trying feeling
-planning hoping starting learning playing watching reading writing eating drinking sleeping at with from
-to for of by as and or but if then than because since while when until again already sick ill unwell
-available online offline outside inside away around nearby near far close open closed sorry apologies
-excited hopeful hopeless useless helpless cool hot cold warm wet dry hungry full stuffed bad terrible
-awful horrible amazing awesome fantastic wonderful fabulous perfect normal weird strange crazy insane
-mad dumb stupid smart clever funny silly lazy shy quiet loud calm relaxed chill fine fucking bloody
-stuck later soon sometime anytime asap whatever crazy baby babe honey dear darling sweetie old-fashioned
-broken shattered drained burnt burned overwhelmed depressed disappointed surprised shocked amazed impressed
-interested bored sleepy jealous lucky unlucky blessed cursed ruined wasted hammered stoned baked lit
-starving freezing boiling sweating dying crying laughing kidding serious new alone together okay sure
-certain positive negative right wrong correct fair unfair honest late early everywhere nowhere somewhere
-""".split())
-GREETING = re.compile(r"^\s*(?:hi+|hey+|hello+|heya|hiya|yo|sup|namaste|hola|good\s+(?:morning|evening|afternoon))\b",
-                      re.I)
-NUMWORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-            "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-            "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-            "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2,
-          "couple of": 2, "a couple": 2, "twin": 2, "twins": 2}
 
 
 # ============================================================================ text folding
@@ -1071,18 +860,14 @@ def _has(subj: dict[str, Any], np: str, ctx: dict[str, Any]) -> list[dict[str, A
     return out
 
 
-def _has_piece(subj: dict[str, Any], piece: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
-    toks = list(_TOKEN.finditer(piece))
-    if not toks:
-        return []
-    low = [t.group().lower() for t in toks]
-    if low[0] in _NEG_DETS:
-        return []
+def _has_head(low: list[str]) -> tuple[str, str, int, int] | None:
+    """The lexicon word a possession phrase is about, within its first six words: (head, kind, end, count),
+    or None (none, or a determiner before it that negates or does not fit)."""
     count = 1
     head = kind = None
     k_end = 0
-    for i in range(min(len(toks), 6)):
-        for n in range(min(_HAS_MAXLEN, len(toks) - i), 0, -1):
+    for i in range(min(len(low), 6)):
+        for n in range(min(_HAS_MAXLEN, len(low) - i), 0, -1):
             phrase = " ".join(low[i:i + n]).replace("-", " ")
             cand = phrase if phrase in _HAS_LEX else None
             if cand is None and n == 1:
@@ -1099,7 +884,7 @@ def _has_piece(subj: dict[str, Any], piece: str, ctx: dict[str, Any]) -> list[di
             if any(p in _NEG_DETS for p in pre) or any(p not in _DETS and not p.isdigit() and
                                                        p not in COUNTS for p in pre):
                 if kind not in {"event", "acute", "chronic"} or any(p in _NEG_DETS for p in pre):
-                    return []
+                    return None
             for p in pre:
                 if p in COUNTS:
                     count = max(count, COUNTS[p])
@@ -1107,69 +892,75 @@ def _has_piece(subj: dict[str, Any], piece: str, ctx: dict[str, Any]) -> list[di
                     count = max(count, int(p))
             if low[i] != head.split()[0] and low[i].endswith("s") and count == 1 and kind in {"pet", "kin"}:
                 count = 2
-            break
-    if not head:
-        return []
-    rest = piece[toks[k_end - 1].end():]
-    rest_toks = _TOKEN.findall(rest)
-    if rest_toks and kind in {"pet", "kin", "own"}:
-        first = rest_toks[0]
-        if first.lower() not in _REMAINDER_OK and not (first[0].isupper() and _is_name_word(first)) \
-                and _cue(rest) is None:
-            return []  # a compound noun: "a dog walker", "a sister company"
-    said_words = [t.group().lower() for t in toks[k_end - len(head.split()):k_end]]
-    said_words[-1] = _singular(said_words[-1]) if _singular(said_words[-1]) in _HAS_LEX or \
-        " ".join(said_words[:-1] + [_singular(said_words[-1])]) in _HAS_LEX else said_words[-1]
-    said = " ".join(said_words)
+            return head, kind, k_end, count
+    return None
+
+
+_NAMED_EXPLICIT = re.compile(r"^\s*,?\s*(?:named|called|name is|whose name is|by the name of|"
+                             r"(?:her|his|their|its)\s+names?\s+(?:is|are))\s", re.I)
+_NAME_LIST_SPLIT = re.compile(r"\s*(?:,|\band\b)\s*")
+
+
+def _names_after(rest: str) -> list[str]:
+    """The names after a pet or a relative ("a dog named Bruno", "two sisters, Ana and Mia")."""
     names: list[str] = []
-    if kind in {"pet", "kin"}:
-        m = _NAMES_AFTER.match(rest)
-        if m:
-            explicit = bool(re.match(r"^\s*,?\s*(?:named|called|name is|whose name is|by the name of|"
-                                     r"(?:her|his|their|its)\s+names?\s+(?:is|are))\s", rest, re.I))
-            for nm in re.split(r"\s*(?:,|\band\b)\s*", m.group(1)):
-                if nm and _is_name_word(nm, allow_lower=explicit):
-                    names.append(nm if nm[0].isupper() else nm.capitalize())
-                elif names or not explicit:
-                    break
-    sref = subj["ref"]
-    if kind == "pet":
-        ent0 = pet_entity(head)
-        if ent0 is None:
-            return []
-        species = ent0["metadata"]["species"]
-        ents = [pet_entity(head, n) for n in names] or [ent0]
-        noun = _plural(said, count)
-        qty = {1: _article(noun), 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
-        named = f" named {' and '.join(names)}" if names else ""
-        content = _say(subj, f"{'has' if subj['kind'] != 'self' else 'has'} {qty} {noun}{named}")
-        for e, n in zip(ents, names):
-            _introduce(ctx, _role_subject(head, n), n)
-        if not names and count == 1:
-            _introduce(ctx, _role_subject(head, None), None)
-        return [_raw("has_pet", content, said, key=species.replace(" ", "_"),
-                     entities=ents, tags=("pets", species), confidence=0.9)]
-    if kind == "kin":
-        ent0 = kin_entity(head)
-        if ent0 is None:
-            return []
-        canon = ent0["ref"].split(":", 1)[1]
-        if canon in {"crush"}:
-            return []
-        ents = [kin_entity(head, n) for n in names] or [ent0]
-        rel = "partner" if canon in PARTNER_KIN else ("knows_person" if canon in SOCIAL_KIN else "family_member")
-        noun = said if count == 1 or said in {"children", "kids", "parents", "siblings", "grandparents", "twins",
-                                              "in laws"} else _plural(said, count)
-        qty = {1: _article(noun), 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
-        if said in {"twins", "kids", "children", "parents", "siblings", "grandparents", "in laws", "in-laws"} \
-                and count == 1:
-            qty = ""
-        named = f" named {' and '.join(names)}" if names else ""
-        content = _say(subj, f"has {qty} {noun}{named}")
-        for n in names:
-            _introduce(ctx, _role_subject(head, n), n)
-        return [_raw(rel, content, canon.replace("_", " "), key=canon, entities=ents,
-                     tags=("family" if rel == "family_member" else "relationships",), confidence=0.85)]
+    m = _NAMES_AFTER.match(rest)
+    if m:
+        explicit = bool(_NAMED_EXPLICIT.match(rest))
+        for nm in _NAME_LIST_SPLIT.split(m.group(1)):
+            if nm and _is_name_word(nm, allow_lower=explicit):
+                names.append(nm if nm[0].isupper() else nm.capitalize())
+            elif names or not explicit:
+                break
+    return names
+
+
+def _has_pet(subj: dict[str, Any], head: str, said: str, count: int, names: list[str], ctx: dict[str, Any]
+             ) -> list[dict[str, Any]]:
+    ent0 = pet_entity(head)
+    if ent0 is None:
+        return []
+    species = ent0["metadata"]["species"]
+    ents = [pet_entity(head, n) for n in names] or [ent0]
+    noun = _plural(said, count)
+    qty = {1: _article(noun), 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
+    named = f" named {' and '.join(names)}" if names else ""
+    content = _say(subj, f"{'has' if subj['kind'] != 'self' else 'has'} {qty} {noun}{named}")
+    for e, n in zip(ents, names):
+        _introduce(ctx, _role_subject(head, n), n)
+    if not names and count == 1:
+        _introduce(ctx, _role_subject(head, None), None)
+    return [_raw("has_pet", content, said, key=species.replace(" ", "_"),
+                 entities=ents, tags=("pets", species), confidence=0.9)]
+
+
+_GROUP_KIN = frozenset({"children", "kids", "parents", "siblings", "grandparents", "twins", "in laws"})
+
+
+def _has_kin(subj: dict[str, Any], head: str, said: str, count: int, names: list[str], ctx: dict[str, Any]
+             ) -> list[dict[str, Any]]:
+    ent0 = kin_entity(head)
+    if ent0 is None:
+        return []
+    canon = ent0["ref"].split(":", 1)[1]
+    if canon in {"crush"}:
+        return []
+    ents = [kin_entity(head, n) for n in names] or [ent0]
+    rel = "partner" if canon in PARTNER_KIN else ("knows_person" if canon in SOCIAL_KIN else "family_member")
+    noun = said if count == 1 or said in _GROUP_KIN else _plural(said, count)
+    qty = {1: _article(noun), 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
+    if said in _GROUP_KIN | {"in-laws"} and count == 1:
+        qty = ""
+    named = f" named {' and '.join(names)}" if names else ""
+    content = _say(subj, f"has {qty} {noun}{named}")
+    for n in names:
+        _introduce(ctx, _role_subject(head, n), n)
+    return [_raw(rel, content, canon.replace("_", " "), key=canon, entities=ents,
+                 tags=("family" if rel == "family_member" else "relationships",), confidence=0.85)]
+
+
+def _has_thing(subj: dict[str, Any], piece: str, head: str, kind: str) -> list[dict[str, Any]]:
+    """A possession, an event, a chronic condition or a passing ailment."""
     if kind in {"event", "acute"}:
         m = _CUT.search(piece)
         text = _TRAIL_JUNK.sub("", piece[:m.start()] if m else piece).strip()
@@ -1186,6 +977,35 @@ def _has_piece(subj: dict[str, Any], piece: str, ctx: dict[str, Any]) -> list[di
                      tags=("health",), confidence=0.8)]
     return [_raw("health_state", _say(subj, f"has {_third(text)}"), head.removeprefix("the "),
                  key=slugify(head.removeprefix("the ")), tags=("health",), confidence=0.75)]
+
+
+def _has_piece(subj: dict[str, Any], piece: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    toks = list(_TOKEN.finditer(piece))
+    if not toks:
+        return []
+    low = [t.group().lower() for t in toks]
+    if low[0] in _NEG_DETS:
+        return []
+    found = _has_head(low)
+    if found is None:
+        return []
+    head, kind, k_end, count = found
+    rest = piece[toks[k_end - 1].end():]
+    rest_toks = _TOKEN.findall(rest)
+    if rest_toks and kind in {"pet", "kin", "own"}:
+        first = rest_toks[0]
+        if first.lower() not in _REMAINDER_OK and not (first[0].isupper() and _is_name_word(first)) \
+                and _cue(rest) is None:
+            return []  # a compound noun: "a dog walker", "a sister company"
+    said_words = [t.group().lower() for t in toks[k_end - len(head.split()):k_end]]
+    said_words[-1] = _singular(said_words[-1]) if _singular(said_words[-1]) in _HAS_LEX or \
+        " ".join(said_words[:-1] + [_singular(said_words[-1])]) in _HAS_LEX else said_words[-1]
+    said = " ".join(said_words)
+    if kind == "pet":
+        return _has_pet(subj, head, said, count, _names_after(rest), ctx)
+    if kind == "kin":
+        return _has_kin(subj, head, said, count, _names_after(rest), ctx)
+    return _has_thing(subj, piece, head, kind)
 
 
 def _implied(subj: dict[str, Any], name: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
@@ -1398,134 +1218,219 @@ _STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|eng
 _COMP_ADV = re.compile(r"^(?:(?:now|currently|still|also|officially|finally)\s+){1,2}", re.I)
 
 
+# ---------------------------------------------------------------- the complement rules: handler(m, subj, ctx, clause, cue)
+# "I am <complement>": the text a handler reads is m.string (the complement); same answers as the
+# predicate rules (a list, [] to stop, None to let the next rule try).
+def _c_neg(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+           ) -> list[dict[str, Any]]:
+    if m.group(1):
+        return _talk(subj, m.group(2), "not_interested", "isn't interested in", ctx)
+    verb = "isn't a fan of" if "fan" in m.string.lower() else "isn't into"
+    return _pref(subj, verb, False, m.group(2), ctx)
+
+
+def _c_stop(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+            ) -> list[dict[str, Any]]:
+    return []
+
+
+def _c_fan_of(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+              ) -> list[dict[str, Any]]:
+    return _pref(subj, f"is a {m.group(1).lower() + ' ' if m.group(1) else ''}fan of", True, m.group(2), ctx)
+
+
+def _c_x_fan(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+             ) -> list[dict[str, Any]] | None:
+    if m.group(1).split()[0].lower() in {"bit", "little", "lot", "of"}:
+        return None
+    return _pref(subj, "is a fan of", True, m.group(1), ctx)
+
+
+_INTO_VERB = re.compile(r"^(?:\w+\s+)?(into|obsessed with|in love with|crazy about|passionate about|addicted to|"
+                        r"hooked on|big on|mad about|nuts about)", re.I)
+
+
+def _c_into(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+            ) -> list[dict[str, Any]]:
+    verb = _INTO_VERB.match(m.string)
+    return _pref(subj, f"is {verb.group(1).lower() if verb else 'into'}", True, m.group(1), ctx)
+
+
+def _c_interested(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                  ) -> list[dict[str, Any]]:
+    return _talk(subj, m.group(1), "interest", "is interested in", ctx, 0.8)
+
+
+def _c_allergic(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    return [_raw("allergic_to", _say(subj, f"is allergic to {d}"), n, key=slugify(n), tags=("health",),
+                 entities=_thing_entities(d, n, _category(n)) if _category(n) == "food" else [],
+                 confidence=0.9) for d, n in _objects(m.group(1))]
+
+
+def _c_moving(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+              ) -> list[dict[str, Any]]:
+    p = _place(m.group(1))
+    if p:
+        return [_raw("plan", _say(subj, f"is moving to {p}" + _cue_text(clause)), f"moving to {p}",
+                     key=slugify(f"moving to {p}"), entities=[_ent("place", p)], tags=("plans", "moving"),
+                     confidence=0.8)]
+    return []
+
+
+def _c_going(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+             ) -> list[dict[str, Any]]:
+    if not cue:
+        return []
+    target = _plan_target(m.group(1))
+    if not target:
+        return []
+    verb = m.string.split()[0].lower()
+    verb = "going" if verb in {"off", "taking", "going"} else verb
+    ents = [_ent("place", target)] if target[:1].isupper() else []
+    return [_raw("plan", _say(subj, f"is {verb} to {_third(target)}" + _cue_text(clause)), f"{verb} to {target}",
+                 key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
+
+
+_MY_WHO = re.compile(r"^(?:my|our)\s+(.+)$", re.I)
+
+
+def _c_visiting(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    comp = m.string
+    target = _plan_target(m.group(1))
+    if not target or not cue and comp.lower().startswith(("meeting", "seeing", "catching", "hosting")):
+        return []
+    who = _MY_WHO.match(target)
+    ents = []
+    if who:
+        e = kin_entity(who.group(1))
+        ents = [e] if e else []
+    elif target[:1].isupper():
+        ents = [_ent("place", target)]
+    verb = comp.split()[0].lower()
+    return [_raw("plan", _say(subj, f"is {verb} {_third(target)}" + _cue_text(clause)), f"{verb} {target}",
+                 key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
+
+
+_NOT_PLANS = frozenset({"be", "go", "have", "get", "try", "need", "die", "cry", "sleep", "kill", "lose", "miss",
+                        "say", "tell", "ask", "do"})
+
+
+def _c_going_to_do(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                   ) -> list[dict[str, Any]]:
+    if not cue or m.group(1).lower() in _NOT_PLANS:
+        return []
+    act = _clean(f"{m.group(1)} {m.group(2)}")
+    return [_raw("plan", _say(subj, f"is going to {_third(act)}" + _cue_text(clause)), act,
+                 key=slugify(act), tags=("plans",), confidence=0.65)] if act else []
+
+
+def _c_based(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+             ) -> list[dict[str, Any]]:
+    p = _place(m.group(1))
+    if not p:
+        return []
+    if m.string.lower().startswith("staying") and cue:
+        return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
+                     entities=[_ent("place", p)], tags=("location",), confidence=0.75)]
+    return [_raw("lives_in", _say(subj, f"lives in {p}"), p, entities=[_ent("place", p)], tags=("location",),
+                 confidence=0.85)]
+
+
+def _c_working(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+               ) -> list[dict[str, Any]]:
+    prep, rest = m.group(1).lower(), m.group(2)
+    if prep == "on":
+        o = _clean(rest)
+        if not o or o.split()[0].lower() in _PRONOUN_OBJ:
+            return []
+        return [_raw("working_on", _say(subj, f"is working on {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                     tags=("work", "projects"), confidence=0.7)]
+    if prep == "as":
+        return _job_items(subj, "a " + rest if not _ARTICLE.match(rest) else rest, ctx, require_article=False)
+    if prep == "in":
+        return _work_in(subj, rest)
+    return _works_at(subj, rest, ctx)
+
+
+def _c_studying(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    return _studies(subj, m.group(1))
+
+
+def _c_learning_to(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                   ) -> list[dict[str, Any]]:
+    return _learning_to(subj, m.group(2), "how to" if m.group(1) else "to")
+
+
+def _c_learning(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]]:
+    return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
+                 entities=[_ent("topic", d.lower())], confidence=0.8) for d, n in _objects(m.group(1))]
+
+
+def _c_status(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+              ) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    st = REL_STATUS.get(m.group(1).lower().split()[-1], m.group(1).lower())
+    out = [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
+    if m.group(2):
+        out += _has(subj, m.group(2), ctx)
+    return out
+
+
+_AWAY = re.compile(r"\b(?:on (?:a )?(?:vacation|holiday|trip|work trip|business trip)|for (?:work|a conference|"
+                   r"a wedding|the weekend)|visiting)\b", re.I)
+_NOW = re.compile(r"^(?:currently|now)\s", re.I)
+
+
+def _c_in_place(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str, cue: str | None
+                ) -> list[dict[str, Any]] | None:
+    comp = m.string
+    if not ((cue and cue in {"1d", "3d", "7d"}) or _AWAY.search(comp) or _NOW.match(comp)):
+        return None
+    raw_p = _clean(m.group(1))
+    if raw_p[:1].isupper():
+        p = _place(raw_p)
+        if p:
+            return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
+                         entities=[_ent("place", p)], tags=("location", "travel"), confidence=0.7)]
+    return []
+
+
+COMPLEMENT_RULES = (
+    engine.rule("not_into", _NEG_COMP, _c_neg, "not a fan of horror movies"),
+    engine.rule("negated", r"^(?:not|never|no longer|no)\b", _c_stop, "not sure"),
+    engine.rule("fan_of", _FAN_OF, _c_fan_of, "a huge fan of Arsenal"),
+    engine.rule("x_fan", _X_FAN, _c_x_fan, "a big Marvel fan", view=_clean),
+    engine.rule("into", _INTO, _c_into, "really into photography"),
+    engine.rule("interested", _INTERESTED, _c_interested, "interested in astronomy"),
+    engine.rule("allergic", _ALLERGIC, _c_allergic, "allergic to peanuts"),
+    engine.rule("moving", _MOVING, _c_moving, "moving to Canada"),
+    engine.rule("going", _GOING, _c_going, "going to Goa next week"),
+    engine.rule("visiting", _VISITING, _c_visiting, "visiting my grandma this weekend"),
+    engine.rule("going_to_do", _GOING_TO_DO, _c_going_to_do, "going to paint the kitchen tomorrow"),
+    engine.rule("based", _BASED, _c_based, "based in Austin"),
+    engine.rule("working", _WORKING, _c_working, "working at Google"),
+    engine.rule("studying", _STUDYING, _c_studying, "studying medicine"),
+    engine.rule("learning_to", _LEARNING_TO, _c_learning_to, "learning to drive"),
+    engine.rule("learning", _LEARNING, _c_learning, "learning Spanish"),
+    engine.rule("status", _STATUS_WITH, _c_status, "married with two kids",
+                view=lambda c: _clean(c, cut=False) if "," not in c else c),
+    engine.rule("in_place", _IN_PLACE, _c_in_place, "currently in Tokyo"),
+)
+
+
 def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
     comp = _COMP_ADV.sub("", comp.strip())  # "I'm now a teacher"
     if not comp:
         return []
-    cue = _cue(clause)
-    m = _NEG_COMP.match(comp)
-    if m:
-        if m.group(1):
-            return _talk(subj, m.group(2), "not_interested", "isn't interested in", ctx)
-        verb = "isn't a fan of" if "fan" in comp.lower() else "isn't into"
-        return _pref(subj, verb, False, m.group(2), ctx)
-    if re.match(r"^(?:not|never|no longer|no)\b", comp, re.I):
-        return []
-    m = _FAN_OF.match(comp)
-    if m:
-        return _pref(subj, f"is a {m.group(1).lower() + ' ' if m.group(1) else ''}fan of", True, m.group(2), ctx)
-    m = _X_FAN.match(_clean(comp))
-    if m and m.group(1).split()[0].lower() not in {"bit", "little", "lot", "of"}:
-        return _pref(subj, "is a fan of", True, m.group(1), ctx)
-    m = _INTO.match(comp)
-    if m:
-        verb = re.match(r"^(?:\w+\s+)?(into|obsessed with|in love with|crazy about|passionate about|addicted to|"
-                        r"hooked on|big on|mad about|nuts about)", comp, re.I)
-        return _pref(subj, f"is {verb.group(1).lower() if verb else 'into'}", True, m.group(1), ctx)
-    m = _INTERESTED.match(comp)
-    if m:
-        return _talk(subj, m.group(1), "interest", "is interested in", ctx, 0.8)
-    m = _ALLERGIC.match(comp)
-    if m:
-        return [_raw("allergic_to", _say(subj, f"is allergic to {d}"), n, key=slugify(n), tags=("health",),
-                     entities=_thing_entities(d, n, _category(n)) if _category(n) == "food" else [],
-                     confidence=0.9) for d, n in _objects(m.group(1))]
-    m = _MOVING.match(comp)
-    if m:
-        p = _place(m.group(1))
-        if p:
-            return [_raw("plan", _say(subj, f"is moving to {p}" + _cue_text(clause)), f"moving to {p}",
-                         key=slugify(f"moving to {p}"), entities=[_ent("place", p)], tags=("plans", "moving"),
-                         confidence=0.8)]
-        return []
-    m = _GOING.match(comp)
-    if m:
-        if not cue:
-            return []
-        target = _plan_target(m.group(1))
-        if not target:
-            return []
-        verb = comp.split()[0].lower()
-        verb = "going" if verb in {"off", "taking", "going"} else verb
-        ents = [_ent("place", target)] if target[:1].isupper() else []
-        return [_raw("plan", _say(subj, f"is {verb} to {_third(target)}" + _cue_text(clause)), f"{verb} to {target}",
-                     key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
-    m = _VISITING.match(comp)
-    if m:
-        target = _plan_target(m.group(1))
-        if not target or not cue and comp.lower().startswith(("meeting", "seeing", "catching", "hosting")):
-            return []
-        who = re.match(r"^(?:my|our)\s+(.+)$", target, re.I)
-        ents = []
-        if who:
-            e = kin_entity(who.group(1))
-            ents = [e] if e else []
-        elif target[:1].isupper():
-            ents = [_ent("place", target)]
-        verb = comp.split()[0].lower()
-        return [_raw("plan", _say(subj, f"is {verb} {_third(target)}" + _cue_text(clause)), f"{verb} {target}",
-                     key=slugify(target), entities=ents, tags=("plans",), confidence=0.7)]
-    m = _GOING_TO_DO.match(comp)
-    if m:
-        if not cue or m.group(1).lower() in {"be", "go", "have", "get", "try", "need", "die", "cry", "sleep",
-                                              "kill", "lose", "miss", "say", "tell", "ask", "do"}:
-            return []
-        act = _clean(f"{m.group(1)} {m.group(2)}")
-        return [_raw("plan", _say(subj, f"is going to {_third(act)}" + _cue_text(clause)), act,
-                     key=slugify(act), tags=("plans",), confidence=0.65)] if act else []
-    m = _BASED.match(comp)
-    if m:
-        p = _place(m.group(1))
-        if not p:
-            return []
-        if comp.lower().startswith("staying") and cue:
-            return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
-                         entities=[_ent("place", p)], tags=("location",), confidence=0.75)]
-        return [_raw("lives_in", _say(subj, f"lives in {p}"), p, entities=[_ent("place", p)], tags=("location",),
-                     confidence=0.85)]
-    m = _WORKING.match(comp)
-    if m:
-        prep, rest = m.group(1).lower(), m.group(2)
-        if prep == "on":
-            o = _clean(rest)
-            if not o or o.split()[0].lower() in _PRONOUN_OBJ:
-                return []
-            return [_raw("working_on", _say(subj, f"is working on {_third(o)}"), o, key=slugify(_norm_obj(o)),
-                         tags=("work", "projects"), confidence=0.7)]
-        if prep == "as":
-            return _job_items(subj, "a " + rest if not _ARTICLE.match(rest) else rest, ctx, require_article=False)
-        if prep == "in":
-            return _work_in(subj, rest)
-        return _works_at(subj, rest, ctx)
-    m = _STUDYING.match(comp)
-    if m:
-        return _studies(subj, m.group(1))
-    m = _LEARNING_TO.match(comp)
-    if m:
-        return _learning_to(subj, m.group(2), "how to" if m.group(1) else "to")
-    m = _LEARNING.match(comp)
-    if m:
-        return [_raw("learning", _say(subj, f"is learning {d}"), n, key=slugify(n), tags=("education", "learning"),
-                     entities=[_ent("topic", d.lower())], confidence=0.8) for d, n in _objects(m.group(1))]
-    m = _STATUS_WITH.match(_clean(comp, cut=False) if "," not in comp else comp)
-    if m and subj["kind"] == "self":
-        st = REL_STATUS.get(m.group(1).lower().split()[-1], m.group(1).lower())
-        out = [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
-        if m.group(2):
-            out += _has(subj, m.group(2), ctx)
+    out = engine.first(COMPLEMENT_RULES, comp, subj, ctx, clause, _cue(clause))
+    if out is not None:
         return out
-    m = _IN_PLACE.match(comp)
-    away = re.search(r"\b(?:on (?:a )?(?:vacation|holiday|trip|work trip|business trip)|for (?:work|a conference|"
-                     r"a wedding|the weekend)|visiting)\b", comp, re.I)
-    if m and ((cue and cue in {"1d", "3d", "7d"}) or away or re.match(r"^(?:currently|now)\s", comp, re.I)):
-        raw_p = _clean(m.group(1))
-        if raw_p[:1].isupper():
-            p = _place(raw_p)
-            if p:
-                return [_raw("current_location", _say(subj, f"is in {p}" + _cue_text(clause)), p,
-                             entities=[_ent("place", p)], tags=("location", "travel"), confidence=0.7)]
-        return []
-    out: list[dict[str, Any]] = []
+    out = []
     for i, part in enumerate(p for p in _COMP_SPLIT.split(comp) if p.strip()):
         got = _simple_complement(subj, part.strip(), ctx, first=(i == 0))
         if got is None:
@@ -1622,17 +1527,23 @@ def _simple_complement(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, fir
     if job:
         return job
     if first and subj["kind"] in {"self", "person", "pet"}:
-        allow_lower = subj["kind"] == "self" and ctx.get("greeting") and ctx.get("clause_index", 0) == 0
-        name, rest = _take_name(p, allow_lower=bool(allow_lower))
-        if name and (not rest.strip() or re.match(r"^\s*(?:here|btw|by the way|from\s+.+)$", rest, re.I)):
-            if name.casefold() in KINSHIP or name.casefold() in DEMONYMS:
-                return None
-            out = _name_items(subj, name, 0.9 if name[0].isupper() else 0.6, ctx)
-            fm = re.match(r"^\s*from\s+(.+)$", rest, re.I)
-            if fm:
-                more = _simple_complement(subj, "from " + fm.group(1), ctx, first=False)
-                out += more or []
-            return out
+        return _bare_name(subj, p, ctx)
+    return None
+
+
+def _bare_name(subj: dict[str, Any], p: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """'I'm Priya', 'I'm Priya from Pune', 'Rohan here': a name as the first complement, or None."""
+    allow_lower = subj["kind"] == "self" and ctx.get("greeting") and ctx.get("clause_index", 0) == 0
+    name, rest = _take_name(p, allow_lower=bool(allow_lower))
+    if name and (not rest.strip() or re.match(r"^\s*(?:here|btw|by the way|from\s+.+)$", rest, re.I)):
+        if name.casefold() in KINSHIP or name.casefold() in DEMONYMS:
+            return None
+        out = _name_items(subj, name, 0.9 if name[0].isupper() else 0.6, ctx)
+        fm = re.match(r"^\s*from\s+(.+)$", rest, re.I)
+        if fm:
+            more = _simple_complement(subj, "from " + fm.group(1), ctx, first=False)
+            out += more or []
+        return out
     return None
 
 
@@ -1791,152 +1702,239 @@ _P_TEACH = re.compile(r"^(?:teach|teaches)\s+(.+?)(?:\s+at\s+(.+))?$", re.I)
 _P_WANT = re.compile(r"^(?:(do|does)\s+not\s+)?(?:want|need|like)\s+(?!to\b)(.+)$", re.I)
 
 
+# ---------------------------------------------------------------- the predicate rules: handler(m, subj, ctx, clause)
+# A handler returns the raw items, [] to stop ("this rule owns the text, nothing to take"), or None to
+# let the next rule try (the pattern matched but a condition did not).
+def _h_neg(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    word = (m.group(1) or m.group(2) or "").lower()
+    verb3 = _NEG.get(word) or f"doesn't {word}"
+    return _pref(subj, verb3, False, m.group(3), ctx)
+
+
+def _h_pos(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _pref(subj, _POS[m.group(1).lower()], True, m.group(2), ctx)
+
+
+def _h_prefer(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _prefer(subj, m.group(1), m.string.lower().startswith("would rather"), ctx)
+
+
+def _h_want(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    neg = bool(m.group(1))
+    return [_raw("does_not_want" if neg else "wants",
+                 _say(subj, f"{'does not want' if neg else 'wants'} {d}".replace("does not", "doesn't")),
+                 n, key=slugify(n), category=_category(n), tags=("preferences",), confidence=0.75)
+            for d, n in _objects(m.group(2), split=False)]
+
+
+_BEEN_TAIL = re.compile(r"\s+(?:for|since)\s+.*$|\s+(?:my|their|his|her)\s+whole\s+life.*$|\s+all\s+my\s+life.*$",
+                        re.I)
+_BEEN_MOTION = re.compile(r"^(?:going|moving|visiting|meeting|seeing|heading|flying|in|at|to)\b", re.I)
+
+
+def _h_been(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    comp = _BEEN_TAIL.sub("", m.group(1))
+    if _BEEN_MOTION.match(comp):
+        return []
+    return _complement(subj, comp, ctx, clause)
+
+
+def _h_business(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str
+                ) -> list[dict[str, Any]] | None:
+    if not any(w in m.group(1).lower().split() for w in BUSINESS_WORDS):
+        return None
+    o = _clean(m.group(1))
+    return [_raw("runs_business", _say(subj, f"runs {_article(o)} {_third(o)}"), o, key=slugify(_norm_obj(o)),
+                 tags=("work", "business"), confidence=0.8)] if o else []
+
+
+def _h_joined(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    target = m.group(1) or m.group(2)
+    if m.group(2) and m.string.lower().startswith("joined") and not target[:1].isupper():
+        return []
+    return _works_at(subj, target, ctx)
+
+
+def _h_have(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _has(subj, m.group(1), ctx)
+
+
+_SOON = re.compile(r"\b(?:next|tomorrow|in a)\b", re.I)
+
+
+def _h_place(rel: str, verb: str, *, planned: bool = False) -> Callable[..., list[dict[str, Any]]]:
+    """lives in / moved to / is from / grew up in: a place; a move planned for soon is no fact yet."""
+    def handler(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+        p = _place(m.group(1))
+        if not p:
+            return []
+        if planned and _cue(clause) in {"1d", "3d", "7d", "30d"} and _SOON.search(clause):
+            return []
+        return [_raw(rel, _say(subj, f"{verb} {p}"), p, entities=[_ent("place", p)], tags=("location",),
+                     confidence=0.9)]
+    return handler
+
+
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"})
+_DIGIT = re.compile(r"^\d")
+_YEAR = re.compile(r"\d{4}")
+
+
+def _h_born(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    val = _clean(m.group(2))
+    if m.group(1).lower() == "on" or _DIGIT.match(val) or val.split()[0].lower() in _MONTHS:
+        if _YEAR.fullmatch(val):
+            return []
+        return [_raw("birthday", _say(subj, f"was born on {val}"), val, tags=("birthday",), confidence=0.85)]
+    p = _place(val)
+    return [_raw("born_in", _say(subj, f"was born in {p}"), p, entities=[_ent("place", p)],
+                 tags=("location",), confidence=0.85)] if p else []
+
+
+def _h_wfh(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return [_raw("work_location", _say(subj, "works from home"), "home", tags=("work",), confidence=0.8)]
+
+
+def _h_work_as(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    rest = m.group(1)
+    return _job_items(subj, rest if _ARTICLE.match(rest) else "a " + rest, ctx, require_article=False)
+
+
+def _h_work_at(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _works_at(subj, m.group(1), ctx)
+
+
+def _h_work_in(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _work_in(subj, m.group(1))
+
+
+def _school(verb: str, confidence: float, *, school_word: bool = False) -> Callable[..., Any]:
+    """studies at / goes to <school> (the second only when a school word names the place)."""
+    def handler(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str
+                ) -> list[dict[str, Any]] | None:
+        if school_word and not any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
+            return None
+        o, _ = _org(m.group(1))
+        return [_raw("studies_at", _say(subj, f"{verb} {o}"), o,
+                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
+                     confidence=confidence)] if o else []
+    return handler
+
+
+def _h_study(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _studies(subj, m.group(1))
+
+
+def _h_go_by(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    name, _ = _take_name(_clean(m.group(1)), allow_lower=True)
+    return [_raw("preferred_name", f"Goes by {name}", name, tags=("identity", "name"), confidence=0.85)] \
+        if name else []
+
+
+_NOT_GO_ING = frozenset({"going", "bring", "thing", "nothing", "something", "everything"})
+
+
+def _h_go_ing(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if m.group(1).lower() in _NOT_GO_ING:
+        return None
+    act = m.group(1).lower()
+    return [_raw("hobby", _say(subj, f"goes {act}{_freq(m.group(2))}"), act, key=slugify(act),
+                 entities=[_ent("hobby", act)], tags=("hobbies", act), confidence=0.75)]
+
+
+def _h_do(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    words = _clean(m.group(1)).lower().split()
+    act = next((" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in ACTIVITIES_DO), "")
+    if act:
+        return [_raw("hobby", _say(subj, f"does {act.lower()}{_freq(m.group(1)[len(act):])}"), act.lower(),
+                     key=slugify(act), entities=[_ent("hobby", act.lower())], tags=("hobbies", act.lower()),
+                     confidence=0.75)]
+    return []
+
+
+def _h_play(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    return _plays(subj, m.group(1))
+
+
+_TURNED_AGE = re.compile(r"^(\d{1,3}|[a-z]+(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)\b", re.I)
+
+
+def _h_turned(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
+    am = _TURNED_AGE.match(_clean(m.group(1), cut=True) or "")
+    n = _age(am.group(1)) if am else None
+    if n and (subj["kind"] != "self" or n >= 5):
+        return [_raw("age", _say(subj, f"is {n} years old"), str(n), tags=("age",), confidence=0.85)]
+    return []
+
+
+def _h_teach(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], clause: str) -> list[dict[str, Any]] | None:
+    if subj["kind"] != "self":
+        return None
+    subj_t = _clean(m.group(1))
+    out = [_raw("job_title", _say(subj, f"is a teacher ({_third(subj_t)})" if subj_t else "is a teacher"),
+                "teacher", tags=("work",), confidence=0.7)] if subj_t and \
+        subj_t.split()[0].lower() not in _PRONOUN_OBJ else []
+    if out and m.group(2):
+        o, _ = _org(m.group(2))
+        if o:
+            out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
+                            entities=[_ent("workplace", o)] if not _generic(o) else [],
+                            tags=("work",), confidence=0.75))
+    return out
+
+
+# Read in order; the first rule that answers wins. Preferences come first (in every scope); a tenant
+# (a business describing itself) states only wants; "am/is/are" hands the rest to _complement.
+PREFERENCE_RULES = (
+    engine.rule("dislikes", _NEG_RX, _h_neg, "hate mushrooms"),
+    engine.rule("likes", _POS_RX, _h_pos, "love hiking"),
+    engine.rule("prefers", _P_PREFER, _h_prefer, "would rather tea than coffee"),
+)
+TENANT_RULES = (engine.rule("wants", _P_WANT, _h_want, "need a new website"),)
+PREDICATE_RULES = (
+    engine.rule("has_been", r"^(?:have|has)\s+been\s+(.+)$", _h_been, "have been vegan for years"),
+    engine.rule("runs_business", _P_BUSINESS, _h_business, "run a small bakery"),
+    engine.rule("joined", _P_JOINED, _h_joined, "joined Google"),
+    engine.rule("has", _P_HAVE, _h_have, "have two cats"),
+    engine.rule("lives_in", _P_LIVE, _h_place("lives_in", "lives in"), "live in Berlin"),
+    engine.rule("moved_to", _P_MOVED, _h_place("lives_in", "lives in", planned=True), "moved to Paris"),
+    engine.rule("from", _P_FROM, _h_place("from", "is from"), "come from Kerala"),
+    engine.rule("grew_up_in", _P_GREW, _h_place("grew_up_in", "grew up in"), "grew up in Ohio"),
+    engine.rule("born", _P_BORN, _h_born, "was born in Lagos"),
+    engine.rule("works_from_home", _P_WFH, _h_wfh, "work from home"),
+    engine.rule("works_as", _P_WORK_AS, _h_work_as, "work as a nurse"),
+    engine.rule("works_at", _P_WORK_AT, _h_work_at, "work at Siemens"),
+    engine.rule("works_in", _P_WORK_IN, _h_work_in, "work in finance"),
+    engine.rule("studies_at", _P_STUDY_AT, _school("studies at", 0.85), "study at Stanford University"),
+    engine.rule("studies", _P_STUDY, _h_study, "study physics"),
+    engine.rule("goes_by", _P_GO_BY, _h_go_by, "go by Sam"),
+    engine.rule("goes_doing", _P_GO_ING, _h_go_ing, "go hiking every weekend"),
+    engine.rule("goes_to_school", _P_GO_TO, _school("goes to", 0.8, school_word=True), "go to Delhi University"),
+    engine.rule("does", _P_DO, _h_do, "do yoga"),
+    engine.rule("plays", _P_PLAY, _h_play, "play chess"),
+    engine.rule("turned", _P_TURNED, _h_turned, "just turned 30"),
+    engine.rule("teaches", _P_TEACH, _h_teach, "teach math at Lincoln High"),
+)
+
+
 def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -> list[dict[str, Any]]:
     r = _ADV.sub("", r.strip())
     if not r:
         return []
-    tenant = ctx["scope"] == "tenant"
-    m = _NEG_RX.match(r)
-    if m:
-        word = (m.group(1) or m.group(2) or "").lower()
-        verb3 = _NEG.get(word) or f"doesn't {word}"
-        return _pref(subj, verb3, False, m.group(3), ctx)
-    m = _POS_RX.match(r)
-    if m:
-        verb = m.group(1).lower()
-        return _pref(subj, _POS[verb], True, m.group(2), ctx)
-    m = _P_PREFER.match(r)
-    if m:
-        return _prefer(subj, m.group(1), r.lower().startswith("would rather"), ctx)
-    if tenant:
-        m = _P_WANT.match(r)
-        if m and subj["kind"] == "self":
-            neg = bool(m.group(1))
-            return [_raw("does_not_want" if neg else "wants",
-                         _say(subj, f"{'does not want' if neg else 'wants'} {d}".replace("does not", "doesn't")),
-                         n, key=slugify(n), category=_category(n), tags=("preferences",), confidence=0.75)
-                    for d, n in _objects(m.group(2), split=False)]
-        return []
+    out = engine.first(PREFERENCE_RULES, r, subj, ctx, clause)
+    if out is not None:
+        return out
+    if ctx["scope"] == "tenant":
+        return engine.first(TENANT_RULES, r, subj, ctx, clause) or []
     if r.lower().startswith(("am ", "is ", "are ")):
         m = _P_BE.match(r)
         return _complement(subj, m.group(1), ctx, clause) if m else []
-    m = re.match(r"^(?:have|has)\s+been\s+(.+)$", r, re.I)
-    if m:
-        comp = re.sub(r"\s+(?:for|since)\s+.*$|\s+(?:my|their|his|her)\s+whole\s+life.*$|\s+all\s+my\s+life.*$",
-                      "", m.group(1), flags=re.I)
-        if re.match(r"^(?:going|moving|visiting|meeting|seeing|heading|flying|in|at|to)\b", comp, re.I):
-            return []
-        return _complement(subj, comp, ctx, clause)
-    m = _P_BUSINESS.match(r)
-    if m and any(w in m.group(1).lower().split() for w in BUSINESS_WORDS):
-        o = _clean(m.group(1))
-        return [_raw("runs_business", _say(subj, f"runs {_article(o)} {_third(o)}"), o, key=slugify(_norm_obj(o)),
-                     tags=("work", "business"), confidence=0.8)] if o else []
-    m = _P_JOINED.match(r)
-    if m:
-        target = m.group(1) or m.group(2)
-        if m.group(2) and r.lower().startswith("joined") and not target[:1].isupper():
-            return []
-        return _works_at(subj, target, ctx)
-    m = _P_HAVE.match(r)
-    if m:
-        return _has(subj, m.group(1), ctx)
-    for rx, rel, verb in ((_P_LIVE, "lives_in", "lives in"), (_P_MOVED, "lives_in", "lives in"),
-                          (_P_FROM, "from", "is from"), (_P_GREW, "grew_up_in", "grew up in")):
-        m = rx.match(r)
-        if m:
-            p = _place(m.group(1))
-            if not p:
-                return []
-            if rx is _P_MOVED and _cue(clause) in {"1d", "3d", "7d", "30d"} and \
-                    re.search(r"\b(?:next|tomorrow|in a)\b", clause, re.I):
-                return []
-            return [_raw(rel, _say(subj, f"{verb} {p}"), p, entities=[_ent("place", p)], tags=("location",),
-                         confidence=0.9)]
-    m = _P_BORN.match(r)
-    if m:
-        val = _clean(m.group(2))
-        if m.group(1).lower() == "on" or re.match(r"^\d", val) or val.split()[0].lower() in {
-                "january", "february", "march", "april", "may", "june", "july", "august", "september",
-                "october", "november", "december"}:
-            if re.fullmatch(r"\d{4}", val):
-                return []
-            return [_raw("birthday", _say(subj, f"was born on {val}"), val, tags=("birthday",), confidence=0.85)]
-        p = _place(val)
-        return [_raw("born_in", _say(subj, f"was born in {p}"), p, entities=[_ent("place", p)],
-                     tags=("location",), confidence=0.85)] if p else []
-    m = _P_WFH.match(r)
-    if m:
-        return [_raw("work_location", _say(subj, "works from home"), "home", tags=("work",), confidence=0.8)]
-    m = _P_WORK_AS.match(r)
-    if m:
-        rest = m.group(1)
-        return _job_items(subj, rest if _ARTICLE.match(rest) else "a " + rest, ctx, require_article=False)
-    m = _P_WORK_AT.match(r)
-    if m:
-        return _works_at(subj, m.group(1), ctx)
-    m = _P_WORK_IN.match(r)
-    if m:
-        return _work_in(subj, m.group(1))
-    m = _P_STUDY_AT.match(r)
-    if m:
-        o, _ = _org(m.group(1))
-        return [_raw("studies_at", _say(subj, f"studies at {o}"), o,
-                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
-                     confidence=0.85)] if o else []
-    m = _P_STUDY.match(r)
-    if m:
-        return _studies(subj, m.group(1))
-    m = _P_GO_BY.match(r)
-    if m and subj["kind"] == "self":
-        name, _ = _take_name(_clean(m.group(1)), allow_lower=True)
-        return [_raw("preferred_name", f"Goes by {name}", name, tags=("identity", "name"), confidence=0.85)] \
-            if name else []
-    m = _P_GO_ING.match(r)
-    if m and m.group(1).lower() not in {"going", "bring", "thing", "nothing", "something", "everything"}:
-        act = m.group(1).lower()
-        return [_raw("hobby", _say(subj, f"goes {act}{_freq(m.group(2))}"), act, key=slugify(act),
-                     entities=[_ent("hobby", act)], tags=("hobbies", act), confidence=0.75)]
-    m = _P_GO_TO.match(r)
-    if m and any(w in m.group(1).lower().split() for w in SCHOOL_WORDS):
-        o, _ = _org(m.group(1))
-        return [_raw("studies_at", _say(subj, f"goes to {o}"), o,
-                     entities=[_ent("school", o)] if not _generic(o) else [], tags=("education",),
-                     confidence=0.8)] if o else []
-    m = _P_DO.match(r)
-    if m:
-        words = _clean(m.group(1)).lower().split()
-        act = next((" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in ACTIVITIES_DO), "")
-        if act:
-            return [_raw("hobby", _say(subj, f"does {act.lower()}{_freq(m.group(1)[len(act):])}"), act.lower(),
-                         key=slugify(act), entities=[_ent("hobby", act.lower())], tags=("hobbies", act.lower()),
-                         confidence=0.75)]
-        return []
-    m = _P_PLAY.match(r)
-    if m:
-        return _plays(subj, m.group(1))
-    m = _P_TURNED.match(r)
-    if m:
-        am = re.match(r"^(\d{1,3}|[a-z]+(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)\b",
-                      _clean(m.group(1), cut=True) or "", re.I)
-        n = _age(am.group(1)) if am else None
-        if n and (subj["kind"] != "self" or n >= 5):
-            return [_raw("age", _say(subj, f"is {n} years old"), str(n), tags=("age",), confidence=0.85)]
-        return []
-    m = _P_TEACH.match(r)
-    if m and subj["kind"] == "self":
-        subj_t = _clean(m.group(1))
-        out = [_raw("job_title", _say(subj, f"is a teacher ({_third(subj_t)})" if subj_t else "is a teacher"),
-                    "teacher", tags=("work",), confidence=0.7)] if subj_t and \
-            subj_t.split()[0].lower() not in _PRONOUN_OBJ else []
-        if out and m.group(2):
-            o, _ = _org(m.group(2))
-            if o:
-                out.append(_raw("works_at", _say(subj, f"works at {o}"), o,
-                                entities=[_ent("workplace", o)] if not _generic(o) else [],
-                                tags=("work",), confidence=0.75))
-        return out
-    return []
+    return engine.first(PREDICATE_RULES, r, subj, ctx, clause) or []
 
 
 _FREQ = re.compile(r"\b(?:every\s+(?:day|morning|evening|night|weekend|week|sunday|saturday|monday|tuesday|"
@@ -2090,93 +2088,156 @@ _MY_ATTR = re.compile(r"^my\s+(hometown|home\s+town|age|major|pronouns|(?:star\s
                       r"native\s+language)\s+(?:is|are)\s+(.+)$", re.I)
 
 
-def _self_statements(c: str, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
-    m = _MY_NAME.match(c)
-    if m and (c.lower().startswith(("my", "name", "the name")) or (index == 0 and ctx.get("greeting"))):
-        explicit = c.lower().startswith(("my", "name", "the name"))
-        name, rest = _take_name(_clean(m.group(1)), allow_lower=explicit)
-        if name and (explicit or not rest.strip() or rest.strip().lower() == "here"):
-            return _name_items(SELF, name, 0.95 if explicit else 0.8, ctx)
+# ---------------------------------------------------------------- self statements: handler(m, ctx, index)
+# "my name is ...", "call me ...", "Anna is my sister", "my birthday is ...", favorites, "my <attr> is ...".
+_NAMING = ("my", "name", "the name")
+
+
+def _s_my_name(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    c = m.string
+    if not (c.lower().startswith(_NAMING) or (index == 0 and ctx.get("greeting"))):
+        return None
+    explicit = c.lower().startswith(_NAMING)
+    name, rest = _take_name(_clean(m.group(1)), allow_lower=explicit)
+    if name and (explicit or not rest.strip() or rest.strip().lower() == "here"):
+        return _name_items(SELF, name, 0.95 if explicit else 0.8, ctx)
+    return []
+
+
+def _s_call_me(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
+    return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
+                 confidence=0.9)] if name else []
+
+
+def _s_is_my_role(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    if m.group(1).casefold() in NAME_STOP:
+        return None
+    subj = _role_subject(m.group(2), m.group(1))
+    if subj is None:
+        return None
+    _introduce(ctx, subj, m.group(1))
+    return _implied(subj, m.group(1), ctx)
+
+
+def _s_here(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    if index != 0 or m.group(1).casefold() in NAME_STOP:
+        return None
+    return _name_items(SELF, m.group(1), 0.75, ctx)
+
+
+def _s_birthday(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    val = _clean(m.group(1))
+    return [_raw("birthday", f"Birthday is {val}", val, tags=("birthday",), confidence=0.9)] if val else []
+
+
+def _s_favorite(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    what = _clean(m.group(1).strip(), cut=False)
+    objs = _objects(m.group(2), split=False)
+    if not what or not objs:
         return []
-    m = _CALL_ME.match(c)
-    if m:
-        name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
-        return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
-                     confidence=0.9)] if name else []
-    m = _IS_MY_ROLE.match(c)
-    if m and m.group(1).casefold() not in NAME_STOP:
-        subj = _role_subject(m.group(2), m.group(1))
-        if subj is not None:
-            _introduce(ctx, subj, m.group(1))
-            return _implied(subj, m.group(1), ctx)
-    m = _HERE.match(c)
-    if m and index == 0 and m.group(1).casefold() not in NAME_STOP:
-        return _name_items(SELF, m.group(1), 0.75, ctx)
-    m = _BIRTHDAY.match(c)
-    if m:
-        val = _clean(m.group(1))
-        return [_raw("birthday", f"Birthday is {val}", val, tags=("birthday",), confidence=0.9)] if val else []
-    m = _FAVORITE.match(c)
-    if m:
-        what = _clean(m.group(1).strip(), cut=False)
-        objs = _objects(m.group(2), split=False)
-        if not what or not objs:
-            return []
-        disp, norm = objs[0]
-        cat = _category(norm) or _category(what.lower())
-        return [_raw(f"favorite_{slugify(what)}", f"Favorite {what.lower()} is {disp}", norm, category=cat,
-                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or "", slugify(what)),
-                     confidence=0.9)]
-    m = _IS_FAVORITE.match(c)
-    if m and not re.match(r"^(?:you|it|this|that|he|she|they)\b", c, re.I):
-        objs = _objects(m.group(1), split=False)
-        if not objs:
-            return []
-        disp, norm = objs[0]
-        cat = _category(norm)
-        if m.group(2):
-            what = _clean(m.group(2), cut=False).lower()
-            return [_raw(f"favorite_{slugify(what)}", f"Favorite {what} is {disp}", norm, category=cat,
-                         entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.85)]
-        return [_raw("likes", f"Loves {disp}", norm, key=slugify(norm), category=cat,
-                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.8)]
-    m = _MY_ATTR.match(c)
-    if m:
-        attr, val = " ".join(m.group(1).lower().split()), m.group(2)
-        if attr in {"hometown", "home town", "native place", "native"}:
-            p = _place(val)
-            return [_raw("from", f"Is from {p}", p, entities=[_ent("place", p)], tags=("location",),
-                         confidence=0.9)] if p else []
-        if attr.endswith("is in"):
-            p = _place(val)
-            return [_raw("lives_in", f"Lives in {p}", p, entities=[_ent("place", p)], tags=("location",),
-                         confidence=0.8)] if p else []
-        if attr == "age":
-            am = _AGE_RX.match(_clean(val))
-            n = _age(am.group(1)) if am else None
-            return [_raw("age", f"Is {n} years old", str(n), tags=("age",), confidence=0.9)] if n else []
-        if attr == "major":
-            v = _clean(val)
-            return [_raw("studies", f"Studies {v}", v, tags=("education",), confidence=0.85)] if v else []
-        if attr == "pronouns":
-            v = _clean(val, cut=False)
-            return [_raw("pronouns", f"Pronouns are {v}", v, tags=("identity",), confidence=0.9)] if v else []
-        if attr.endswith("sign"):
-            v = _clean(val)
-            return [_raw("zodiac_sign", f"Zodiac sign is {_display(v)}", v, tags=("identity",), confidence=0.85)] \
-                if v else []
-        if attr in {"mother tongue", "first language", "native language"}:
-            v = _clean(val)
-            return [_raw("identity", f"Mother tongue is {_display(v)}", v, key=slugify(f"language {v}"),
-                         tags=("identity", "language"), confidence=0.85)] if v else []
-        if attr in {"office", "workplace", "company", "employer"}:
-            if re.match(r"^(?:in|at|near|on)\s", val, re.I):
-                p = _place(re.sub(r"^\w+\s+", "", val))
-                return [_raw("work_location", f"Works in {p}", p, entities=[_ent("place", p)],
-                             tags=("work", "location"), confidence=0.7)] if p and attr == "office" else []
-            return _works_at(SELF, val, ctx) if attr != "office" else []
-        return _job_items(SELF, val if _ARTICLE.match(val) else "a " + val, ctx, require_article=False)
-    return None
+    disp, norm = objs[0]
+    cat = _category(norm) or _category(what.lower())
+    return [_raw(f"favorite_{slugify(what)}", f"Favorite {what.lower()} is {disp}", norm, category=cat,
+                 entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or "", slugify(what)),
+                 confidence=0.9)]
+
+
+_PRONOUN_START = re.compile(r"^(?:you|it|this|that|he|she|they)\b", re.I)
+
+
+def _s_is_favorite(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    if _PRONOUN_START.match(m.string):
+        return None
+    objs = _objects(m.group(1), split=False)
+    if not objs:
+        return []
+    disp, norm = objs[0]
+    cat = _category(norm)
+    if m.group(2):
+        what = _clean(m.group(2), cut=False).lower()
+        return [_raw(f"favorite_{slugify(what)}", f"Favorite {what} is {disp}", norm, category=cat,
+                     entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.85)]
+    return [_raw("likes", f"Loves {disp}", norm, key=slugify(norm), category=cat,
+                 entities=_thing_entities(disp, norm, cat), tags=("preferences", cat or ""), confidence=0.8)]
+
+
+def _attr_place(relation: str, says: str, confidence: float) -> Callable[[str, dict[str, Any]], list]:
+    def read(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+        p = _place(val)
+        return [_raw(relation, f"{says} {p}", p, entities=[_ent("place", p)], tags=("location",),
+                     confidence=confidence)] if p else []
+    return read
+
+
+def _attr_age(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+    am = _AGE_RX.match(_clean(val))
+    n = _age(am.group(1)) if am else None
+    return [_raw("age", f"Is {n} years old", str(n), tags=("age",), confidence=0.9)] if n else []
+
+
+def _attr_value(relation: str, says: Callable[[str], str], tags: tuple[str, ...], confidence: float, *,
+                cut: bool = True, key: Callable[[str], str] | None = None) -> Callable[[str, dict[str, Any]], list]:
+    def read(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+        v = _clean(val, cut=cut)
+        return [_raw(relation, says(v), v, key=key(v) if key else None, tags=tags, confidence=confidence)] \
+            if v else []
+    return read
+
+
+_AT_PLACE = re.compile(r"^(?:in|at|near|on)\s", re.I)
+_FIRST_WORD = re.compile(r"^\w+\s+")
+
+
+def _attr_workplace(attr: str) -> Callable[[str, dict[str, Any]], list]:
+    def read(val: str, ctx: dict[str, Any]) -> list[dict[str, Any]]:
+        if _AT_PLACE.match(val):
+            p = _place(_FIRST_WORD.sub("", val))
+            return [_raw("work_location", f"Works in {p}", p, entities=[_ent("place", p)],
+                         tags=("work", "location"), confidence=0.7)] if p and attr == "office" else []
+        return _works_at(SELF, val, ctx) if attr != "office" else []
+    return read
+
+
+# "my <attr> is <val>": the attribute (as _MY_ATTR reads it, spaces folded) -> its reader, tried in order
+MY_ATTRS: tuple[tuple[Callable[[str], bool], Callable[[str, dict[str, Any]], list]], ...] = (
+    (lambda a: a in {"hometown", "home town", "native place", "native"}, _attr_place("from", "Is from", 0.9)),
+    (lambda a: a.endswith("is in"), _attr_place("lives_in", "Lives in", 0.8)),
+    (lambda a: a == "age", _attr_age),
+    (lambda a: a == "major", _attr_value("studies", lambda v: f"Studies {v}", ("education",), 0.85)),
+    (lambda a: a == "pronouns", _attr_value("pronouns", lambda v: f"Pronouns are {v}", ("identity",), 0.9,
+                                            cut=False)),
+    (lambda a: a.endswith("sign"), _attr_value("zodiac_sign", lambda v: f"Zodiac sign is {_display(v)}",
+                                               ("identity",), 0.85)),
+    (lambda a: a in {"mother tongue", "first language", "native language"},
+     _attr_value("identity", lambda v: f"Mother tongue is {_display(v)}", ("identity", "language"), 0.85,
+                 key=lambda v: slugify(f"language {v}"))),
+    *((lambda a, w=w: a == w, _attr_workplace(w)) for w in ("office", "workplace", "company", "employer")),
+)
+
+
+def _s_my_attr(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    attr, val = " ".join(m.group(1).lower().split()), m.group(2)
+    for applies, read in MY_ATTRS:
+        if applies(attr):
+            return read(val, ctx)
+    return _job_items(SELF, val if _ARTICLE.match(val) else "a " + val, ctx, require_article=False)
+
+
+SELF_RULES = (
+    engine.rule("my_name", _MY_NAME, _s_my_name, "my name is Meera"),
+    engine.rule("call_me", _CALL_ME, _s_call_me, "call me Sam"),
+    engine.rule("is_my_role", _IS_MY_ROLE, _s_is_my_role, "Anna is my sister"),
+    engine.rule("here", _HERE, _s_here, "Rohan here"),
+    engine.rule("birthday", _BIRTHDAY, _s_birthday, "my birthday is March 3"),
+    engine.rule("favorite", _FAVORITE, _s_favorite, "my favorite food is sushi"),
+    engine.rule("is_favorite", _IS_FAVORITE, _s_is_favorite, "sushi is my favorite food"),
+    engine.rule("my_attr", _MY_ATTR, _s_my_attr, "my hometown is Pune"),
+)
+
+
+def _self_statements(c: str, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
+    return engine.first(SELF_RULES, c, ctx, index)
 
 
 # ============================================================================ tenant (business) statements
@@ -2408,18 +2469,26 @@ def extract(message: str, *, role: str = "user", scope: str = "contact",
                 ctx["last_subj"] = s
                 if s["kind"] != "self":
                     _introduce(ctx, s, s.get("name"))
-        for raw in raws:
-            if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
-                continue
-            raw = _resolve_pronoun(raw, subj, ctx)
-            if raw is None:
-                continue
-            item = _finish(raw, subj, cue, known)
-            if replacing and item["relation"] in REPLACEABLE:
-                item["replaces"] = item["memoryKey"].rsplit("|", 1)[0]
-            k = (item["memoryKey"], item["content"])
-            if k in keys:
-                continue
-            keys.add(k)
-            out.append(item)
+        _emit(raws, subj, cue, known, ctx, gone, replacing, keys, out)
     return out
+
+
+def _emit(raws: list[dict[str, Any]], subj: dict[str, Any], cue: str | None,
+          known: Mapping[str, Mapping[str, Any]] | None, ctx: dict[str, Any], gone: bool, replacing: bool,
+          keys: set[tuple[str, str]], out: list[dict[str, Any]]) -> None:
+    """Finish one clause's raw items into `out` (pronouns resolved, lifetimes and keys set, duplicates
+    by (memoryKey, content) dropped; a departed pet's or person's possession relations skipped)."""
+    for raw in raws:
+        if not raw.get("object") or gone and raw["relation"] in _POSSESSION:
+            continue
+        raw = _resolve_pronoun(raw, subj, ctx)
+        if raw is None:
+            continue
+        item = _finish(raw, subj, cue, known)
+        if replacing and item["relation"] in REPLACEABLE:
+            item["replaces"] = item["memoryKey"].rsplit("|", 1)[0]
+        k = (item["memoryKey"], item["content"])
+        if k in keys:
+            continue
+        keys.add(k)
+        out.append(item)

@@ -1,0 +1,1438 @@
+"""The crisis rules as data: an ordered table (RULES) of phrase patterns with their severity, category,
+how their subject is judged and an optional check, plus the pattern fragments and checks they share.
+
+`agents/core/crisis.py` is the engine: it runs every rule over the parsed message (`crisis_text.parse`),
+judges each match (subject, negation, quotes, the rule's check), vetoes everyday readings and keeps the
+most severe. A rule here reads alone: its pattern, its attributes and its check.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from agents.core.crisis_text import _MEDIA, _Doc
+
+# --------------------------------------------------------------------------------------------- rules
+W = r"[^\s|]+"
+
+
+def _gap(n: int) -> str:
+    return rf"(?:{W} ){{0,{n}}}"
+
+
+TO = r"(?:to|too|2|ta)"
+EOC = r"(?= \||$| lol| lmao| tbh| honestly| fr| ngl| right now| anymore)"
+ANYMORE = r"(?:anymore|any more|no more|any longer|no longer|much longer|much more|for much longer)"
+MYSELF = r"(?:myself|my self|my own self)"
+# what may stand between "can't take" and "anymore": the situation in general, not a named thing
+# ("I can't take this anymore", "can't take the pain anymore"; not "can't take this class anymore")
+_FEELING_GAP = (r"(?:(?:it|this|that|shit|crap|life|everything|anything|any|of|all|the|pain|stress|loneliness|"
+                r"feeling|feelings|hurt|hurting|sadness|living|being|alone|my|so|just|really|myself|way|like) ){0,3}")
+_INTENT = (r"(?:want|wanted|wanting|wants|need|needed|going|planning|plan|planned|ready|about|decided|"
+           r"deciding|considering|consider|contemplating|thinking|think|thought|urge|urges|tempted|"
+           r"feel like|feeling like|felt like|might|will|should|gonna|keep|kept|try|trying|tried|"
+           r"scared|afraid|worried|close|dreaming|fantasizing|fantasising)")
+_DIE_EXCL = (r"(?! (?:for|of|from|laughing|on (?:this|that|the) hill|old|happy|rich|famous|a legend|an old|"
+             r"doing|with (?:my|our|his|her|a|no) boots|at (?:a|an|the) (?:ripe|old)|in (?:my|your) "
+             r"(?:80s|90s|100s|eighties|nineties)|my hair|her hair|his hair|their hair|the hair|hair|"
+             r"before i get old|it (?:red|blue|black|pink|purple|green|blonde|brown))\b)")
+
+Level = tuple[str, str]
+Check = Callable[[_Doc, "re.Match[str]", int, int], "Level | bool | None"]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    pattern: str
+    severity: str
+    category: str
+    mode: str = "subject"      # self: the phrase is self-directed; subject: judge its subject; third
+    negatable: bool = True
+    others: bool = True        # a third-person subject means concern for someone (else: no alarm)
+    noun: bool = False         # an implicit subject needs an experiential context
+    check: Check | None = None  # -> False (veto) | (severity, category) | True/None (keep)
+    neg_scope: str = "prefix"  # negation looked for before the phrase, or also inside it ("all")
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        return _compiled(self.pattern)
+
+
+_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(p: str) -> re.Pattern[str]:
+    if p not in _CACHE:
+        _CACHE[p] = re.compile(p)
+    return _CACHE[p]
+
+
+def _words_of(doc: _Doc, m: re.Match[str]) -> tuple[int, int]:
+    """(first word index, one past the last word index) of a match."""
+    return doc.word_at(m.start()), doc.word_at(max(m.start(), m.end() - 1)) + 1
+
+
+def _group_level(levels: dict[str, Level]) -> Check:
+    def check(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | None:
+        for g, lvl in levels.items():
+            if m.group(g):
+                return lvl
+        return None
+    return check
+
+
+def _progressive_needs_intent(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"killing myself" (progressive) is hyperbole ("killing myself at the gym") unless an intent
+    word precedes it or the clause ends / a time follows."""
+    if not re.match(r"(?:killing|killin|hurting|cutting) ", m.group()):
+        return True
+    before = " ".join(doc.before(i, 4))
+    if re.search(rf"\b{_INTENT}\b|\b(?:about|of|instead of|end up|ending up)$", before):
+        return True
+    nxt = doc.after(j, 3)
+    return not nxt or " ".join(nxt).startswith(("tonight", "today", "now", "soon", "this weekend",
+                                                "tomorrow", "later", "eventually", "one day", "someday",
+                                                "again", "right now", "lol", "tbh", "honestly", "fr"))
+
+
+def _kill_myself_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | bool:
+    text = m.group()
+    nxt = " ".join(doc.after(j, 4))
+    if re.match(r"(?:laughing|lmao|in the foot|a favor|a favour)", nxt):
+        return False
+    if text.startswith("drown") and re.match(r"in (?!(?:the|a) (?:lake|river|bathtub|tub|ocean|sea|bath|pool))", nxt):
+        return False  # "drown myself in work / ice cream"
+    if text.startswith("poison") and re.match(r"with (?:junk|fast|sugar|food|carbs|caffeine|coffee|fries|snacks)",
+                                               nxt):
+        return False
+    if not _progressive_needs_intent(doc, m, i, j):
+        return False
+    before = " ".join(doc.before(i, 4))
+    if re.search(r"\b(?:told|tell|telling|tells|said|say|says) (?:me )?to$|\b(?:told|tell|telling|tells) me$", before):
+        return ("medium", "suicidal_ideation")  # being told to kill oneself: harassment, check in
+    if re.search(r"\bcould$", before) and nxt.startswith("for "):
+        return ("medium", "suicidal_ideation")  # "I could kill myself for forgetting her birthday"
+    return True
+
+
+def _kms_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    prev = doc.before(i, 1)
+    if prev and (prev[0][:1].isdigit() or prev[0] in ("few", "many", "several", "some", "hundred", "hundreds",
+                                                      "thousand", "thousands", "of", "the", "those", "these",
+                                                      "more", "extra", "couple", "ten", "five", "two", "three")):
+        return False  # kilometres
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:away|from|per|an hour|a day|long|to go|left|north|south|east|west|ahead|of)\b", nxt)
+
+
+def _rather_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = doc.after(j, 6)
+    if nxt and nxt[0] == "than":
+        rest = " ".join(nxt[1:])
+        return bool(re.match(r"(?:live|living|be alive|being alive|go on|keep going|keep living|feel|feeling|"
+                             r"wake up|exist|existing|be here|spend another|deal with (?:this|life)|stay|keep "
+                             r"(?:feeling|living|going|"
+                             r"doing this|being)|feel like this|go through)", rest))
+    return True
+
+
+def _wish_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"wish I was never born / didn't exist / wouldn't wake up" need the negation; "wish I was dead" not."""
+    mid = m.group("mid") or ""
+    end = m.group("end")
+    if end in ("born", "exist", "existed", "wake up", "woken up", "alive", "here"):
+        return bool(re.search(r"\b(?:not|never)\b", mid)) or end == "existed" and "never" in mid
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:of|for|laughing|from) ", nxt + " ")
+
+
+def _eoc_disappear(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | bool:
+    if m.group("forever"):
+        return ("high", "suicidal_ideation")
+    if m.group("exist"):
+        return ("high", "suicidal_ideation")
+    nxt = doc.after(j, 1)
+    if not nxt or nxt[0] in ("lol", "tbh", "honestly", "fr", "ngl", "sometimes", "completely", "entirely"):
+        return ("medium", "hopelessness")
+    return False
+
+
+def _intent_before(n: int = 4, extra: str = "") -> Check:
+    def check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+        before = " ".join(doc.before(i, n))
+        return bool(re.search(rf"\b{_INTENT}\b{extra}", before))
+    return check
+
+
+def _not_conditional(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    before = " ".join(doc.before(i, 6))
+    return not re.search(r"\bif (?:you|someone|somebody|they|anyone|he|she)\b", before)
+
+
+def _better_off_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level:
+    before = doc.before(i, 4)
+    if any(w in ("you", "he", "she", "him", "her", "boyfriend", "girlfriend", "bf", "gf", "partner", "ex")
+           for w in before) and not any(w in ("everyone", "everybody", "world", "family", "all", "they",
+                                              "people", "kids", "parents", "friends") for w in before):
+        return ("medium", "hopelessness")  # "you'd be better off without me": often a break-up
+    return ("high", "suicidal_ideation")
+
+
+def _self_harm_level(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level:
+    if m.group("soft"):
+        return ("medium", "self_harm")
+    return ("high", "self_harm")
+
+
+def _cutting_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:a|an|some|off|short|out|slack|free|loose|in|down|the|with a|on a|on the|by|"
+                        r"shaving|while|when|cooking|back)\b", nxt)
+
+
+def _overdose_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 2))
+    return not re.match(r"(?:on|of) (?:sun|sunshine|sugar|caffeine|coffee|candy|chocolate|netflix|anime|cuteness|love|carbs|junk|"
+                        r"tv|memes|content|vitamin)", nxt)
+
+
+def _wrist_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
+    return not (m.group().startswith(("cut ", "cutting ")) and re.match(
+        r"(?:on|with|while|by accident|accidentally|opening|when)\b", nxt))
+
+
+def _third_reflexive_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
+    if re.match(r"(?:laughing|in the foot|at work|at the gym|to (?:finish|get|make|pay|meet))", nxt):
+        return False
+    if not re.match(r"(?:killing|killin) ", m.group()):
+        return True
+    return _progressive_needs_intent(doc, m, i, j)
+
+
+def _third_harm_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    before = " ".join(doc.before(i, 4))
+    nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
+    return bool(re.search(rf"\b(?:{_INTENT}|threatening|threatened|talks|talking|started|starting|been|keeps)\b",
+                          before) or re.match(r"(?:again|on purpose|deliberately|intentionally)", nxt))
+
+
+_PLACES = re.compile(r"\b(?:roof|rooftop|bridge|ledge|edge|building|balcony|cliff|window|tracks|platform|overpass|"
+                     r"floor|tower|car park|garage|dam|quarry)\b")
+
+
+_BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|apartment|house|phone|car)|bought a new|"
+                            r"upgrade|upgraded|outgrown|declutter|decluttering|charity|trip|holiday|vacation|travel|"
+                            r"travelling|traveling|visiting|camping|abroad|conference|honeymoon|wedding|party|quit my "
+                            r"job|"
+                            r"new job|university|college|course|puppy|adopt|adopting|diet|exam|exams|semester|"
+                            r"graduat\w*|"
+                            r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|"
+                            r"airport|new school|new me|new start|fresh start|i (?:will|would) be (?:in|at|away|abroad|visiting|travelling|traveling|staying) "
+                            r"\w+)\b")
+
+
+# a goodbye for now: until tomorrow, for the night, before a trip
+_BENIGN_FAREWELL = re.compile(r"\b(?:for now|for today|for tonight|for the night|see you|talk (?:tomorrow|soon|later)|"
+                              r"tomorrow|next week|later|goodnight|good night|bed|off to|gym|class|flight|plane|"
+                              r"ttyl|brb|xx|haha|lol|party|birthday|new year|christmas|vacation)\b")
+
+
+def _no_benign_reason(doc: _Doc) -> bool:
+    """A warning sign without a death word holds only when the message gives no everyday reason for it
+    ("I won't need them, I'm moving", "I won't be around next week, camping")."""
+    return _BENIGN_REASON.search(doc.norm) is None
+
+
+def _took_all_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"took all my pills" is a daily dose; with a time, "at once", an intent or how it feels now it is an
+    overdose taken. "the whole bottle", "40 tylenol" are one by themselves."""
+    text = m.group()
+    if re.search(r"\b(?:whole|entire|bottle|pack|packet|box|everything|medicine cabinet|rest of|half of|\d+)\b", text):
+        return True
+    return bool(re.search(r"\b(?:ago|earlier|at once|too late|sick|dizzy|tonight|on purpose|goodbye|want to die|"
+                          r"so i (?:die|do not wake up))\b", " ".join(doc.after(j, 8))))
+
+
+_DOSE_NOUN = (r"(?:pills|tablets|meds|medication|insulin|paracetamol|tylenol|acetaminophen|ibuprofen|advil|"
+              r"painkillers|sleeping pills|antidepressants|opioids|oxy|morphine|aspirin|benadryl|tramadol|lithium|"
+              r"codeine|co codamol|cocodamol|zopiclone|diazepam|xanax|valium|quetiapine|seroquel|citalopram|"
+              r"sertraline|fluoxetine|prozac|amitriptyline|oxycodone|fentanyl|sleeping tablets)")
+
+
+def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """A quantity taken is an overdose unless the message names a treatment; "all my pills" alone is a daily
+    dose (as in `_took_all_check`) unless alcohol, a time since, or how it feels now follows."""
+    if re.search(r"\b(?:prescribed|feel better|for my (?:headache|migraine|back|cold|flu|pain)|doctor|go me|"
+                 r"remembered|morning|this morning|today like|vitamins?)\b", doc.norm):
+        return False
+    if re.search(r"\ball\b", m.group()):
+        return _took_all_check(doc, m, i, j) or re.search(
+            r"\b(?:with (?:vodka|wine|alcohol|whisky|whiskey|beer|gin)|it is done|can feel it|feeling (?:sleepy|dizzy)|"
+            r"bye|goodbye|do not tell)\b", doc.norm) is not None
+    return True
+
+
+def _bought_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """"I bought a rope today" alone, or with "I know why": means; "a rope for the hammock": not."""
+    nxt = " ".join(doc.after(j, 3))
+    if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
+        return False  # a compound: "a rope swing", "a rope ladder"
+    if re.match(r"(?:for|to|from|at|on sale|in the|so we|so my|because we|and (?:some|a|the))\b", nxt):
+        return bool(re.match(r"(?:for (?:myself|me|when|tonight|it|the end)|to (?:end|kill|hang|use on myself))", nxt))
+    return True
+
+
+_SUICIDE_EXCL = (r"(?! (?:squad|mission|missions|doors?|run|runs|drill|drills|sprint|sprints|lane|bomber|"
+                 r"bombers|bombing|bombings|booth|rate|rates|prevention|awareness|statistics|stats|blonde|king|"
+                 r"forest|watch|pact song|hotline|hot line|line|lifeline|helpline|crisis line|squeeze|pass|"
+                 r"risk|risks|research|study|studies|epidemic|crisis|number|numbers)\b)")
+_EXPERIENCE_BEFORE = re.compile(
+    r"\b(?:feel|feeling|felt|been|get|getting|got|having|have|had|so|very|really|super|kinda|pretty|bit|lil|"
+    r"little|again|still|extremely|always|my|passive|active|commit|committing|attempt|attempted|attempting|"
+    r"thinking|think|thought|thoughts|considering|consider|contemplating|contemplate|planning|plan|plans|"
+    r"tried|try|trying|want|wanted|wanting|urge|urges|started|start|relapsed|relapse|keep|kept|survived|"
+    r"going|about|stop)\b")
+_EXPERIENCE_AFTER = re.compile(r"^(?:(?:has|have|is|keeps|keep) (?:been )?(?:on my mind|in my head|all i think|the "
+                               r"only|"
+                               r"helping|what helps)|helps|thoughts|again|lately|tonight|right now|today|feelings|"
+                               r"urges|attempt|"
+                               r"note|plan|ideation lately|scars|relapse)\b")
+
+
+def _noun_context(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    if len(doc.before(i, 3)) + (j - i) + len(doc.after(j, 3)) <= 3:
+        return True  # the whole sentence is about it: "suicidal", "so suicidal rn", "self harm again"
+    return bool(_EXPERIENCE_BEFORE.search(" ".join(doc.before(i, 3)))
+                or _EXPERIENCE_AFTER.search(" ".join(doc.after(j, 5))))
+
+
+RULES: tuple[_Rule, ...] = (
+    # ---------------------------------------------------------------- suicidal ideation (first person)
+    _Rule("want_to_die",
+          rf"\b(?:want|wanted|wanting|wants|need|needs|ready|planning|plan|plans|tempted|wish|wishing|wished|"
+          rf"longing|desperate|trying|tried|going to try|decided|choose|choosing) {_gap(1)}{TO} "
+          rf"(?:(?:just|literally|fucking|fkin|fking|simply|actually|really|honestly|quietly|peacefully|finally|"
+          rf"already|gladly|fr) )?(?:die|dye{EOC})\b{_DIE_EXCL}",
+          "high", "suicidal_ideation",
+          check=lambda d, m, i, j: not re.search(r"cross my heart and$", " ".join(d.before(i, 4))), neg_scope="all"),
+    _Rule("feel_like_dying",
+          rf"\b(?:feel|feeling|felt) like (?:just )?(?:dying|giving up on life|ending it|ending it all)\b"
+          rf"(?! (?:of|after|from|laughing|here|in this|inside|because of the|with)\b)",
+          "high", "suicidal_ideation"),
+    _Rule("deserve_to_die", rf"\b(?:deserve|deserves|deserved) {TO} (?:just )?(?:die|be dead|suffer and die)\b",
+          "high", "suicidal_ideation", others=False),
+    _Rule("should_die",
+          rf"\b(?:should|ought to|might as well|may as well|better) (?:just )?(?:go )?(?:die|be dead)\b{_DIE_EXCL}",
+          "high", "suicidal_ideation", others=False),
+    _Rule("wish_dead",
+          rf"\bwish(?:ed|ing)? (?:that )?i (?P<mid>(?:{W} ){{0,3}}?)(?P<end>dead|die|died|born|exist|existed|"
+          rf"wake up|woken up|alive|here)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False, check=_wish_check),
+    _Rule("hope_i_die",
+          rf"\bhop(?:e|ing) (?:that )?i (?:{W} ){{0,4}}?(?:and )?(?:just )?(?:die|do not wake up|never wake up|will "
+          rf"not wake up|"
+          rf"get hit by a (?:bus|car|truck|train)|do not make it|do not survive|will die)\b{_DIE_EXCL}",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("be_dead",
+          rf"\b(?:want|wanted|wanting|wants|wish|need|rather|prefer|better off) {_gap(1)}(?:{TO} )?(?:be |being )?"
+          rf"dead\b(?! (?:tired|serious|wrong|right|on|set|last|end|inside|asleep|silent|quiet|honest|broke|"
+          rf"center|centre|ass|meat|weight|heat|beat|ringer|giveaway|lift|air|zone|link|stop|eyes|calm|sexy|"
+          rf"gorgeous|cute|funny|than)\b)",
+          "high", "suicidal_ideation", others=False),
+    _Rule("rather_die", r"\brather (?:just )?(?:die|be dead)\b", "high", "suicidal_ideation", others=False,
+          check=_rather_check),
+    _Rule("not_live",
+          rf"\b(?:do not|does not|did not|no longer|not|never|will not|would not) (?:really |even |actually |"
+          rf"honestly |truly |fully |just )?(?:want|wish|feel like|care|need|deserve|see the point|see a point|"
+          rf"see any point|see a reason|see any reason|have a reason|have any reason|have the will|have any will|"
+          rf"have the strength|plan) {_gap(1)}(?:{TO}|in|of|for) (?P<high>(?:be|being|stay|staying) alive|"
+          rf"live|living|exist|existing|keep living|go on living|continue living|(?:wake|waking) up|"
+          rf"be on this earth|be in this world|breathe|be born|have been born)"
+          rf"(?! (?:in|with|at|near|by|there|here|abroad|together|alone|on|off|under|somewhere|anywhere|nearby|"
+          rf"close|far|next|out|up|my|a|an|the|so far|stream|streaming|music|show|tv|broadcast|early|before|"
+          rf"for (?:work|school|class)|so early|this early|that early)\b)",
+          "high", "suicidal_ideation", negatable=False),
+    _Rule("not_be_here",
+          rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
+          rf"(?:be here|be around|go on|keep going|carry on|continue) {ANYMORE}\b",
+          "high", "suicidal_ideation", negatable=False),
+    _Rule("not_be_here_eoc",
+          rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
+          rf"(?:be here|be around|go on|keep going|carry on|continue|try){EOC}",
+          "medium", "hopelessness", negatable=False, others=False),
+    _Rule("kill_myself",
+          rf"\b(?:kill|killing|off|offing|unalive|unaliving|end|ending|hang|hanging|shoot|shooting|drown|drowning|"
+          rf"poison|poisoning|suffocate|suffocating|electrocute|stab|stabbing|murder|murdering|overdose|"
+          rf"self delete|delete) {MYSELF}\b",
+          "high", "suicidal_ideation", mode="self", check=_kill_myself_check),
+    _Rule("kms", r"\b(?:kms|k m s|kmys)\b", "high", "suicidal_ideation", mode="self", check=_kms_check),
+    _Rule("unalive", r"\b(?:unalive|unaliving|self delete|self deleting|self deletion|ctb)\b",
+          "high", "suicidal_ideation", noun=True),
+    _Rule("end_my_life",
+          r"\b(?:end|ending|ended|take|taking|took) (?:my|me) (?:own )?life\b(?! (?:back|in|into|to|by the horns|"
+          r"seriously|more seriously|for granted|one day|a day|easy|slow|slowly|a step|over|apart)\b)",
+          "high", "suicidal_ideation", mode="self"),
+    _Rule("end_it_all",
+          r"\bend(?:ing|ed)? (?:it all|this all|it for good|it once and for all|it forever|my suffering|"
+          r"everything(?= \||$))\b",
+          "high", "suicidal_ideation"),
+    _Rule("end_it",
+          rf"\b(?:want|going|ready|planning|plan|about|decided|thinking about|thought about|think about|tempted|"
+          rf"need|gonna|intention of|intend to|intent on) {_gap(1)}(?:{TO} )?(?:end|ending) it(?: (?:tonight|today|now|"
+          rf"soon|this weekend|"
+          rf"tomorrow|already|finally|for real))?{EOC}",
+          "high", "suicidal_ideation", neg_scope="all"),
+    _Rule("end_things",
+          rf"\b(?:thinking|thought|think|want|wanting|going|planning|ready|considering|contemplating) {_gap(1)}"
+          rf"(?:of |about |to )?end(?:ing)? "
+          rf"things(?:{EOC}| for real| for good| tonight)",
+          "medium", "hopelessness", neg_scope="all"),
+    _Rule("suicidal", r"\bsuicidal\b(?! (?:tendencies|squad|mission)\b)", "high", "suicidal_ideation",
+          noun=True),
+    _Rule("suicide", rf"\bsuicide\b{_SUICIDE_EXCL}", "high", "suicidal_ideation", noun=True),
+    _Rule("hotline", r"\b(?:suicide|crisis|suicide prevention) (?:hotline|hot line|lifeline|helpline|line)\b",
+          "medium", "help_seeking", mode="self", negatable=False),
+    _Rule("no_reason",
+          rf"\b(?:no|not any|not a single|zero|nothing|lost (?:my|the|all)) (?:good |real )?(?:reason|reasons|"
+          rf"point|purpose|will|desire|motivation) (?:left )?(?:to|in|for|of|2) (?:(?P<high>live|living|life|"
+          rf"be alive|being alive|stay alive|staying alive|exist|existing|wake up|waking up)|"
+          rf"(?P<med>go on|going on|keep going|keep living|carry on))\b",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    _Rule("nothing_to_live_for", rf"\bnothing (?:left )?(?:to|2) live for\b", "high", "suicidal_ideation",
+          mode="self", negatable=False),
+    _Rule("not_worth_living",
+          r"\b(?:(?:life|living|being alive|existence|existing|this life|my life) (?:is|was|feels|seems|has become|"
+          r"am) (?:not|no longer|never|so not) (?:really )?worth (?:it|living|anything)|not worth (?:living|being "
+          r"alive|staying alive))\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("point_of_living",
+          r"\bwhat is (?:even )?the point (?:of|in) (?:(?P<high>living|being alive|existing|staying alive|"
+          r"going on)|(?P<med>life|anything|trying|it all|any of this|everything))\b",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    _Rule("no_point",
+          rf"\bno point (?:anymore|any more|in anything|to anything|in life|to life|in it all|to any of this|"
+          rf"in any of this|in (?:even )?trying{EOC}|trying{EOC})",
+          "medium", "hopelessness", mode="self", negatable=False),
+    _Rule("better_off_without_me", r"\bbetter (?:off )?without me\b", "high", "suicidal_ideation", mode="self",
+          negatable=False, check=_better_off_check),
+    _Rule("better_off_if_gone",
+          r"\bbetter off if i (?:was|were|am|had|just) (?:not |never )?(?:gone|dead|around|here|born|been born|"
+          r"died|disappeared)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("nobody_if_i_died",
+          rf"\b(?:nobody|no one|no body|not a single person|none of them) (?:{W} ){{0,3}}(?:care|notice|miss me|"
+          rf"cry|mind|come to my funeral)\b(?: {W}){{0,2}} if i (?:died|die|was gone|were gone|disappeared|"
+          rf"disappear|was dead|were dead|kill myself|was not here|were not here|was not around|left forever|"
+          rf"never woke up|did not wake up|vanished|killed myself|took my own life|ended it)\b"
+          rf"|\bif i (?:died|die|was gone|were gone|disappeared|was dead|killed myself|kill myself) "
+          rf"(?:{W} ){{0,4}}(?:nobody|no one|no body) (?:would |will )?(?:even )?(?:care|notice|miss me|cry)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("nobody_would_miss_me", r"\b(?:nobody|no one|no body) (?:would|will) (?:even )?(?:miss me|notice "
+          r"if i was gone)\b", "medium", "hopelessness", mode="self", negatable=False),
+    _Rule("disappear",
+          rf"\b(?:want|wish|wishing|need|just want|could) {_gap(2)}(?:{TO} )?(?:(?P<exist>not exist|cease to exist|"
+          rf"stop existing)|(?:just )?(?:disappear|vanish|fade away)(?P<forever> (?:forever|for good|for ever|"
+          rf"permanently|from this world|from existence|off the face of the earth|from the earth|and never "
+          rf"come back|and never return))?)\b",
+          "medium", "hopelessness", check=_eoc_disappear, neg_scope="all"),
+    _Rule("sleep_forever",
+          rf"\b(?:want|wish|hope|need|going) {_gap(2)}(?:{TO} )?(?:go to )?(?:sleep|fall asleep|close my eyes|go to "
+          rf"bed)(?: and)? (?:just )?(?:(?P<never>never wake up|not wake up|never wake|do not wake up|never open them "
+          rf"again)|"
+          rf"(?P<forever>forever|for ever|permanently))\b",
+          "high", "suicidal_ideation",
+          check=_group_level({"never": ("high", "suicidal_ideation"), "forever": ("medium", "hopelessness")})),
+    _Rule("tired_of_living",
+          r"\b(?:(?P<high>(?:tired|sick|exhausted|weary) of (?:living|being alive|existing|life itself)|"
+          r"(?:done|finished) with (?:life|living|being alive|existing|this life)|hate (?:being alive|existing|"
+          r"living)|over (?:living|being alive|existing))|(?P<med>(?:tired|sick|exhausted|weary) of (?:life|this "
+          r"life|my life|it all|everything|fighting|trying)|done with (?:everything|it all|my life)))\b",
+          "high", "suicidal_ideation",
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    _Rule("want_it_to_end",
+          rf"\bwant (?:(?P<high>it all|everything|all of it|all of this|all this|my life|life) {TO} (?:end|stop|be "
+          rf"over)|(?P<med>the pain|the suffering|this pain|it|this) {TO} (?:end|stop|be over){EOC})\b",
+          "high", "suicidal_ideation",
+          check=_group_level({"high": ("high", "suicidal_ideation"), "med": ("medium", "hopelessness")})),
+    # ------------------------------------------------------------------------------ hopelessness
+    _Rule("cant_take_anymore",
+          rf"\bcan not (?:take|handle|bear|stand|do|cope with|deal with|live with|face|keep doing|survive|endure|"
+          rf"manage|go through|keep up with|live like|go on like|keep going like|continue like) {_FEELING_GAP}"
+          rf"{ANYMORE}\b"
+          rf"|\bcan not take (?:it|this|much|any) ?(?:more|no more)\b",
+          "medium", "hopelessness", negatable=False, others=False),
+    _Rule("cant_go_on",
+          rf"\bcan not (?:live|go on|keep going|carry on|keep living|cope|do it|do this|take it|take this|handle it|"
+          rf"handle this|handle life|be here|keep doing this|breathe)(?: like this| anymore| any more| any longer|"
+          rf"{EOC})",
+          "medium", "hopelessness", negatable=False, others=False),
+    _Rule("give_up_on_life",
+          r"\b(?:give|giving|gave|given) up on (?:life|living|everything|myself)\b",
+          "medium", "hopelessness", others=False),
+    _Rule("burden",
+          r"\b(?:i am|am|such|just|only|being|been|i feel like|feel like) (?:such |just |only |nothing but |a "
+          r"total |so much of )?(?:a|an) (?:huge |big |massive |total |complete )?burden\b",
+          "medium", "hopelessness", others=False),
+    _Rule("hopeless",
+          r"\b(?:(?:feel|feeling|felt|am|so|completely|totally|utterly) (?:so |completely |totally |utterly |just )?"
+          r"(?:hopeless|worthless)|(?:life|everything|my life) is (?:so |completely |totally )?hopeless|there is "
+          r"no hope(?: left)?|no hope left|lost all hope|have no hope left)\b",
+          "medium", "hopelessness", others=False),
+    # ---------------------------------------------------------------------------------- self harm
+    _Rule("self_harm_intent",
+          rf"\b(?:{_INTENT}|started|start|starting|been|can not stop|could not stop|relapsed and|keep on) "
+          rf"{_gap(2)}(?:{TO} )?(?:(?P<hard>hurt|hurting|harm|harming|cut|cutting|burn|burning|scratch|scratching|"
+          rf"bleed|bleeding|slice|slicing|carve|carving)|(?P<soft>hit|hitting|punch|punching|punish|punishing|"
+          rf"starve|starving)) {MYSELF}\b",
+          "high", "self_harm", mode="self", check=_self_harm_level, neg_scope="all"),
+    _Rule("want_to_cut",
+          rf"\b(?:want|wanted|wanting|wants|urge|urges|need|needing|going|tempted|craving|itching) {TO} (?:cut|self "
+          rf"harm|bleed){EOC}",
+          "medium", "self_harm", mode="self", neg_scope="all",
+          check=lambda d, m, i, j: ("high", "self_harm") if re.search(
+              r"\b(?:knife|knives|blade|blades|razor|razors|again|relapse|relapsed)\b", d.norm) else True),
+    _Rule("cutting_again",
+          rf"\b(?:cutting|cut|burning|burned|burnt|hurting|hurt|harming|harmed|scratching|scratched|carving|carved) "
+          rf"(?:into )?(?:myself|my (?:wrists?|arms?|legs?|thighs?|skin|body|stomach|hips?)) {_gap(2)}(?:again|on "
+          rf"purpose|"
+          rf"deliberately|intentionally|til i bleed|until i bleed|till i bleed|to feel something|to cope|to feel "
+          rf"better|to punish myself)\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.match(r"(?:while|when|cooking|shaving|by accident|accidentally|on (?:a|an|"
+                                                r"the)|at (?:the|work))\b", " ".join(d.after(j, 3)))),
+    _Rule("cutting_myself",
+          r"\bcutting (?:myself|my (?:wrists?|arms?|thighs?|legs?|skin))\b",
+          "high", "self_harm", mode="self", check=_cutting_check),
+    _Rule("wrists",
+          r"\b(?:slit|slitting|slash|slashing|cut|cutting|slice|slicing|open|opening) (?:my|both my|my own) wrists?\b",
+          "high", "suicidal_ideation", mode="self", check=_wrist_check),
+    _Rule("self_harm_noun", r"\bself (?:harm|harming|harmed|injury|injuring|injure|mutilation|mutilating)\b",
+          "high", "self_harm", noun=True),
+    # ------------------------------------------------------------------------------- plans and means
+    _Rule("means_ready",
+          r"\b(?:have|got|with|holding|hold|bought|got out) (?:the |my |all the |all my |enough |a bottle of |a "
+          r"handful of )?(?:pills|tablets|sleeping pills|rope|noose|razor blades?|blades?|painkillers) (?:ready|lined "
+          r"up|counted out|counted|in front of me|in my hand|set up)\b|\bnoose (?:is |all )?(?:ready|tied|set up)\b",
+          "high", "suicide_plan"),
+    _Rule("stockpiling",
+          rf"\b(?:saved|saving|stockpiled|stockpiling|hoarding|hoarded|stashing|stashed|collected|collecting) (?:up )?"
+          rf"(?:{W} ){{0,4}}?"
+          rf"(?:pills|sleeping pills|tablets|meds|painkillers|paracetamol|tylenol)\b",
+          "high", "suicide_plan"),
+    _Rule("take_all_pills",
+          rf"\b(?:take|taking|swallow|swallowing|down|downing|overdose on|od on) (?:all|every one of|every single "
+          rf"one of|the whole|a whole|the entire|the rest of|a handful of) (?:{W} ){{0,2}}?(?:pills|meds|tablets|"
+          rf"(?:bottle|pack|packet|box) of (?:{W} )?(?:pills|meds|tablets|sleeping pills|tylenol|paracetamol|advil|"
+          rf"painkillers))\b",
+          "high", "suicide_plan", check=_intent_before(4)),
+    _Rule("took_pills",
+          r"\b(?:took|swallowed|downed) (?:a |an )?(?:whole |entire |full )?(?:bottle|handful|box|pack|packet) of "
+          r"(?:pills|tablets|sleeping pills|painkillers|meds|paracetamol|tylenol)\b|\bswallowed all (?:of )?(?:my|"
+          r"the) (?:pills|meds|tablets)\b",
+          "high", "suicide_plan"),
+    _Rule("note",
+          r"\b(?:writing|wrote|written|write|left|leaving|leave|drafting|drafted|typed|typing|finished) (?:(?:my|a|the|"
+          r"out my|"
+          r"out a|writing|writing my) )?(?:suicide|goodbye) (?:note|letter|letters|notes|message|messages)\b"
+          r"|\b(?:my )?(?:final|last) goodbye\b|\bgoodbye (?:forever|for good|everyone forever)\b",
+          "high", "suicide_plan"),
+    _Rule("jump",
+          r"\b(?:jump|jumping|leap|leaping|throw myself|throwing myself|step|stepping) (?:off|from|in front of|onto) "
+          r"(?:a|the|this|that|my) (?:[^\s|]+ )?(?:bridge|building|roof|rooftop|cliff|balcony|ledge|overpass|tower|"
+          r"skyscraper|train|bus|truck|lorry|car|traffic|highway|motorway|subway|garage|car park|window|platform|dam|"
+          r"quarry|parking structure)\b",
+          "high", "suicide_plan",
+          check=_intent_before(4, extra=r"|\b(?:of|about)$")),
+    _Rule("crash_car",
+          r"\b(?:drive|driving|crash|crashing|swerve|swerving|steer|steering) (?:my car |the car |myself )?"
+          r"(?:into|off) "
+          r"(?:a|the|an|some|oncoming) (?:[^\s|]+ )?(?:wall|tree|bridge|cliff|traffic|truck|lorry|river|barrier|pole|"
+          r"pillar|lake|overpass)\b",
+          "high", "suicide_plan", check=_intent_before(4, extra=r"|\b(?:of|about)$")),
+    _Rule("gun_to_head",
+          r"\b(?:gun|pistol|barrel|knife|blade) (?:to|against|at|in) my (?:head|temple|mouth|throat|wrists?|chest)\b",
+          "high", "suicide_plan", mode="self", check=_not_conditional),
+    _Rule("overdose", r"\boverdos(?:e|ed|ing)\b", "high", "suicide_plan", noun=True, check=_overdose_check),
+    _Rule("od", rf"\b(?:going to|want to|about to|will|ready to|planning to|thinking about) od\b(?! on (?:sugar|"
+          rf"caffeine|coffee|candy|netflix)\b)", "high", "suicide_plan"),
+    # ------------------------------------------------- attempts, being at the place, means at hand (C-SSRS)
+    _Rule("took_overdose",
+          rf"\b(?:took|swallowed|downed|have taken|taken) (?:(?:all|all of|every one of|every single one of|the whole|"
+          rf"a "
+          rf"whole|the entire|an entire|the rest of|everything in|most of|half of) (?:the |my |a |an )?(?:{W} ){{0,2}}?"
+          rf"(?:pills|meds|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen|bottle|pack|packet|"
+          rf"box|medicine cabinet|prescription)|(?:like |about |over |around |maybe )?(?:[2-9]\d|1\d\d) (?:{W} )?"
+          rf"(?:pills|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen))\b",
+          "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j)),
+    _Rule("already_took",
+          r"\b(?:already|just) (?:took|swallowed|downed|taken) (?:the|my|those|all the|all my|all of my) (?:pills|meds|"
+          r"tablets)\b(?= \||$| it is too late| and| now| feeling| bye| goodbye)",
+          "high", "suicide_plan"),
+    _Rule("jump_now",
+          rf"\b(?:going to|about to|ready to|want to|will|gonna) (?:just )?(?:jump|let go|step off)"
+          rf"(?= \||$| now| right now| tonight| off| i mean| for real| and)",
+          "high", "suicide_plan", check=lambda d, m, i, j: _PLACES.search(d.norm) is not None or re.search(
+              r"\bi mean it\b", d.norm) is not None),
+    _Rule("at_the_edge",
+          r"\b(?:on|at|standing on|sitting on|up on) (?:the |a |this )?(?:edge of (?:the |a |my |this )?(?:roof|"
+          r"rooftop|"
+          r"balcony|bridge|cliff|building|platform)|ledge|train tracks|railway tracks|tracks)\b",
+          "high", "suicide_plan", check=lambda d, m, i, j: re.search(
+              r"\b(?:right now|now|floor|next (?:one|train)|comes in|jump|let go|goodbye)\b", d.norm) is not None
+          and not re.search(r"\b(?:view|photo|photos|pic|pics|selfie|hike|hiking|sunset|amazing|beautiful|pretty)\b",
+                            d.norm)),
+    # being at the place right now: "I'm standing on the bridge right now", "sitting on the roof now" (a view, a
+    # photo, waiting for someone, traffic or a walk is an everyday reason)
+    _Rule("at_the_place_now",
+          r"\b(?:i am|im) (?:standing|sitting|up|right|out) (?:on|at|on top of) (?:the |a |this )?(?:bridge|roof|rooftop|"
+          r"ledge|cliff|top of (?:the |a |this )?(?:bridge|building|car park|parking garage|cliff))\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: re.search(
+              r"\b(?:right now|now|alone|again|goodbye|jump|let go|edge)\b", d.norm) is not None
+          and re.search(r"\b(?:view|views|photo|photos|pic|pics|picture|selfie|hike|hiking|sunset|sunrise|amazing|"
+                            r"beautiful|pretty|wait|waiting|meet|meeting|traffic|bus|stuck|walk|walking|fishing|"
+                            r"concert|party|smoke|smoking|fireworks|repair|repairs|fix|fixing|shingles|gutter|"
+                            r"gutters|antenna|work|working|job|dinner|drinks|bar)\b", d.norm) is None),
+    _Rule("weapon_intent",
+          rf"\b(?:gun|pistol|rifle|shotgun|revolver|knife|blade|razor|rope|noose) (?:{W} ){{0,10}}?(?:going to|gonna|"
+          rf"ready to|about to|will|want to) (?:use it|use them|use it on myself|pull the trigger|do it)\b"
+          rf"|\b(?:ready|going|about|want) to pull the trigger\b",
+          "high", "suicide_plan", mode="self", check=_not_conditional),
+    _Rule("bought_means",
+          r"\b(?:bought|buying|got|ordered|purchased|picked up) (?:a |the |some |extra |more |new )?(?:rope|noose|"
+          r"charcoal|blades|razor blades|razors|gun|pistol|firearm|helium)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _bought_check(d, m, i, j)),
+    _Rule("hiding_meds",
+          rf"\b(?:hiding|hid|saving|keeping|stashing|not taking) (?:{W} ){{0,3}}?(?:pills|meds|tablets|painkillers|"
+          rf"medication) (?:instead of taking them|so i (?:have|will have|would have|can have|have got) enough|in (?:a|"
+          rf"an|"
+          rf"my|the) (?:jar|drawer|box|bag|sock)|for when i am ready)\b",
+          "high", "suicide_plan"),
+    _Rule("noose",
+          r"\b(?:tie|tied|tying|make|made|making|tied up|set up) (?:a|the|my) noose\b|\bnoose (?:tied|hanging|up)\b",
+          "high", "suicide_plan"),
+    _Rule("last_message",
+          r"\b(?:this is|this will be|these are) (?:my|the) (?:very )?(?:last|final) (?:message|words|text|post|"
+          r"goodbye)\b"
+          r"(?! (?:before|for (?:today|tonight|now|a while|the day|the night|this week)|until|till|from|on this|"
+          r"tonight|"
+          r"today)\b)|\byou (?:will|wo) not (?:hear|see) (?:from )?(?:me )?(?:ever )?again\b",
+          "high", "warning_sign", mode="self"),
+    _Rule("after_im_gone",
+          r"\b(?:after|when|once) i (?:am|have) (?:gone|dead|not here|not around|no longer here|passed)\b"
+          r"(?! (?:for|on|to|away|camping|travelling|traveling|abroad|this|next|at|in)\b)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("wish_not_wake",
+          rf"\b(?:pray|praying|prayed|hope|hoping|wish|fine|okay|ok|happy|relieved|glad) (?:{W} ){{0,3}}?(?:if |that "
+          rf")?i "
+          rf"(?:do not|did not|never|would not|will not|wo not) wake up\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("want_not_alive",
+          rf"\bwant {TO} not (?:be alive|exist|be here|wake up|be around)\b",
+          "high", "suicidal_ideation"),
+    _Rule("wish_hit",
+          r"\b(?:wish|wishes|wished|wishing|hope|hoping) (?:that )?(?:a|the|some) (?:car|bus|truck|train|lorry) "
+          r"(?:would |"
+          r"will |could )?(?:just )?(?:hit|run over|kill) me\b",
+          "high", "suicidal_ideation", mode="self"),
+    _Rule("self_harm_worse",
+          r"\b(?:cuts|cutting|burns|burning|self harm|self harming|marks|scars|wounds) (?:are |is |keep |have been |"
+          r"has "
+          r"been )?(?:getting|got|get|gotten) (?:deeper|worse|more often|more frequent|bigger|longer)\b"
+          r"|\b(?:cut|cutting|burn|burning|hurt|hurting|harm|harming) (?:myself )?(?:almost |nearly |pretty much "
+          r")?every "
+          r"(?:day|night|single day)\b"
+          r"|\b(?:relapsed|relapse)(?: and| again and)? (?:cut|cutting|burned|burnt|hurt|harmed)\b"
+          r"|\b(?:scratch|scratching|scratched|punch|punching|punched|hit|hitting|bang|banging|burn|burning|burned|cut|"
+          r"cutting|carve|carving|pick|picking) (?:[^\s|]+ ){0,3}?(?:until|till|til) (?:i|they|it|my [^\s|]+) "
+          r"(?:bleed|bleeds|bled|bruise|bruised)\b",
+          "high", "self_harm", mode="self", check=lambda d, m, i, j: not re.search(
+              r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm)),
+    _Rule("harm_is",
+          r"\b(?:hurting|cutting|harming|burning) (?:myself|my skin|my arms?) (?:is|was|has been|helps|makes me)\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.match(r"(?:not|never|no longer)\b", " ".join(d.after(j, 1)))),
+    # ------------------------------------------- warning signs without a death word (public-health lists)
+    _Rule("wont_need",
+          rf"\bi (?:will|would) not (?:be )?(?:need|needing|use|using|wear|wearing|drive|driving|play|playing|listen "
+          rf"to) "
+          rf"(?:it|them|this|these|that|those|my {W}|any of (?:it|them|this)|anything)(?: {W})?(?: {ANYMORE}| where i "
+          rf"am "
+          rf"going| soon| after (?:this|tonight|today|friday|the weekend)|{EOC})"
+          rf"|\bwhere i am going i (?:will|would) not need\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("gave_everything",
+          r"\b(?:gave|giving|given|give) (?:away )?(?:all|everything|most|almost everything|nearly everything) (?:of )?"
+          r"(?:my (?:stuff|things|belongings|possessions|clothes|money)|i own|i have)\b"
+          r"|\b(?:handing|giving) (?:out|away) my (?:things|stuff|belongings) (?:to people )?so (?:they|people|"
+          r"everyone) "
+          r"(?:have|has) something\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("this_is_goodbye",
+          r"\bthis is (?:goodbye|farewell|the end for me)\b(?! (?:to|for now|for a while|for today|from)\b)"
+          r"|\b(?:last|final) time (?:we (?:will )?(?:talk|speak)|(?:i am |i will be )?talking to (?:you|anyone)|i "
+          r"(?:will )?"
+          r"(?:talk|write|message|speak) (?:to )?(?:you|anyone|anybody))\b"
+          r"|\bi (?:will|would) not be bothering (?:you|anyone|anybody) (?:again|anymore|any more|ever again)\b"
+          r"|\btell (?:my (?:mom|mum|mother|dad|father|parents|family|kids|sister|brother|wife|husband|partner)|"
+          r"everyone|"
+          r"them) (?:that )?i (?:love|loved|am sorry|was sorry)\b",
+          "high", "warning_sign", mode="self"),
+    _Rule("wont_be_here",
+          r"\bi (?:will|would) not (?:be (?:here|around|alive)|see|make it to) (?:for |by |in |to |at )?(?:my |the |"
+          r"this |"
+          r"next )?(?:birthday|christmas|spring|summer|autumn|fall|winter|new year|weekend|end of|graduation|next one|"
+          r"much longer|long)\b"
+          r"|\bmy last (?:christmas|birthday|weekend|summer|day|night|week)(?= \||$| ever| alive| on earth)"
+          r"|\b(?:it|this|everything|all of this|all this) will (?:all )?be over (?:soon|by|after|tomorrow|tonight|"
+          r"this|on)\b|\bit will all be over\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("decided",
+          r"\b(?:made (?:my|the) decision|made up my mind|my mind is made up|(?:the )?decision is made|it is "
+          r"(?:already )?"
+          r"(?:decided|settled)|already decided|made peace with it|i have decided|i know how (?:it|this) ends)"
+          r"(?= \||$| and i| please| do not| so| nothing| it is| i (?:feel|am))"
+          r"|\b(?:soon|then) it (?:will not|wo not) hurt (?:anymore|any more)\b"
+          r"|\b(?:at peace|calm|relieved) now that i (?:have )?(?:decided|chosen|know)\b"
+          r"|\bready to let go(?= \||$)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("means_at_hand",
+          r"\b(?:there (?:is|are)|i have|i have got|got|bought|saved|collected) enough (?:pills|tablets|meds|"
+          r"medication|paracetamol|tylenol|painkillers|sleeping pills|insulin)\b"
+          r"|\b(?:gun|pistol|rifle) is loaded\b"
+          r"|\bengine (?:is )?running\b(?=.*\bgarage\b)|\bgarage\b(?=.*\bengine (?:is )?running\b)"
+          r"|\bcounted (?:my|the|out my|out the|all my) (?:pills|tablets|meds)(?= \||$| and| there)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: not re.search(
+              r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)),
+    # ------------------- general shapes the train part's cross-validation missed (issue 21), one per C-SSRS level
+    # a passive wish: death welcome, not minded, hoped for from outside (an illness, a crash, a god)
+    _Rule("death_welcome",
+          r"\b(?:welcome death|(?:death|being dead|dying) (?:sounds|seems|would be|feels|looks) (?:so |really |like )?"
+          r"(?:(?:so )?(?:peaceful|nice|good|better|easier|appealing|tempting|comforting)|a relief|like a relief|"
+          r"like freedom)|(?:fine|ok|okay|at peace) (?:with )?dying)\b",
+          "high", "suicidal_ideation", others=False),
+    _Rule("not_mind_dying",
+          rf"\b(?:do not|did not|would not|will not) (?:even |really )?(?:care|mind) (?:if|whether) i (?:live or die|"
+          rf"die|died|was dead|do not wake up|did not wake up|never woke up|never wake up|make it|live)\b"
+          rf"|\b(?:would not|will not) (?:even |really )?mind (?:dying|being dead)\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("wish_end_from_outside",
+          rf"\b(?:hope|hoping|hoped|wish|wishing|wished|pray|praying|prayed) (?:that )?(?:(?:i|i would) (?:get|got|had|"
+          rf"have|catch|develop) (?:{W} ){{0,3}}?(?:terminal|fatal|incurable|cancer|disease|illness)|(?:the|my|a) "
+          rf"(?:plane|flight) (?:would |will )?(?:just )?(?:crash|crashes|goes down|go down)|(?:god|the universe|"
+          rf"someone|somebody) (?:would |will |could )?(?:just )?(?:takes? me(?= \||$| already| away| home| tonight| "
+          rf"in my sleep| now)|puts? me out of my misery))\b"
+          rf"|\b(?:wish|wishing|hope|hoping) (?:someone|somebody) would (?:just )?put me out of my misery\b",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    _Rule("wake_or_sleep",
+          rf"\b(?:fine|ok|okay|happy|relieved|glad|nice|relief|mind) (?:{W} ){{0,2}}?if i (?:never|did not|do not) "
+          rf"(?:wake|woke) up\b"
+          rf"|\b(?:give anything|love|like) {TO} (?:just )?(?:go to sleep|fall asleep|sleep) and (?:never|not) "
+          rf"(?:wake|woke) up\b"
+          rf"|\b(?:go to sleep|fall asleep|sleep) and (?:stay asleep|never come back|not come back)\b"
+          rf"|\b(?:tired|sick|exhausted) of waking up(?: every (?:day|morning)| each (?:day|morning)|{EOC})",
+          "high", "suicidal_ideation", mode="self", negatable=False),  # "not" is part of the wish
+    _Rule("stop_being_alive",
+          rf"\b(?:want|wish|need|could|just want) {_gap(1)}{TO} (?:just )?(?:stop|quit) (?:being alive|living)\b"
+          rf"|\b(?:do not|can not) see why i should (?:keep|stay|go on) (?:being )?(?:alive|living)\b",
+          "high", "suicidal_ideation", neg_scope="all"),
+    # active ideation: considering, close to, thinking of ending it; dying by one's own hand; the only way out
+    _Rule("ending_it_thoughts",
+          rf"\b(?:considering|contemplating|thinking of|close to|this close to|so close to|wants to|wanting to|been "
+          rf"wanting to|before i|knowing i can|idea of|fantasi[sz]ing about|dreaming of) "
+          rf"(?:end|ending) it(?: all)?(?: for good| forever)?{EOC}"
+          rf"|(?:(?<=\bthoughts )|(?<=\bthought ))(?:of|about) (?:ending it|ending (?:my|it all)|killing myself|"
+          rf"dying|being dead|suicide)\b"
+          rf"|\bby my own hand\b|\bwant out of (?:this|my) life\b"
+          rf"|\b(?:fantasi[sz]ing|dreaming|daydreaming) about (?:being dead|dying|my (?:own )?death)\b",
+          "high", "suicidal_ideation", neg_scope="all"),
+    _Rule("only_way_out",
+          r"\b(?:suicide|dying|death|ending it|ending my life|killing myself|being dead) (?:feels|seems|is|looks) "
+          r"(?:like )?(?:the|my) only (?:way out|option|answer|choice|solution|way|escape)\b",
+          "high", "suicidal_ideation", others=False),
+    _Rule("doubt_living",
+          rf"\b(?:do not|dont) (?:think|know if|know whether) i (?:want|can|wanna) (?:to )?(?:live|be alive|stay alive|"
+          rf"keep living|go on living) {ANYMORE}?",
+          "high", "suicidal_ideation", mode="self", negatable=False),
+    # method: looking up doses, heights and how long it takes; the quickest or painless way; a fixation on a means
+    _Rule("research_dose",
+          rf"\bhow (?:many|much) (?:of )?(?:my |the |your |his |her )?(?:{W} )?{_DOSE_NOUN} "
+          rf"(?:{W} ){{0,3}}?(?:would it take|does it take|it would take|it takes|would be enough|is enough|"
+          rf"is a lethal dose|is an overdose|is lethal|{TO} die|{TO} overdose|{TO} kill (?:me|myself)|"
+          rf"{TO} not wake up|would kill me|would do it|before i die)\b"
+          rf"|\bhow (?:many|much) (?:{W} ){{0,4}}?(?:would it take|does it take|it would take|it takes) {TO} (?:die|"
+          rf"kill myself|not wake up|end it)\b"
+          rf"|\blethal (?:dose|amount|with alcohol)\b|\bwhich {_DOSE_NOUN} (?:are|is|would|work) (?:{W} ){{0,2}}?"
+          rf"(?:lethal|kill|fastest|quickest)\b"
+          rf"|\bif i took all (?:of )?my (?:{W} )?{_DOSE_NOUN} would (?:that|it) (?:do it|kill me|be enough)\b"
+          rf"|\bwhat happens if (?:you|i|u) take (?:[2-9]\d|1\d\d|all) (?:{W} )?{_DOSE_NOUN}\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("research_way",
+          rf"\b(?:quickest|fastest|easiest|surest|least painful|most painless|painless|quick|best) (?:{W} )?"
+          rf"(?:way|ways|method|methods) {TO} (?:die|end it|end my life|kill myself|go{EOC})"
+          rf"|\b(?:ways|how) {TO} (?:die|end it|end my life|kill myself)(?: that do not hurt| painlessly| quickly)?"
+          rf"(?= \||$| without| that| painlessly| quickly| fast)"
+          rf"|\bhow long (?:does it |would it |it )?(?:takes? |would take )?{TO} (?:die|bleed out|drown|suffocate)\b"
+          rf"|\bbleed out\b|\bis it painless {TO} (?:die|drown|hang|jump)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA)),
+    _Rule("hold_my_weight",
+          r"\b(?:would|will|could|can) (?:the |a |my |this |that )?(?:[^\s|]+ )?(?:hold|take) my weight\b"
+          r"|\b(?:tested|testing|test|checked|checking) (?:whether|if) the (?:[^\s|]+ )?(?:beam|rail|railing|hook|"
+          r"pipe|door|bar) (?:[^\s|]+ )?(?:would )?hold\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:hammock|swing|climb|climbing|shelf|shelves|tv|mirror|"
+                                                 r"chair|ladder|bike|kids?|boat)\b", d.norm)),
+    _Rule("exhaust_hose",
+          r"\b(?:hose|pipe|tube) (?:for|to|on|into|from) the (?:car )?exhaust\b|\bcarbon monoxide\b(?= and the car| in "
+          r"the (?:car|garage))|\bexhaust (?:and|in|into) the garage\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("into_the_sea",
+          rf"\bwalk(?:ing)? into the (?:sea|ocean|river|lake|water|waves)(?: and| until)(?: just)? (?:not|never|keep|"
+          rf"kept|keep on) (?:come|coming|stop|stopping|walking|come back|coming back)\b",
+          "high", "suicide_plan"),
+    _Rule("means_fixation",
+          rf"\b(?:keep|kept|keeps|been|always|can not stop) (?:{W} )?(?:staring at|looking at|eyeing|thinking about|"
+          rf"picturing|imagining) (?:the |my |his |her |that |those |a )?(?:{W} ){{0,2}}?(?:pills|pill bottles?|bottle "
+          rf"of pills|knives|knife|razor|razors|razor blades|blades|rope|noose|gun|train tracks|tracks|bridge|cliff|"
+          rf"ledge|edge|rooftop|roof|window|exhaust|train)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:view|views|photo|photos|pic|pics|picture|selfie|hike|hiking|"
+                                                 r"sunset|sunrise|beautiful|pretty|buy|buying|price|recipe|cook|"
+                                                 r"cooking|sharpen|model|lego|painting|draw|drawing|climbing|fishing|"
+                                                 r"renovat\w*|delay|delayed|late|cancelled|commute|ticket)\b",
+                                                 d.norm)),
+    # intent: a commitment with the marks of meaning it, without a method named
+    _Rule("doing_it_meant",
+          rf"\b(?:going to|gonna|will|am|i am|finally|really|actually) (?:really |actually |finally |just )?(?:do|"
+          rf"doing|go through with) it\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:not bluffing|not a joke|not joking|not kidding|not backing "
+                                             r"out|i am sorry|goodbye|not scared anymore|not afraid anymore|no one "
+                                             r"can stop me|nobody can stop me|end it|going to die|die tonight|"
+                                             r"survive this)\b", d.norm) is not None and _no_benign_reason(d)),
+    # plan: when and how settled, with a method or the act named
+    _Rule("planned_it",
+          rf"\b(?:have |had )?planned (?:it|everything|where|when|how|the whole thing)\b|\b(?:it is|its|all|"
+          rf"everything is|it is all|its all|got it|got the whole thing|have it all|have got it) (?:all )?(?:planned|"
+          rf"figured out|mapped out|set)(?: out)?\b|\b(?:the|my) plan is\b|\bi have a plan\b"
+          rf"|\b(?:picked|chosen|chose|set|circled) (?:the|a) (?:date|day|spot|place|time|bridge)\b"
+          rf"|\bi know (?:exactly )?(?:when and how|how and when|where and when)\b"
+          rf"|\bwritten down every step\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: (_METHOD_CUE.search(d.norm) is not None or re.search(
+              r"\b(?:do it|doing it|end it|ending it|ending my life|be gone|not come back|never come back|it will "
+              r"be done|that is it|that is when|go through with it|kill myself|die|overdose)\b", d.norm) is not None)
+          and not re.search(r"\b(?:wedding|party|trip|holiday|vacation|birthday party|surprise|dinner|date night|"
+                            r"proposal|presentation|workout|diet|meeting|interview|camping|hike|move|moving|"
+                            r"fireworks|watch the|picnic|photos|concert|festival|sunset|sunrise)\b", d.norm)),
+    # preparatory: letters to everyone, a note drafted, pills from several shops, a weapon loaded, pills hidden
+    _Rule("letters_written",
+          r"\b(?:wrote|written|writing|drafted|drafting|finished|sealed) (?:the |my )?(?:goodbye )?(?:letters|notes) "
+          r"(?:to|for) (?:everyone|everybody|my (?:family|kids|children|parents)|each of them)\b"
+          r"|\b(?:drafted|finished|wrote|written) my note\b|\bmy note is (?:written|done|finished|ready)\b"
+          r"|\bnote is written\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:thank you|thank|christmas|holiday|wedding|cards?|penpals?|"
+                                                 r"teacher|class|school|exam|lecture|meeting)\b", d.norm)),
+    _Rule("pills_gathered",
+          r"\bfrom (?:two|three|four|several|different|multiple|a few) (?:different )?(?:shops|stores|pharmacies|"
+          r"chemists|doctors)\b(?=.*\b(?:pills|paracetamol|tylenol|tablets|meds|painkillers)\b)"
+          r"|\b(?:pills|paracetamol|tylenol|tablets|meds|painkillers)\b.*\bfrom (?:two|three|four|several|different|"
+          r"multiple|a few) (?:different )?(?:shops|stores|pharmacies|chemists|doctors)\b"
+          r"|\b(?:hid|hidden|hiding) (?:the |my |a |some |a bottle of |a stash of |a box of )?(?:pills|meds|tablets|"
+          r"bottle of pills|painkillers)\b|\bstash of (?:pills|meds|tablets|painkillers|sleeping pills)\b"
+          r"|\bloaded (?:the|my|his|her|dad's|a) (?:gun|pistol|rifle|shotgun)\b",
+          "high", "suicide_plan", mode="self"),
+    # attempts: a quantity of pills taken, a poison drunk, an attempt named, being at the place
+    _Rule("took_quantity",
+          rf"\b(?:took|swallowed|downed|taken|drank|have taken) (?:like |about |over |around |maybe )?(?:a bunch of|a "
+          rf"lot of|loads of|a load of|a ton of|a handful of|all (?:of )?(?:my|the|my mums|my moms|my mom's|my "
+          rf"mum's)|every|everything in|[2-9]\d of my|1\d\d of my|a bottle of) (?:{W} ){{0,2}}?(?:pills?|meds|tablets|"
+          rf"antidepressants|sertraline|prozac|insulin|sleeping pills|painkillers|paracetamol|tylenol|oxy|"
+          rf"opioids|medication|prescription)\b"
+          rf"|\bdrank (?:some |a bottle of |the )?(?:bleach|antifreeze|poison|weed killer)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _took_quantity_check(d, m, i, j)),
+    _Rule("attempted",
+          rf"\b(?:attempted|tried) (?:again|suicide|last (?:night|week|month)|yesterday|on (?:monday|tuesday|wednesday|"
+          rf"thursday|friday|saturday|sunday))\b|\btried to end it\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("on_the_place_now",
+          r"\b(?:i am|im) (?:on|at) (?:the |a )?(?:roof|rooftop|ledge|bridge|cliff|train tracks|tracks|top of "
+          r"(?:the|a) (?:building|bridge|car park|multistorey|tower))\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: re.search(
+              r"\b(?:right now|now|tonight|goodbye|bye|jump|let go|this is it|going to|gonna|sorry|done)\b",
+              d.norm) is not None and re.search(
+              r"\b(?:view|views|photo|photos|pic|pics|picture|selfie|hike|hiking|sunset|sunrise|amazing|beautiful|"
+              r"pretty|wait|waiting|meet|meeting|traffic|bus|stuck|walk|walking|fishing|concert|party|smoke|smoking|"
+              r"fireworks|repair|repairs|fix|fixing|work|working|job|dinner|drinks|drink|bar|terrace|garden|bbq|"
+              r"barbecue)\b", d.norm) is None),
+    # self-harm: again, deep, with an instrument, the urge, as the only relief
+    _Rule("harm_again",
+          r"\b(?:i |relapsed |relapsed and |and )(?:cut|self harmed|sh|burned myself|hurt myself) (?:again|so deep|"
+          r"too deep|really deep|deeper|tonight)\b|\bcut (?:so|too|really) deep\b|\bstarted cutting again\b"
+          r"|\b(?:sh|self harm|cutting) (?:urges?|again|relapse)\b|\brelapsed(?: (?:on|with|into) (?:sh|self harm|"
+          r"cutting))\b|\bmade myself bleed\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|shaving|hair|grass|lawn|"
+                                                 r"hours|budget|paper|onion|free|clean for|years clean|months "
+                                                 r"clean)\b", d.norm)),
+    _Rule("harm_instrument",
+          r"\b(?:burned|burnt|burning|burn|cut|cutting|carved|carving|scratched|scratching) (?:into )?(?:myself|my "
+          r"(?:wrists?|arms?|legs?|thighs?|skin|stomach|hips?)) with (?:a |the |my )?(?:cigarette|lighter|blade|razor|"
+          r"razor blade|knife|scissors|compass|glass)\b"
+          r"|\b(?:carved|carving|slit|slitting|sliced|slicing) (?:\w+ )?(?:into |up )?my (?:wrists?|arms?|legs?|"
+          r"thighs?|skin|stomach)\b",
+          "high", "self_harm", mode="self"),
+    _Rule("harm_urge",
+          rf"\burges? {TO} (?:cut|self harm|sh|burn myself|hurt myself)\b|\b(?:need|want|going) {TO} cut(?= so bad| rn|"
+          rf" right now| tonight| again| the urge|{EOC})"
+          rf"|\b(?:cutting|self harm|self harming|sh) is the only (?:way|thing)\b|\bthe only thing that (?:{W} ){{0,4}}"
+          rf"is (?:cutting|self harm|hurting myself)\b|\b(?:cutting|self harm) (?:helps|is how i cope)\b",
+          "high", "self_harm", mode="self"),
+    # ---------------- warning signs (issue 21): a farewell, a decision, things given or arranged, a timeline, a
+    # burden, each with the mark of finality that tells it from the everyday one (for good, remember me, when
+    # I'm gone, it won't matter soon); an everyday reason in the message (a trip, a move, a new job) clears it
+    _Rule("farewell_final",
+          rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b(?! to (?:my|the|this|that|these|those|"
+          rf"all)\b)"
+          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b"
+          rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
+          rf"to|talking to|speak to|write to) (?:you|anyone)\b"
+          rf"|\bi (?:will not|wo not) be (?:talking|texting|messaging|writing) (?:to )?(?:you|anyone) (?:again|anymore|"
+          rf"any more|ever again)\b"
+          rf"|\bforgive me for what i am (?:about to|going to) do\b"
+          rf"|\b(?:know|remember|tell (?:them|my {W}|everyone)|want you to know) (?:that )?(?:it is|its|it was) not "
+          rf"(?:your|their|his|her|anyones|anyone s) fault\b"
+          rf"|\b(?:if|when) you (?:do not )?(?:hear|hear from) (?:from )?me\b(?= (?:again|tomorrow|anymore|know|"
+          rf"remember|it is|its|thank|please))"
+          rf"|\b(?:say|said|saying) goodbye (?:properly )?(?:before i go|while i (?:still )?can|to everyone i (?:care "
+          rf"about|love))\b"
+          rf"|\b(?:goodbye|bye)\b(?=.*\b(?:i am sorry|forgive me|remember me|it was nice knowing you|love you all|"
+          rf"take care of (?:yourself|each other|my)|you were the only one|not strong enough|thank you for "
+          rf"(?:everything|trying|always))\b)"
+          rf"|\b(?:i am sorry|remember me|thank you for everything|love you all)\b(?=.*\b(?:goodbye|bye)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+    _Rule("decided_calm",
+          rf"\b(?:do not|no point|no use|there is no point) (?:even )?(?:try|trying|bother|bothering) (?:to |in "
+          rf"trying to )?talk(?:ing)? me out of it\b"
+          rf"|\bnothing (?:you|anyone|anybody) (?:can |could )?(?:say|do) (?:will|can|could|is going to) (?:change|"
+          rf"stop) (?:my mind|me)\b|\bthere is no (?:changing|going back)\b"
+          rf"|\b(?:i know|i have accepted|accepted|at peace with|ok with|okay with|fine with) (?:what i (?:am going "
+          rf"to|have to|need to|will) do|what is next|how (?:it|this) ends|what comes next)\b"
+          rf"|\bsoon (?:none of (?:this|it)|nothing) will matter\b|\bsoon i (?:will not|wo not) have to (?:feel|"
+          rf"hurt|suffer|deal with)\b"
+          rf"|\bleav(?:e|ing) this (?:world|earth|life)\b|\bmade peace with (?:leaving|going|dying|it all)\b",
+          "high", "warning_sign", mode="self", negatable=False,  # "stopped fighting" is no denial
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:exam|essay|homework|job|diet|recipe|game|match|season|series|book|movie|show|ending of|"
+              r"the end of the (?:book|film|movie|show))\b", d.norm)),
+    _Rule("given_for_good",
+          rf"\b(?:gave|giving|given|give|left|leaving|handed) (?:away )?(?:{W} ){{0,6}}?(?:so (?:they|she|he|you) "
+          rf"(?:will |can )?remember me|to remember me(?: by)?|and told (?:him|her|them) to remember me)\b"
+          rf"|\b(?:it is|its|they are|he is|she is) (?:yours|theirs|his|hers) now(?: for good| forever)?\b"
+          rf"(?=.*\b(?:gave|give|giving|have|take|keep)\b)"
+          rf"|\b(?:gave|giving|given) (?:away )?my (?:{W} ){{0,3}}?to (?:{W} ){{1,4}}?(?:will|would|can|could) "
+          rf"(?:take (?:better )?care of (?:him|her|them|it)|love (?:him|her|them|it) longer) (?:better |longer )?than "
+          rf"i (?:can|could|will)\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("arranged_for_after",
+          rf"\b(?:tied up|tying up) (?:all )?(?:my )?loose ends\b|\b(?:my )?affairs (?:are|in) (?:all )?(?:in )?order\b"
+          rf"|\b(?:whoever|someone|somebody|they|my family) (?:has|have|will have|needs to|will need to) (?:to )?"
+          rf"(?:deal with|sort out|go through|clear out|close) my (?:stuff|things|affairs|room|belongings|accounts)\b"
+          rf"|\b(?:for|after) (?:when )?i am (?:no longer (?:around|here)|not around (?:anymore|any more))\b"
+          rf"|\b(?:songs?|music) (?:i want )?(?:played )?at my funeral\b|\bmy ashes\b"
+          rf"|\b(?:if|in case) anything happens to me\b(?=.*\b(?:look after|take care of|kids|passwords|will|"
+          rf"insurance|key|papers|dog|cat|in charge)\b)",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("timeline_gone",
+          rf"\bi (?:will|would) be gone (?:by|before|after|soon|tomorrow|tonight|next)\b"
+          rf"|\bi (?:will|would) not be (?:here|around|alive) (?:when|by|next|after|to see|for much|much longer|long|"
+          rf"this time next)\b"
+          rf"|\b(?:i have|i have got|i only have|only|just) (?:a few|two|three|four|five|\d) (?:more )?(?:days|nights|"
+          rf"weeks) left(?! (?:of|at|in|until|till|before)\b)"
+          rf"|\byou (?:will not|wo not) have to (?:worry about|deal with|put up with) me (?:anymore|any more|after|"
+          rf"for much longer|soon|much longer)\b"
+          rf"|\b(?:do not|no) plan (?:on|to) (?:being|be) (?:alive|here|around) (?:next|after|by)\b",
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+    _Rule("burden_shapes",
+          rf"\b(?:a|such a|just a|just|only a|nothing but a|dead) (?:weight|drain|waste of space|waste of oxygen|"
+          rf"waste of air) (?:on|to|for) (?:everyone|everybody|my (?:family|mum|mom|dad|parents|partner|friends)|"
+          rf"them|the people|people)\b|\b(?:i am|am|just|such) a waste of (?:space|oxygen|air)\b"
+          rf"|\b(?:everyone|everybody|they|my (?:family|kids|parents|mum|mom|dad|partner|friends)|the world) (?:would|"
+          rf"will) be (?:so much |much |a lot )?(?:better|happier|easier|free|freer|relieved|fine) (?:off )?(?:if i "
+          rf"(?:was|were|am|had|just) (?:not|never|gone|dead|out)|without me)\b"
+          rf"|\b(?:just|only|simply) by (?:existing|being alive|being here|being around)\b"
+          rf"|\bfavou?r by (?:leaving|disappearing|going|dying|being gone)\b"
+          rf"|\bmake (?:things|everything|everyones life|life) worse (?:for everyone )?(?:just )?by (?:being alive|"
+          rf"existing|being here)\b",
+          "medium", "hopelessness", mode="self", negatable=False),
+    # ------------------ issue 21, round 2: shapes of each level written from the C-SSRS questions and public
+    # warning-sign lists (not from any held-out message): a wish from outside, research, the act in progress,
+    # a weapon or a stash at hand, an order for after, a date, a calm decision
+    _Rule("wish_shapes",
+          rf"\b(?:would |i would )?welcome (?:a |the )?(?:heart attack|death|car crash|crash|accident|bullet|end)\b"
+          rf"|\b(?:waiting|ready|can not wait|longing|looking forward) (?:{TO}|for) (?:just )?(?:die|death|be dead|"
+          rf"the day i (?:die|am (?:finally )?dead|do not wake up))\b"
+          rf"|\b(?:jealous of|envy|envious of) (?:people who (?:get to )?die|the dead|dead people|(?:people|those) "
+          rf"who (?:died|are dead))\b"
+          rf"|\b(?:give anything|do anything) {TO} (?:just )?(?:not (?:be alive|exist|wake up)|be dead|die|stop "
+          rf"existing)\b"
+          rf"|\b(?:want|wish|need|wanna) (?:{TO} )?(?:just )?(?:be gone|be erased|not exist)(?= \||$| not| forever|"
+          rf" for good| like i| gone| tbh| honestly| lol)"
+          rf"|\b(?:want|wish|need) my life {TO} (?:just )?(?:be over|end|stop)\b"
+          rf"|\b(?:never|not) (?:open|opened|opening) my eyes again\b"
+          rf"|\b(?:hope|hoping|pray|praying|wish) (?:{W} ){{0,2}}?(?:the )?(?:cancer|illness|tumou?r|disease) (?:comes|"
+          rf"would come|will come) back\b"
+          rf"|\b(?:hope|pray|praying|hoping|wish) (?:{W} ){{0,3}}?(?:that )?(?:this|today|tonight|it) (?:is|will be|would be) my last "
+          rf"(?:day|night|one|breath|birthday)\b"
+          rf"|\b(?:mercy|blessing|relief|gift) if i (?:just )?(?:died|die|stopped breathing|did not wake up|never woke "
+          rf"up)\b"
+          rf"|\b(?:sad|disappointed|upset|angry|annoyed|gutted) (?:that )?i (?:made it|woke up|survived|am still "
+          rf"(?:alive|here)|lived)\b"
+          rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b",
+          "high", "suicidal_ideation",
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
+              r"\b(?:movie|game|match|exam|concert|holiday|vacation|weekend|show|season|party|trip|episode|release|"
+              r"poem|story|character)\b", d.norm)),
+    _Rule("struck_welcome",
+          rf"\b(?:if|hope|hoping|wish|pray) (?:that )?(?:{W} ){{0,4}}?(?:struck|strikes|hit|hits|ran over|runs over|"
+          rf"shot|shoots|killed|kills|took|takes|ended|ends|collapsed on|collapses on|fell on|falls on|crushed|crushes) "
+          rf"me\b",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=lambda d, m, i, j: re.search(r"\b(?:thanks|thank|grateful|fine|relief|relieved|happy|glad|mind|mad|"
+                                             r"welcome|nice|honestly|tbh|hope|hoping|wish|pray)\b", d.norm) is not None
+          and not re.search(r"\b(?:if you|if he|if she|if they|ball|punch|fist|sister|brother|mom|mum|dad|"
+                            r"idea|thought|realization|song|laugh|laughing)\b", d.norm)),
+    _Rule("ideation_shapes",
+          rf"\b(?:suicide|killing myself|ending my life|ending it|dying|death) (?:keeps|keep|kept) (?:popping|coming|"
+          rf"creeping|crawling) (?:into|back into) my (?:head|mind|thoughts)\b"
+          rf"|\b(?:imagining|picturing|planning|rehearsing|visualising|visualizing) (?:my (?:own )?)?(?:ending it|"
+          rf"suicide|death|killing myself|funeral)\b"
+          rf"|\b(?:want|wanna|going|gonna|thinking about|thought about) {_gap(1)}(?:{TO} )?(?:off|offing|unalive|"
+          rf"unaliving) myself\b"
+          rf"|\b(?:intend|intending|intention is|intent is|mean|meant) {TO} (?:die|end (?:it|my life)|kill myself|"
+          rf"take my (?:own )?life)\b",
+          "high", "suicidal_ideation", mode="self"),
+    _Rule("end_it_when",
+          rf"\b(?:i am |am |im )?(?:end|ending) it(?: all)? (?:tonight|today|this weekend|tomorrow|right now|for real|"
+          rf"for good)\b|\bi am ending it(?= \||$)",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:with (?:him|her|them)|relationship|boyfriend|girlfriend|bf|gf|"
+                                                 r"break up|breaking up|subscription|contract|lease|streak|"
+                                                 r"conversation|call|meeting|game|series|season|show|chapter)\b",
+                                                 d.norm)),
+    _Rule("method_shapes",
+          rf"\blethal (?:doses|amounts?|combinations?|combo)\b"
+          rf"|\b(?:deadly|lethal|fatal) (?:with|if mixed with|mixed with|combined with) (?:alcohol|booze|vodka|"
+          rf"wine|beer)\b"
+          rf"|\b(?:most |least |quickest |easiest |a )?painless (?:way|ways|method) (?:{TO} )?go\b"
+          rf"|\b(?:bridges?|roofs?|rooftops?|buildings?|cliffs?|car parks?|overpass(?:es)?) (?:{W} ){{0,4}}?(?:no|"
+          rf"without) (?:fences?|barriers?|nets?|railings?|guard rails?)\b"
+          rf"|\b(?:use|using|with) (?:{W} ){{0,4}}?(?:pills|tablets|meds|rope|gun|knife|belt|cord|blade|razor) "
+          rf"(?:{W} ){{0,4}}?{TO} (?:end it|end my life|kill myself|overdose)\b"
+          rf"|\b(?:if|when) i (?:ever |finally )?do it (?:{W} ){{0,3}}?(?:with|using|by|from|off)\b"
+          rf"|\b(?:balcony|bridge|ledge|roof|rooftop|cliff|tracks|pills|rope|window|edge|river|sea|gun|water) "
+          rf"(?:{W} ){{0,5}}?(?:keeps|keep|is|are|been) calling (?:to )?(?:me|my name)\b"
+          rf"|\b(?:googl\w*|research\w*|looked up|looking up|look up|reading about|read about|searched|searching) "
+          rf"(?:{W} ){{0,6}}?(?:lethal|fatal|deadly|how to die|painless|helium|carbon monoxide|suicide methods?|ways "
+          rf"{TO} die|how long it takes {TO} die|how (?:high|far|tall) (?:the drop|the fall|you need))\b"
+          rf"|\b(?:step|stepping|stepped|jump|jumping|walk|walking|throw myself|throwing myself) in front of (?:a|the) "
+          rf"(?:bus|train|truck|lorry|car|tram|subway|express)\b"
+          rf"|\b(?:crash|crashing|drive|driving|swerve|swerving|steer|steering) (?:my car |the car )?(?:into|off) "
+          rf"(?:a|the) (?:tree|wall|bridge|river|cliff|oncoming \w+|truck|barrier|pillar)(?: at (?:full speed|\d+)| on "
+          rf"purpose| deliberately)\b"
+          rf"|\b(?:would|will|could|can) (?:it|that|the \w+|this \w+) hold me\b"
+          rf"|\b(?:it|that|the \w+|this \w+) (?:would|will|could|can) hold me\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA) and not re.search(
+              r"\b(?:game|video game|minecraft|fortnite|roblox|skydiv\w*|bungee|cliff div\w*|diving|pool|trampoline|"
+              r"parkour|rescue|lifeguard|stunt|character|novel|story|cooking|recipe|mushrooms?|berries|snake|spider|"
+              r"dog|cat|pet|plant|plants)\b", d.norm)),
+    _Rule("fatal_question",
+          rf"\b(?:is|would|are|will) (?:{W} ){{1,7}}?(?:always |definitely |certainly |usually )?(?:fatal|lethal|"
+          rf"deadly|painless|instant|be quick|be enough to die)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:jump|jumping|floor|storey|story|bridge|overdose|hanging|hang|"
+                                             r"helium|train|drown|drowning|wall at|pills|gun|wrists?|fall|dose)\b",
+                                             d.norm) is not None and _RULES_BY_NAME["method_shapes"].check(d, m, i, j)),
+    _Rule("attempt_shapes",
+          rf"\b(?:took|swallowed|downed|ate|have taken) (?:everything (?:i had|in the (?:cabinet|drawer|bottle|box|"
+          rf"house))|the whole (?:blister pack|pack|packet|box|bottle|strip)|all (?:of )?the (?:pills|tablets|meds))\b"
+          rf"|\b(?:rope|noose|belt|cord|scarf) (?:is )?(?:around|round) my neck\b"
+          rf"|\b(?:waiting for|watching) the (?:train|express|bus|truck) (?:{W} ){{0,4}}?not {TO} (?:get on|board|"
+          rf"catch)\b"
+          rf"|\b(?:mixed|mixing|took|taking|washed down) (?:all )?(?:my |the )?(?:{W} )?{_DOSE_NOUN} (?:with|and) "
+          rf"(?:the |a |half a |a whole )?(?:bottle|vodka|gin|whiskey|whisky|wine|rum|alcohol|booze)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(
+              r"\b(?:view|views|photo|photos|pic|pics|selfie|sunset|sunrise|fix|fixing|repair|repairs|gutters?|"
+              r"antenna|dish|paint|painting|cleaning|clean|wait for me|meet|meeting|concert|party|headache|"
+              r"prescribed|doctor said|hangover|necklace|scarf is|costume|tie|cosplay|chilly|cold)\b", d.norm)),
+    _Rule("place_now_shapes",
+          rf"\b(?:i am|im|am) (?:sitting|standing|stood|sat|perched|hanging|leaning) (?:on|at|over|off|out of) "
+          rf"(?:the |a |my )?(?:edge|ledge|railing|rail|roof|rooftop|bridge|cliff|tracks|train tracks|window|"
+          rf"balcony)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _RULES_BY_NAME["on_the_place_now"].check(
+              d, m, i, j)),
+    _Rule("plan_shapes",
+          rf"\b(?:the )?(?:date|day|time|place|spot) is (?:set|chosen|picked|decided|fixed)\b"
+          rf"|\bdecided on (?:the )?(?:method|way|how|day|date|place|spot)\b"
+          rf"|\b(?:it is|its|all|everything is|it is all|its all) (?:all )?arranged\b"
+          rf"|\b(?:the how and the when|how and when|when and how|the when and the how|where and how) (?:are|is) "
+          rf"(?:all )?(?:sorted|decided|set|planned|worked out|figured out)\b"
+          rf"|\b(?:worked out|figured out|sorted out|planned out) (?:the |when |how |where )?(?:time|place|method|"
+          rf"when|how|where)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: (_METHOD_CUE.search(d.norm) is not None or re.search(
+              r"\b(?:do it|doing it|end it|ending it|ending my life|be gone|not come back|go through with it|kill "
+              r"myself|die|overdose|just waiting|waiting for the day|happening|method)\b", d.norm) is not None)
+          and not re.search(r"\b(?:wedding|party|trip|holiday|vacation|birthday party|surprise|dinner|date night|"
+                            r"proposal|presentation|workout|diet|meeting|interview|camping|hike|move|moving|"
+                            r"appointment|surgery|delivery|flight|match|game)\b", d.norm)),
+    _Rule("prep_shapes",
+          rf"\b(?:bought|got|ordered|picked up|purchased) (?:{W} ){{1,5}}?{TO} (?:end it|end my life|kill myself|"
+          rf"do it with|die|overdose)\b"
+          rf"|\b(?:with|next to|beside|and|under|by) my (?:suicide |goodbye )?note\b"
+          rf"|\bto see if i (?:could|can|would) (?:do it|go through with it|jump|survive the fall)\b"
+          rf"|\b(?:tried|trying|tested|testing|test) (?:the|my) (?:rope|noose|belt|cord|knot) (?:on|out)\b"
+          rf"|\bset (?:everything|it all|it) up (?:in|at) the (?:garage|car|bathroom|attic|woods|closet|basement)\b"
+          rf"(?=.*\b(?:tonight|tomorrow|when|ready|done|goodbye|sorry|rope|pills|hose|charcoal)\b)"
+          rf"|\b(?:letter|note|letters|notes) (?:explaining why|saying why|for whoever finds me|to whoever finds "
+          rf"me)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:camping|tent|boat|swing|climbing|gym|party|decorat\w*|"
+                                                 r"present|gift|homework|class|teacher|school project|costume)\b",
+                                                 d.norm)),
+    _Rule("harm_shapes",
+          rf"\b(?:keep|kept|been|started|start|stop|can not stop) (?:cutting|burning|scratching|hurting|hitting|"
+          rf"punching|starving|biting)(?: myself| my (?:arms?|legs?|thighs?|wrists?|skin|stomach|hips?))?\b"
+          rf"(?! (?:corners|back|down|out|class|school|the|a|an|my hair|hair|onions|coupons|costs|ties|the grass|himself|"
+          rf"herself|themselves|him|her|them)\b)"
+          rf"|\b(?:fresh|new|deep|open) (?:cuts|wounds|slashes|burns) (?:on|in|across) my\b"
+          rf"|\b(?:cut|cutting|burned|burnt|burning|scratched|scratching|carved) my (?:arms?|legs?|thighs?|wrists?|"
+          rf"skin|stomach|hips?|forearms?)\b(?! (?:on|with|while|by accident|accidentally|shaving|opening|when|in the "
+          rf"kitchen)\b)"
+          rf"|\b(?:sh ing|shing|self harming|selfharming|sh ed)\b"
+          rf"|\b(?:hit|hitting|punch|punching|punched|slap|slapped|slapping|bite|biting|bit|hurt|hurting|starve|"
+          rf"starving) myself (?:{W} ){{0,6}}?(?:when|until|till|so|because|as punishment|to punish|deserve|bleed|"
+          rf"bled|bruise|bruised|red|raw)\b"
+          rf"|\bto punish myself\b"
+          rf"|\b(?:until|till|til) (?:it|they|my (?:skin|face|arms?|legs?|knuckles)) (?:bleeds?|bled|was raw|is raw|"
+          rf"bruised|bruises)\b(?=.*\b(?:myself|on purpose|wanted it|deserve|punish)\b)",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|shaving|hair|grass|lawn|"
+                                                 r"budget|paper|onion|onions|free|clean for|years clean|months clean|"
+                                                 r"gym|workout|dance|running|sparring|boxing|karate|garden|"
+                                                 r"gardening|wood|woodwork|carpentry|sunburn|sun|oven|stove|"
+                                                 r"iron|bee|mosquito|itchy|eczema|rash|sandwich|diet|fasting)\b",
+                                                 d.norm)),
+    _Rule("means_shapes",
+          rf"\b(?:i have|i have got|i got|got|i keep|keeping|i am keeping|there is|there are|i have a|i have the) "
+          rf"(?:a |the |my |some |his |her |dads |my dads |a loaded |the loaded )?(?:{W} )?(?:knife|knives|gun|pistol|"
+          rf"rifle|shotgun|rope|noose|blade|blades|razor|razors|pills|tablets|meds|stash|cord)\b (?:{W} ){{0,4}}?"
+          rf"(?:right here|here with me|next to me|in front of me|with me|on me|in my (?:room|car|bag|backpack|"
+          rf"drawer|pocket|wallet|hand|lap)|hidden|ready|just in case|in case|loaded|unlocked|in the house)\b"
+          rf"|\b(?:gun|safe|cabinet|rifle|pistol) (?:{W} ){{0,6}}?(?:i know the (?:code|combination)|is unlocked|"
+          rf"the key is)\b"
+          rf"|\b(?:bought|got|picked up|ordered) (?:a lot of|lots of|loads of|a ton of|extra|so many|several "
+          rf"(?:boxes|packs|bottles) of|\d+ (?:boxes|packs|packets|bottles) of) (?:{W} )?{_DOSE_NOUN}\b"
+          rf"|\b(?:\d+|a hundred|hundreds of|dozens of) (?:{W} )?{_DOSE_NOUN} (?:saved|stashed|hidden|stored|put away|"
+          rf"collected|saved up)\b"
+          rf"|\b(?:saving|saved|collecting|collected|hoarding|hoarded|stockpiling|stockpiled|stocking up on|stocked up "
+          rf"on) (?:up )?(?:all )?(?:my |on |the )?(?!(?:her|his|their|your) )(?:{W} )?{_DOSE_NOUN}\b"
+          rf"|\bloaded (?:gun|pistol|rifle|shotgun)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: not re.search(
+              r"\b(?:kitchen|cooking|chef|steak|hunting season|hunt|range|shooting range|camping|tent|fishing|"
+              r"shaving|shave|barber|prescribed|pharmacist|doctor said|trip|holiday|travel|organiser|organizer|"
+              r"refill|police|cop|officer|security|army|soldier|museum|collection|antique|toy|nerf|water gun|"
+              r"glue gun|nail gun|airsoft|paintball|craft|crafts|climbing|sailing|boat|gym|skipping|jump rope|"
+              r"headache|migraine|cold|flu|period cramps|cramps|first aid|kit|patient|patients|client|clients|"
+              r"nurse|pharmacy tech|disposal|dispose|safe disposal|pharmacy|chopping|chop|onions?|vegetables|veg|curry|dinner|meal|slicing|carving the|"
+              r"turkey)\b", d.norm)),
+    _Rule("farewell_shapes",
+          rf"\b(?:wanted|want|just wanted|needed) {TO} (?:say|tell (?:you|everyone)) goodbye\b"
+          rf"|\b(?:the )?last thing i (?:will )?(?:ever )?(?:say|write|tell|send) (?:to )?(?:you|anyone|anybody)\b"
+          rf"|\b(?:it was|its been|it has been|been) (?:nice|good|great|an honou?r|a pleasure|lovely) knowing (?:you|"
+          rf"ya|u|all of you|everyone)\b"
+          rf"|\bi (?:will|would) not be (?:around|here) (?:anymore|any more|much longer|after (?:tonight|today))\b"
+          rf"|\bsaying goodbye to (?:everyone|everybody|all of you|my family|the people i love)\b"
+          rf"|\byou (?:mattered|meant (?:a lot|so much|the world|everything)) to me\b(?=.*\b(?:goodbye|bye|thank|"
+          rf"remember|sorry|forgive)\b)"
+          rf"|\b(?:sorry|forgive me) (?:that )?i (?:could not|was not|could never|was never) (?:be )?(?:stronger|"
+          rf"strong enough|enough|better)\b(?=.*\b(?:goodbye|bye|forgive|remember)\b)"
+          rf"|\bthank (?:you|u) before i go\b|\bone last (?:thing|time)\b(?=.*\b(?:thank|goodbye|bye|love you|"
+          rf"sorry)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+    _Rule("giving_shapes",
+          rf"\b(?:been |am |i am )?giving (?:away )?(?:all )?my (?:things|stuff|belongings|possessions|clothes|"
+          rf"books|records|games)(?: away)?\b"
+          rf"|\bi (?:want|would like) (?:you|my \w+|him|her|them) {TO} (?:have|keep) my\b"
+          rf"|\b(?:keep|have) (?:it|them|my \w+) forever\b"
+          rf"|\b(?:do not|no longer|will not|wo not) need (?:my|any of my|all my) (?:things|stuff|belongings|"
+          rf"possessions)\b"
+          rf"|\bsigned (?:my|the) (?:car|house|flat|truck|bike|savings) over\b"
+          rf"|\b(?:need|needing|use for|use) (?:{W} ){{0,3}}?where i am (?:going|headed|heading)\b"
+          rf"|\bcan have my (?:{W} ){{1,3}}?(?:i am done with|i do not need|no use|i will not need|i wo not need|i "
+          rf"have no use)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:old|spare|extra|outgrown|grown out|too small|too big|upgrade|new one|replaced|declutter\w*|"
+              r"goodwill|donat\w*|sale|selling|sold|marie kondo|spring clean\w*|minimalis\w*|borrow|lend|lending|"
+              r"secret|promise|recipe|password)\b", d.norm)),
+    _Rule("arrange_shapes",
+          rf"\b(?:who|whoever) (?:should |will |gets? to |is going to |can )?(?:take|takes|get|gets|look after|"
+          rf"looks after|adopt|have|keep) my (?:pets?|dog|cat|kids|children|fish|rabbit|bird|hamster|plants)\b"
+          rf"|\b(?:instructions|music|songs|plans|wishes|outfit) for my (?:own )?funeral\b"
+          rf"|\b(?:planning|planned|chose|chosen|picked) (?:the )?(?:music|songs|readings|flowers) (?:for|at) my "
+          rf"(?:own )?funeral\b"
+          rf"|\b(?:where to find|a copy of) my will\b"
+          rf"|\b(?:changed|updated|rewrote|finished|made) my will\b(?=.*\b(?:everything|all|gets|goes|this week|"
+          rf"yesterday|today|so)\b)"
+          rf"|\b(?:if|in case) (?:anything|something) (?:happens|were to happen|should happen) to me\b(?=.*\b(?:please|"
+          rf"look after|take care|kids|children|passwords|will|insurance|dog|cat|pets?)\b)"
+          rf"|\b(?:in order|sorted|arranged|taken care of|organised|organized) for (?:after|afterwards|when i am "
+          rf"(?:gone|not here|not around))\b"
+          rf"|\bmade arrangements for (?:my|the) (?:kids|children|dog|cat|pets?|family)\b"
+          rf"|\bso (?:nobody|no one|my family|they|my kids) (?:inherits|has to pay|has to deal|have to deal|have to "
+          rf"pay|is left with)\b"
+          rf"|\bfor whoever (?:takes|gets|finds|looks after)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:baby|newborn|pregnant|lawyer|solicitor|mortgage|married|wedding|good practice|advice|tips|"
+              r"adult thing|grown up|financial advisor|estate planning|retire\w*|sitter|petsit\w*|kennel|"
+              r"while i am (?:away|at|on|in)|holiday|vacation|trip|weekend away|hospital stay|surgery|deployment|"
+              r"deployed)\b", d.norm)),
+    _Rule("burden_more",
+          rf"\b(?:i )?(?:only|just|always) (?:cause|because|bring|make|create) (?:problems|trouble|pain|misery|stress|"
+          rf"everything worse) (?:for|to) (?:everyone|everybody|my family|people|the people i love|them)\b"
+          rf"|\b(?:people|nobody|no one|everyone|everybody|they|my (?:family|friends|parents|kids|partner|wife|"
+          rf"husband)) (?:would|will) be (?:so |so much |a lot )?(?:relieved|glad|happier|better off|fine|free)"
+          rf" (?:if i (?:was|were|am) (?:gone|dead|not here|not around)|when i am gone|if i (?:disappeared|"
+          rf"vanished|died))\b"
+          rf"|\b(?:easier|better|simpler|happier|lighter) for (?:everyone|everybody|them|my family|all of them) if i "
+          rf"(?:was|were|did|just|am) (?:not|never|gone|dead|disappeared)\b"
+          rf"|\bin (?:everyones|everyone s|everyone|everybodys|everybody) way\b|\bin the way of everyone\b",
+          "medium", "hopelessness", mode="self", negatable=False,
+          check=lambda d, m, i, j: not re.search(r"\b(?:used to think|used to feel|no longer|not anymore|"
+                                                 r"therapist helped|know now)\b", d.norm)),
+    _Rule("timeline_more",
+          rf"\bi (?:will|would) not be (?:a problem|a burden|your problem|anyones problem|in (?:the|your|anyones) "
+          rf"way) (?:anymore|any more|much longer|for long|after|soon)\b"
+          rf"|\b(?:tonight is|today is|tonights|todays|this is) (?:the|my) (?:very )?last (?:night|day)\b"
+          rf"|\bnone of (?:this|it) will matter (?:by|after|soon|tomorrow|next|anymore)\b"
+          rf"|\bby (?:tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the "
+          rf"weekend) none of (?:this|it) will matter\b"
+          rf"|\bi (?:will|would) not be (?:here|around) (?:to (?:bother|annoy|bug|burden|bore)|anymore|any more)\b"
+          rf"|\bi (?:will|would) not (?:see|make it to|live to see) (?:next|the end of|another) (?:year|month|week|"
+          rf"christmas|birthday|summer|spring|winter)\b"
+          rf"|\bi am not going to be (?:here|around|alive) (?:after|by|next|for)\b"
+          rf"|\b(?:all )?(?:going to|gonna|will) (?:all )?be over (?:soon|tonight|tomorrow|by)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:lease|contract|job|shift|semester|term|season|show|series|game|match|exam|exams|diet|"
+              r"internship|school|class|course|project|deadline|flu|cold|storm|winter|pain|hangover|headache|"
+              r"visit|stay|in town|at the office|at work|on call)\b", d.norm)),
+    _Rule("decided_more",
+          rf"\b(?:it is|its) (?:already )?decided(?= \||$| there| no| nothing| so)"
+          rf"|\bnothing (?:will|can|is going to|could) change my mind\b"
+          rf"|\b(?:not scared|not afraid|at peace|calm|ready) (?:anymore |any more |now )?(?:{W} ){{0,3}}?i know "
+          rf"what i am doing\b"
+          rf"|\b(?:i have )?accepted it (?:{W} ){{0,3}}?(?:it is|its) time\b|\b(?:it is|its) time(?= \||$)(?=.*\b(?:accepted|ready|"
+          rf"peace|decided|goodbye)\b)"
+          rf"|\bi (?:have )?found (?:a|my|the) way out\b(?! of (?:the|this) (?:maze|building|room|level|game|"
+          rf"cave|forest|parking))"
+          rf"|\b(?:calm|peace|relief|relieved|clear|light) (?:{W} ){{0,6}}?(?:it will|it is going to|it is gonna|"
+          rf"everything will|it will all) (?:all )?be over\b",
+          "high", "warning_sign", mode="self", negatable=False,
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:exam|essay|homework|job|diet|recipe|game|match|season|series|book|movie|show|surgery|"
+              r"procedure|interview|test|results|puzzle|bug|code|maze|escape room)\b", d.norm)),
+    _Rule("attempt_more",
+          rf"\b(?:pills|meds|tablets|it) (?:are|is) (?:kicking in|starting to work|working now)\b"
+          rf"|\b(?:took|swallowed|downed|drank|taken) (?:a |the )?(?:full|whole|entire) (?:pack|packet|box|bottle|strip|"
+          rf"blister pack) of\b"
+          rf"|\b(?:halfway|climbing|climbed|leaning|hanging) (?:over|off) the (?:railing|rail|edge|barrier|fence|ledge|"
+          rf"side)\b"
+          rf"|\b(?:tried|trying|try) {TO} (?:strangle|hang|drown|suffocate|poison|electrocute|smother) myself\b"
+          rf"|\bjumped (?:in|into|off) (?:the|a) (?:river|bridge|sea|lake|building|roof|canal)\b(?=.*\b(?:pulled me|"
+          rf"survived|woke up|rescued|still here|did not work)\b)"
+          rf"|\bwent too far this time\b|\b(?:in|into) the (?:bath|tub|bathtub) with (?:the|a|my) (?:razor|blade|knife)\b"
+          rf"|\bi did it\b(?=.*\b(?:took|pills|swallowed|overdose|cut|goodbye|too late)\b)",
+          "high", "suicide_plan", mode="self"),
+    _Rule("harm_more",
+          rf"\b(?:cuts|burns|slashes) (?:on|all over|across|up and down) my (?:arms?|legs?|thighs?|wrists?|stomach|"
+          rf"body)\b|\bcovered in (?:cuts|burns|fresh scars)\b"
+          rf"|\bso i (?:cut|hurt myself|burn myself|burned myself|hit myself)\b"
+          rf"|\b(?:burn|burned|burnt|burning) myself with (?:the|a|my) \w+"
+          rf"|\b(?:took|take|taking) (?:a|the|my) (?:razor|blade|knife|scissors) to my\b"
+          rf"|\b(?:bang|banging|banged|hit|hitting|slam|slamming) my head (?:on|against|into) (?:the )?(?:wall|floor|"
+          rf"door|desk)\b"
+          rf"|\bdigging my nails into\b|\b(?:picking|pick|picked) at (?:the|my) (?:wounds|cuts|scabs)\b"
+          rf"|\b(?:need|needed|want) {TO} feel (?:the )?pain\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|oven|stove|iron|curling iron|"
+                                                 r"straighteners? (?:slipped)|sunburn|tattoo|gym|workout|massage|"
+                                                 r"dentist|cupboard|low ceiling|doorframe|banged my head on the "
+                                                 r"(?:cupboard|shelf|car))\b", d.norm)),
+    _Rule("burden_more2",
+          rf"\b(?:holding|hold|drag|dragging|pulling|pull|bring|bringing) (?:everyone|everybody|them|my family|"
+          rf"people) (?:back|down)\b"
+          rf"|\b(?:deserves?|deserved) (?:so much )?better than (?:me|a wreck like me|someone like me|a mess like me)\b"
+          rf"|\b(?:easier|less stress|less trouble|less worry|better|happier|lighter) (?:{W} ){{0,3}}?without me\b"
+          rf"|\b(?:happier|better off|fine|relieved|free) if i (?:just )?(?:disappeared|vanished|was gone|were gone|"
+          rf"was not (?:here|around))\b"
+          rf"|\ba problem for (?:everyone|everybody|my family|them)\b",
+          "medium", "hopelessness", mode="self", negatable=False,
+          check=lambda d, m, i, j: not re.search(r"\b(?:used to think|used to feel|no longer|not anymore|"
+                                                 r"therapist helped|know now|team|game|match|project|trip|party)\b",
+                                                 d.norm)),
+    _Rule("warning_more",
+          rf"\bi (?:will|would) not be (?:here|around|alive) (?:tomorrow|tonight|by (?:tomorrow|morning|monday|"
+          rf"friday|the weekend))\b"
+          rf"|\b(?:next week|soon|after (?:tonight|today|this|friday|sunday)) you (?:will not|wo not) have to worry "
+          rf"about me\b|\b(?:do not|dont) make (?:any )?plans with me\b"
+          rf"|\bmy decision is (?:final|made)\b|\bat peace with (?:my|the) decision\b"
+          rf"|\b(?:do not|please do not|dont) (?:try to )?stop me\b"
+          rf"|\bsoon i (?:will not|wo not) (?:feel|be) (?:anything|a thing|in pain)\b"
+          rf"|\bplease forgive me\b(?=.*\b(?:love|goodbye|bye|sorry)\b)|\b(?:love|loved) (?:you all|all of you|you)"
+          rf"\b(?=.*\bplease forgive me\b)"
+          rf"|\bthanks? (?:you )?for being my friend\b(?=.*\b(?:goodbye|bye)\b)"
+          rf"|^remember me$|\btake care of my (?:mum|mom|dad|kids|children|dog|cat|sister|brother) for me\b"
+          rf"|\bhear it from me first\b(?=.*\bgoodbye\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+    _Rule("giving_more",
+          rf"\b(?:gave|give|given|left|leaving) (?:away )?(?:all )?my (?:{W} ){{0,2}}?(?:to|away)\b(?=.*\b(?:better than i "
+          rf"(?:could|can|ever)|for good|will not need|wo not need|not need|no use|who will be around|(?:someone|"
+          rf"somebody) who will be around|should have it now|he should have|she should have|i will not be)\b)"
+          rf"|\b(?:handing|giving) out my (?:stuff|things|belongings)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:old|spare|extra|outgrown|grown out|too small|too big|upgrade|new one|replaced|declutter\w*|"
+              r"goodwill|donat\w*|sale|selling|sold|borrow|lend|lending|while i am)\b", d.norm)),
+    _Rule("arrange_more",
+          rf"\b(?:who should get what|who gets what)\b|\bleft (?:instructions|a list|notes) (?:with|for) (?:my|the)\b"
+          rf"|\bfuneral is (?:planned|arranged|paid for|sorted)\b|\bclosed (?:all )?my (?:accounts|bank accounts)\b"
+          rf"(?=.*\b(?:cancelled|canceled|subscriptions|everything)\b)"
+          rf"|\b(?:the kids|my kids|the children|my children|my dog|my cat|the dog|the cat|my pets) (?:will|are going "
+          rf"to) (?:go to|live with|stay with|be looked after)\b(?=.*\b(?:arranged|sorted|made sure|for good|"
+          rf"after)\b)"
+          rf"|\bmade sure (?:my|the) (?:dog|cat|pets?|kids|children|fish) (?:will be|are|is) (?:looked after|taken "
+          rf"care of|fed)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:sitter|petsit\w*|kennel|while i am|holiday|vacation|trip|weekend|work|shift|hospital stay|"
+              r"surgery|divorce|custody|school|nursery)\b", d.norm)),
+    _Rule("method_more",
+          rf"\b{_DOSE_NOUN} (?:is|are) (?:fatal|lethal|deadly)\b"
+          rf"|\bwould (?:\d+|all|all of) (?:my |the )?(?:{W} )?{_DOSE_NOUN} (?:do it|kill me|be enough)\b"
+          rf"|\b(?:easier|quicker|better|faster|surer) {TO} (?:jump|hang|overdose|drown|shoot) or (?:{TO} )?(?:jump|"
+          rf"hang|overdose|drown|shoot|use)\b"
+          rf"|\b(?:tracks|bridge|ledge|pills|rope|gun|knife|blade) (?:{W} ){{0,4}}?(?:looking|look|looks|seem|seems|"
+          rf"seeming) (?:real |so |really |very )?(?:tempting|inviting)\b"
+          rf"|\b(?:going to|gonna|will) (?:jump|hang myself|shoot myself) (?:tonight|today|now|later|tomorrow)\b"
+          rf"|\bdrink myself {TO} death\b|\b(?:going to|gonna|will) (?:swallow|take) (?:all|every one) of them\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA) and not re.search(
+              r"\b(?:dog|cat|pet|puppy|kitten|bungee|skydiv\w*|pool|lake for a swim|parachute|trampoline|"
+              r"recipe|cake|diet)\b", d.norm)),
+    _Rule("explicit_more",
+          rf"\b(?:legs|feet) (?:dangling )?(?:over|off) the (?:side|edge|railing|rail|ledge)\b"
+          rf"|\balready (?:swallowed|took|taken|drank|downed) (?:them|it all|the pills|all of them|everything)\b"
+          rf"|\bswallowed all (?:of )?my \w+\b(?! (?:pride|words|feelings|anger|tears))"
+          rf"|\b(?:took|swallowed|downed|taken) (?:like |about |maybe |over )?(?:[1-9]\d|1\d\d) (?!mg|ml|mcg|minutes|"
+          rf"mins|seconds|steps|photos|pics|tries)(?:{W} )?{_DOSE_NOUN}\b"
+          rf"|\b(?:car|engine) is (?:still )?running\b(?=.*\bgarage\b)"
+          rf"|\boverdosed (?:{W} ){{0,3}}?(?:ago|earlier|tonight|today|just now)\b"
+          rf"|\b(?:cord|rope|belt|noose|rail|beam) (?:snapped|broke|gave way)\b"
+          rf"|\b(?:i am|im) (?:on|at) the (?:ledge|edge of the (?:roof|cliff|bridge|building|platform))\b"
+          rf"|\bi am standing at the edge\b(?=.*\b(?:cliff|cliffs|bridge|roof|building)\b)",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:swing|hammock|climb\w*|tent|boat|dock|pier|pool|view|"
+                                                 r"views|photo|selfie|fishing|prescribed|doctor|vitamins?|"
+                                                 r"tow|towing|washing line|clothesline|laundry|dog lead|leash)\b",
+                                                 d.norm)),
+    _Rule("harm_more2",
+          rf"\bsince i last (?:cut|self harmed|hurt myself|burned myself|burnt myself)\b(?=.*\b(?:want|urge|need|"
+          rf"so bad|again)\b)"
+          rf"|\bend up (?:cutting|hurting myself|burning myself|scratching myself)\b"
+          rf"|\b(?:scratches|cuts|marks|burns|bruises) (?:on|across) my \w+ (?:are|were) from me\b"
+          rf"|\b(?:burn|burned|burnt|cut|hit|scratch|scratched|bruise|bruised) my (?:hands?|arms?|legs?|thighs?|"
+          rf"wrists?|skin|stomach|face) on purpose\b"
+          rf"|\b(?:use|used|using) (?:a|the|my) (?:compass|razor|blade|knife|scissors|sharpener|lighter|needle) {TO} "
+          rf"(?:cut|hurt|burn|scratch) myself\b"
+          rf"|\bbit (?:my )?(?:arm|hand|wrist|lip|skin) (?:until|till|til) it bled\b",
+          "high", "self_harm", mode="self"),
+    _Rule("wish_more",
+          rf"\b(?:wish|want|need) (?:i could |to )?(?:just )?stop waking up\b"
+          rf"|\bif i died (?:{W} ){{0,3}}?i (?:would|will) be (?:relieved|fine|happy|glad|grateful|okay|ok)\b"
+          rf"|\b(?:happy|glad|relieved|grateful) if i (?:got|get) (?:hit|run over|killed|shot)\b"
+          rf"|\bhope (?:my heart|my lungs|my body) (?:just )?(?:stops|gives out|gives up|fails)\b"
+          rf"|\bpraying (?:for|that i get) (?:a )?(?:car crash|heart attack|accident|fatal|terminal|death)\b"
+          rf"|\b(?:nice|better|easier|good) if i (?:just )?(?:did not|didnt|never) exist(?:ed)?\b"
+          rf"|\b(?:want|wish|wanna|need) {TO} (?:just )?not be here (?:anymore|any more|at all)\b"
+          rf"|\b(?:would|i would) rather not be alive\b|\bfade away forever\b"
+          rf"|\b(?:seems|feels|is|looks) like the (?:answer|solution|only way|only option|best option)\b"
+          rf"(?=.*\b(?:dying|death|kill|killing|suicide|end|ending|dead)\b)"
+          rf"|\b(?:dying|death|killing myself|suicide|ending it|ending my life) (?:seems|feels|is|looks) like the "
+          rf"(?:answer|solution|only way|only option|best option)\b",
+          "high", "suicidal_ideation",
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
+              r"\b(?:movie|game|exam|concert|holiday|vacation|show|season|party|trip|poem|story|character|wifi|"
+              r"traffic|meeting|lecture|work|job|monday|mondays|class|homework|math|maths)\b", d.norm)),
+    _Rule("method_more2",
+          rf"\bhow much (?:{W} ){{0,3}}?would be (?:lethal|fatal|deadly|enough)\b"
+          rf"|\bdoes (?:hanging|drowning|overdosing|jumping|bleeding out|slitting \w+ wrists) (?:hurt|take long|work)\b"
+          rf"|\b(?:height|floor|dose|amount|drop) would (?:guarantee|be enough|do it)\b"
+          rf"|\b(?:imagining|picturing|thinking about|thinking of|fantasi[sz]ing about) (?:jumping off|jumping in front "
+          rf"of|hanging myself|overdosing|slitting my|swallowing all|driving into|drowning myself)\b"
+          rf"|\bdo it (?:on|this|next) \w+ when (?:my|everyone|everybody|nobody|no one)\b"
+          rf"|\b(?:a|the) (?:date|day|time) and (?:a|the) (?:method|way|plan|place)\b"
+          rf"|\b(?:buying|bought|collecting|getting) (?:{W} )?{_DOSE_NOUN} every (?:day|week|time)\b"
+          rf"|\b(?:note|letter|letters) (?:is |are )?(?:written|ready|done|sealed)\b(?=.*\b(?:pills|rope|gun|"
+          rf"ready|tonight|goodbye)\b)"
+          rf"|\bto see how (?:high|far|deep|tall) (?:it is|the drop is|the fall is)\b"
+          rf"|\btake every (?:pill|tablet|one of my pills) (?:i have|in the house|i own)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA) and not re.search(
+              r"\b(?:bungee|skydiv\w*|pool|diving|dive|zipline|climb\w*|hike|hiking|view|photo|party|wedding|"
+              r"trip|holiday|vitamins?|prescribed|thank you|cards?|essay|homework)\b", d.norm)),
+    # ------------------------------------------------------------------------------ third persons
+    _Rule("third_reflexive",
+          r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
+          r"offed|end|ended|ends|ending|overdosed on purpose) (?:himself|herself|themselves)\b",
+          "medium", "third_party_concern", mode="third", check=_third_reflexive_check),
+    _Rule("third_harm",
+          r"\b(?:hurt|hurts|hurting|harm|harms|harming|cut|cuts|cutting|burn|burns|burning|starve|starves|starving) "
+          r"(?:himself|herself|themselves)\b",
+          "medium", "third_party_concern", mode="third", check=_third_harm_check),
+    _Rule("third_life",
+          r"\b(?:end|ended|ending|ends|take|took|taking|takes) (?:his|her|their) (?:own )?life\b(?! back\b)",
+          "medium", "third_party_concern", mode="third"),
+)
+
+_RANK = {"high": 2, "medium": 1}
+_RULES_BY_NAME = {r.name: r for r in RULES}
+
+_METHOD_CUE = re.compile(r"\b(?:pills|tablets|overdose|od|rope|noose|hang|hanging|jump|jumping|bridge|roof|gun|pistol|"
+                         r"rifle|knife|blade|razor|wrists|train|drown|car)\b")
+_TOPIC = frozenset("""awareness training trained course workshop class exam thesis research study studying article
+news documentary docu podcast album track statistics rates deaths campaign fundraiser volunteer volunteering leaflet
+session lecture seminar patients students prevention screening certified charity dissertation essay paper
+module clients client therapist counsellor counselor psychologist psychiatrist nurse nurses paramedic
+paramedics survivors group protocol protocols guidelines policy""".split())

@@ -1,0 +1,214 @@
+"""The rule engine on its own (agents/core/rules/engine.py) and the extraction tables it reads.
+
+Each rule of a table fires on its own example, the table answers with the earliest rule that does not
+decline, and a rule that matches but declines lets the next one try.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agents.core import extraction as ex
+from agents.core.rules import engine
+from agents.core.rules.engine import Rule, first, rule, which
+
+
+def _ctx(scope: str = "contact") -> dict:
+    return {"scope": scope, "greeting": False, "introduced": [], "names": {}, "last_subj": None,
+            "clause_index": 0}
+
+
+# ---------------------------------------------------------------- the engine
+def _toy() -> tuple[Rule, ...]:
+    return (
+        rule("shout", r"^hey\b", lambda m: "SHOUT"),
+        rule("picky", r"^(\w+)", lambda m: m.group(1).upper() if m.group(1) == "cat" else None),
+        rule("stop", r"^dog\b", lambda m: []),
+        rule("any", r"^\w+", lambda m: "ANY"),
+    )
+
+
+def test_first_rule_that_answers_wins():
+    rules = _toy()
+    assert first(rules, "hey there") == "SHOUT"          # earlier rule shadows "picky" and "any"
+    assert which(rules, "hey there") == "shout"
+    assert first(rules, "cat nap") == "CAT"
+
+
+def test_a_declining_rule_lets_the_next_try_and_an_empty_answer_stops():
+    rules = _toy()
+    assert first(rules, "bird song") == "ANY"          # "picky" matched "bird" and declined
+    assert which(rules, "bird song") == "any"
+    assert first(rules, "dog days") == []              # "stop" answers [] and "any" is never tried
+    assert which(rules, "dog days") == "stop"
+
+
+def test_no_match_is_none_and_patterns_anchor_at_the_start():
+    assert first(_toy(), "!!! hey") is None
+    assert which(_toy(), "") is None
+
+
+def test_order_matters():
+    rules = _toy()
+    assert first(rules[::-1], "hey there") == "ANY"
+
+
+def test_string_patterns_are_case_insensitive_unless_told():
+    assert first((rule("hi", r"^hi\b", lambda m: 1),), "HI you") == 1
+    assert first((rule("hi", r"^hi\b", lambda m: 1, flags=0),), "HI you") is None
+    rx = re.compile(r"^x")
+    assert rule("x", rx, lambda m: 1).pattern is rx
+
+
+def test_handlers_get_the_match_and_the_callers_arguments():
+    seen = []
+    r = (rule("echo", r"^(\w+)", lambda m, a, b: seen.append((m.string, m.group(1), a, b)) or "ok"),)
+    assert first(r, "word rest", 1, "two") == "ok"
+    assert seen == [("word rest", "word", 1, "two")]
+
+
+# ---------------------------------------------------------------- the extraction tables
+TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES,
+          "complement": ex.COMPLEMENT_RULES, "self": ex.SELF_RULES}
+
+
+def _args(table: str, text: str) -> tuple:
+    """The arguments the table's caller passes (the complement rules also get the clause's time cue)."""
+    ctx = _ctx("tenant" if table == "tenant" else "contact")
+    if table == "self":
+        return (ctx, 0)
+    return (ex.SELF, ctx, text, ex._cue(text)) if table == "complement" else (ex.SELF, ctx, text)
+
+
+# A rule an earlier rule answers for on every one-line text: "going" ("going to <anything>") runs before
+# "going_to_do" ("going to <verb> ..."), so the second reads only a complement with a line break inside.
+# Kept as it was (behaviour unchanged) and pinned here so the shadowing stays visible.
+SHADOWED = {"going_to_do": "going"}
+
+
+@pytest.mark.parametrize("table,r", [(t, r) for t, rules in TABLES.items() for r in rules],
+                         ids=lambda x: x if isinstance(x, str) else x.name)
+def test_each_rule_fires_on_its_own_example(table, r):
+    assert r.example, f"{r.name} has no example"
+    assert r.pattern.match(r.example if r.view is None else r.view(r.example))
+    assert which(TABLES[table], r.example, *_args(table, r.example)) == SHADOWED.get(r.name, r.name)
+    alone = (r,)
+    assert first(alone, r.example, *_args(table, r.example)) is not None, f"{r.name} declined its own example"
+    if r.name != "negated":  # "not ..." stops the ladder on purpose and answers nothing
+        assert first(TABLES[table], r.example, *_args(table, r.example)), f"{r.name} answered nothing"
+
+
+def test_rule_names_are_unique():
+    names = [r.name for rules in TABLES.values() for r in rules]
+    assert len(names) == len(set(names))
+
+
+def _facts(items):
+    return sorted((i["relation"], i["object"]) for i in items)
+
+
+def test_business_rule_shadows_have_for_a_business():
+    # "have a small bakery" matches both "runs_business" and "has"; the earlier rule answers
+    text = "have a small bakery"
+    assert [r.name for r in ex.PREDICATE_RULES if r.pattern.match(text)][:2] == ["runs_business", "has"]
+    assert _facts(ex._predicate(ex.SELF, text, _ctx(), text)) == [("runs_business", "small bakery")]
+
+
+def test_business_rule_declines_without_a_business_word():
+    # "run a marathon" matches "runs_business" but names no business: the rule declines, nothing else fits
+    assert ex.PREDICATE_RULES[1].pattern.match("run a marathon")
+    assert which(ex.PREDICATE_RULES, "run a marathon", ex.SELF, _ctx(), "run a marathon") is None
+    assert ex._predicate(ex.SELF, "run a marathon", _ctx(), "run a marathon") == []
+
+
+def test_has_been_owns_motion_and_answers_nothing():
+    # "have been to Paris" is a visit, not a fact; "has_been" stops the "has" rule from reading "been to Paris"
+    assert ex._predicate(ex.SELF, "have been to Paris", _ctx(), "have been to Paris") == []
+
+
+def test_a_planned_move_is_no_fact_yet():
+    assert _facts(ex._predicate(ex.SELF, "moved to Paris", _ctx(), "I moved to Paris")) == [("lives_in", "paris")]
+    assert ex._predicate(ex.SELF, "moved to Paris", _ctx(), "I moved to Paris next week") == []
+    # only the move is read as planned: "live in" with the same cue still answers
+    assert _facts(ex._predicate(ex.SELF, "live in Paris", _ctx(), "I live in Paris next week")) == [("lives_in", "paris")]
+
+
+def test_a_tenant_only_states_wants():
+    assert ex._predicate(ex.SELF, "live in Berlin", _ctx("tenant"), "we live in Berlin") == []
+    assert _facts(ex._predicate(ex.SELF, "need a new website", _ctx("tenant"), "x")) == [("wants", "new website")]
+
+
+def test_born_on_a_date_is_a_birthday_and_a_bare_year_nothing():
+    assert _facts(ex._predicate(ex.SELF, "was born on 12 March", _ctx(), "x")) == [("birthday", "12 march")]
+    assert _facts(ex._predicate(ex.SELF, "was born in Lagos", _ctx(), "x")) == [("born_in", "lagos")]
+    assert ex._predicate(ex.SELF, "was born in 1990", _ctx(), "x") == []
+
+
+def test_complement_view_rules_read_the_cleaned_text():
+    # "x_fan" matches on _clean(comp), not on the complement as written
+    assert which(ex.COMPLEMENT_RULES, "a big Marvel fan", *_args("complement", "a big Marvel fan")) == "x_fan"
+    # "a bit of a fan" is no fandom: x_fan declines and nothing else answers
+    assert which(ex.COMPLEMENT_RULES, "a bit of a fan", *_args("complement", "a bit of a fan")) is None
+
+
+def test_a_trip_needs_a_time_cue():
+    # "going to Goa" answers only with a cue; without one the rule owns the text and answers nothing
+    assert ex._complement(ex.SELF, "going to Goa", _ctx(), "I am going to Goa") == []
+    assert _facts(ex._complement(ex.SELF, "going to Goa", _ctx(), "I am going to Goa next week")) == \
+        [("plan", "going to goa")]
+
+
+def test_in_place_declines_without_a_cue_or_a_trip():
+    # "in Tokyo" with no time cue and no trip is not a current location: in_place declines
+    assert which(ex.COMPLEMENT_RULES, "in Tokyo", *_args("complement", "I am in Tokyo")) is None
+    assert _facts(ex._complement(ex.SELF, "in Tokyo for work", _ctx(), "I am in Tokyo for work")) == \
+        [("current_location", "tokyo")]
+    assert _facts(ex._complement(ex.SELF, "in Tokyo this week", _ctx(), "I am in Tokyo this week")) == \
+        [("current_location", "tokyo")]
+
+
+def test_my_attr_reads_each_attribute_with_its_own_reader():
+    def said(text):
+        return _facts(ex._self_statements(text, _ctx(), 0))
+    assert said("my hometown is Pune") == [("from", "pune")]
+    assert said("my age is 25") == [("age", "25")]
+    assert said("my office is in Pune") == [("work_location", "pune")]
+    assert said("my employer is in Pune") == []          # only an office names a place to work in
+    assert said("my office is Siemens") == []            # and an office is no employer
+    assert said("my job is nurse") == [("job_title", "nurse")]   # anything else reads as a job
+
+
+def test_here_introduces_only_in_the_first_clause():
+    assert _facts(ex._self_statements("Rohan here", _ctx(), 0)) == [("name", "rohan")]
+    assert ex._self_statements("Rohan here", _ctx(), 1) is None
+
+
+@pytest.mark.xfail(strict=True, reason="_MY_ATTR's 'home is in' alternative is followed by its own '(is|are)', "
+                   "so 'my flat is in Pune' never reaches the lives_in reader (found moving the rules; kept as is)")
+def test_my_home_is_in_a_place():
+    assert _facts(ex._self_statements("my flat is in Pune", _ctx(), 0) or []) == [("lives_in", "pune")]
+
+
+# ---------------------------------------------------------------- the crisis table, one rule at a time
+from agents.core import crisis  # noqa: E402
+from agents.core.rules import crisis_rules  # noqa: E402
+
+
+def _crisis_rule_fires(name: str, text: str) -> bool:
+    rule_ = crisis_rules._RULES_BY_NAME[name]
+    doc = crisis.parse(text)
+    return any(crisis._judge(doc, rule_, m) is not None for m in rule_.regex.finditer(doc.norm))
+
+
+def test_a_crisis_rule_reads_alone_with_its_check():
+    # want_to_die's pattern excludes "dying for", and its check vetoes "cross my heart and hope to die"
+    assert _crisis_rule_fires("want_to_die", "i just want to die")
+    assert not _crisis_rule_fires("want_to_die", "i want to die my hair red")
+    assert crisis_rules._RULES_BY_NAME["want_to_die"].severity == "high"
+
+
+def test_crisis_rule_names_are_unique_and_the_table_is_the_engines():
+    names = [r.name for r in crisis_rules.RULES]
+    assert len(names) == len(set(names))
+    assert crisis.RULES is crisis_rules.RULES
