@@ -248,8 +248,8 @@ def mount(app: FastAPI, router: APIRouter) -> None:
 
 
 def create_app(settings: ApiSettings, deps: Service | None = None) -> FastAPI:
-    """The API, built once: `deps` is the service to serve with (a test's, wired to its own stand-ins),
-    else one made from `settings`."""
+    """The API, built once: `deps` is the service to serve with (a test's, wired to its own stand-ins;
+    it carries its own settings), else one made from `settings`."""
     svc = deps if deps is not None else Service(settings)
 
     @asynccontextmanager
@@ -295,8 +295,9 @@ def main() -> FastAPI:
 
 @lru_cache(maxsize=1)
 def default_app() -> FastAPI:
-    """An app from the environment, made on first use: `projections.api.app` and `.svc` for tests and
-    tools that take the module's app (tests.helpers.api_in_process wires its service)."""
+    """An app from the environment, made on first use (nothing is built at import): `projections.api.app`
+    and `.svc` for tools and tests that read the module's app (its OpenAPI document, its route table);
+    a test that serves requests builds its own (create_app, tests.helpers.api_in_process)."""
     return main()
 
 
