@@ -8,7 +8,7 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -28,6 +28,7 @@ from streams import ingest as ingest_mod
 from streams import outbox, tracing
 from streams.config import Settings, settings
 from streams.resilience import within
+from streams.webhooks import rules as webhook_rules
 
 log = logging.getLogger("rapport.api")
 
@@ -75,6 +76,8 @@ class ApiSettings:
     lag_degraded_age_s: float = LAG_DEGRADED_AGE_S      # RAPPORT_LAG_DEGRADED_AGE_S
     db_pool_timeout_s: float = DB_POOL_TIMEOUT_S        # RAPPORT_DB_POOL_TIMEOUT_S
     db_statement_timeout_s: float = DB_STATEMENT_TIMEOUT_S  # RAPPORT_DB_STATEMENT_TIMEOUT_S
+    # what POST /webhooks accepts (RAPPORT_WEBHOOK_*: ALLOW_PRIVATE lets a URL name a private address)
+    webhooks: webhook_rules.Config = field(default_factory=webhook_rules.Config)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ, base: Settings | None = None) -> ApiSettings:
@@ -85,7 +88,8 @@ class ApiSettings:
                    lag_degraded_age_s=float(env.get("RAPPORT_LAG_DEGRADED_AGE_S", str(LAG_DEGRADED_AGE_S))),
                    db_pool_timeout_s=float(env.get("RAPPORT_DB_POOL_TIMEOUT_S", str(DB_POOL_TIMEOUT_S))),
                    db_statement_timeout_s=float(env.get("RAPPORT_DB_STATEMENT_TIMEOUT_S",
-                                                        str(DB_STATEMENT_TIMEOUT_S))))
+                                                        str(DB_STATEMENT_TIMEOUT_S))),
+                   webhooks=webhook_rules.Config.from_env(dict(env)))
 
 
 class AccessRecorder:

@@ -7,7 +7,6 @@ projections/responses.py (the handlers return their own JSON); the Python client
 (clients/python: create_webhook, webhooks, webhook, delete_webhook, webhook_deliveries, retry_delivery)."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any
 
 import orjson
@@ -26,11 +25,6 @@ from streams.webhooks import addresses, rules, store
 router = APIRouter()
 
 MAX_BODY = 16 * 1024
-
-
-@lru_cache(maxsize=1)
-def config() -> rules.Config:
-    return rules.Config.from_env()
 
 
 # what url_problem accepts, declared at least as strictly: http(s), a host name or IPv4 address, a port
@@ -98,7 +92,7 @@ async def create_webhook(request: Request, p: auth.Principal = Depends(principal
     except ValidationError as e:
         return error(422, "invalid webhook", errors=ingest_mod.field_errors(e))
     tenant_id = auth.tenant_for(p, req.tenant_id)
-    if (problem := await addresses.address_problem(req.url, config())) is not None:
+    if (problem := await addresses.address_problem(req.url, svc.settings.webhooks)) is not None:
         return error(422, "invalid webhook", errors=[{"field": "url", "problem": problem}])
     try:
         async with svc.pool.connection() as conn:

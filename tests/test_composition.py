@@ -37,11 +37,14 @@ def test_two_apps_each_answer_with_their_own_service():
 
 def test_settings_come_from_the_environment_once_with_todays_names_and_defaults(monkeypatch):
     for name in ("RAPPORT_ACCESSED_PER_RESPONSE", "RAPPORT_BACKLOG_LIMIT", "RAPPORT_LAG_DEGRADED_EVENTS",
-                 "RAPPORT_LAG_DEGRADED_AGE_S", "RAPPORT_DB_POOL_TIMEOUT_S", "RAPPORT_DB_STATEMENT_TIMEOUT_S"):
+                 "RAPPORT_LAG_DEGRADED_AGE_S", "RAPPORT_DB_POOL_TIMEOUT_S", "RAPPORT_DB_STATEMENT_TIMEOUT_S",
+                 "RAPPORT_WEBHOOK_ALLOW_PRIVATE"):
         monkeypatch.delenv(name, raising=False)
     s = ApiSettings.from_env()
     assert (s.accessed_per_response, s.backlog_limit, s.lag_degraded_events, s.lag_degraded_age_s,
-            s.db_pool_timeout_s, s.db_statement_timeout_s) == (5, 50000, 10000, 60.0, 3.0, 15.0)
-    s = ApiSettings.from_env({"RAPPORT_BACKLOG_LIMIT": "7", "RAPPORT_DB_POOL_TIMEOUT_S": "0.5"})
-    assert (s.backlog_limit, s.db_pool_timeout_s, s.accessed_per_response) == (7, 0.5, 5)
+            s.db_pool_timeout_s, s.db_statement_timeout_s, s.webhooks.allow_private) == (5, 50000, 10000, 60.0, 3.0,
+                                                                                    15.0, False)
+    s = ApiSettings.from_env({"RAPPORT_BACKLOG_LIMIT": "7", "RAPPORT_DB_POOL_TIMEOUT_S": "0.5",
+                              "RAPPORT_WEBHOOK_ALLOW_PRIVATE": "1"})
+    assert (s.backlog_limit, s.db_pool_timeout_s, s.accessed_per_response, s.webhooks.allow_private) == (7, 0.5, 5, True)
 

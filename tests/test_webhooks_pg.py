@@ -13,11 +13,12 @@ import orjson
 import psycopg
 import pytest
 
-from projections import webhook_routes
+from projections.service import ApiSettings
 from projections.projector import erase_contact, erased_tracking_id
 from schemas import events as ev
 from schemas.envelope import encode, format_time, now_utc
 from streams import shredding
+from streams.config import settings
 from streams.webhooks import delivery, rules, signing, store
 from tests.helpers import Receiver, api_in_process, interaction
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
@@ -250,8 +251,8 @@ async def test_erasure_drops_the_contacts_deliveries_and_keeps_the_erasure_notic
 
 
 async def test_webhook_routes(fresh_db, monkeypatch):  # noqa: F811
-    app, pool = await api_in_process(fresh_db, broker_ok=False)  # keyless: an admin of tenant default
-    monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config())
+    app, pool = await api_in_process(fresh_db, broker_ok=False,  # keyless: an admin of tenant default
+                                     settings=ApiSettings(base=settings(), webhooks=rules.Config()))
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as c:
             hook = {"url": "http://127.0.0.1:9/hook", "events": ["TriggerCreated:crisis"], "tenant_id": "acme"}
@@ -263,7 +264,8 @@ async def test_webhook_routes(fresh_db, monkeypatch):  # noqa: F811
             assert r.status_code == 422 and {e["field"] for e in r.json()["errors"]} == {"url", "secret"}
             assert (await c.post("/webhooks", content=b"{")).status_code == 400
 
-            monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config(allow_private=True))
+            svc = app.state.svc  # this app's own service: now private addresses are allowed
+            svc.settings = dataclasses.replace(svc.settings, webhooks=rules.Config(allow_private=True))
             r = await c.post("/webhooks", json={**hook, "description": "pager"})
             assert r.status_code == 201, r.text
             made = r.json()
@@ -340,8 +342,8 @@ async def test_the_client_manages_webhooks_and_every_answer_is_what_the_spec_say
     from rapport_client import AsyncRapport, Conflict, NotFound, ValidationError
     from tests import spec as S
 
-    app, pool = await api_in_process(fresh_db, broker_ok=False)
-    monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config(allow_private=True))
+    app, pool = await api_in_process(fresh_db, broker_ok=False,
+                                     settings=ApiSettings(base=settings(), webhooks=rules.Config(allow_private=True)))
     answers: list[tuple[str, str, int, object]] = []
 
     class Recording(httpx.ASGITransport):  # the app in-process, keeping every answer (to hold it to the spec)
