@@ -155,7 +155,7 @@ def api(host: str | None, port: int | None, reuse_port: bool, metrics_port: int 
     else:
         logging.basicConfig(level=log_level().upper())
         log_config = uvicorn.config.LOGGING_CONFIG
-    config = uvicorn.Config("projections.api:app", host=s.http_host, port=port or s.http_port,
+    config = uvicorn.Config("projections.api:main", factory=True, host=s.http_host, port=port or s.http_port,
                             log_level=log_level(), access_log=False, log_config=log_config,
                             timeout_graceful_shutdown=5)
     if metrics_port:

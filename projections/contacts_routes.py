@@ -2,23 +2,24 @@
 page at a time), `GET /contacts/{id}/timeline` (the mood and energy timeline with its pattern spans),
 `GET /tenants` (which tenants the key may open), and the console itself (`GET /console`: static files, public; every datum comes from the keyed routes).
 
-Registered on projections/api.py's app when api.py imports this module, at its end, as
-projections/webhook_routes.py is: import projections.api, never this module first. Thin: the cursors and
+An APIRouter: projections/api.create_app mounts it; what it shares comes from projections/deps.py. Thin: the cursors and
 spans are projections/pages.py, the SQL projections/store.py, the answers' shapes projections/responses.py."""
 from __future__ import annotations
 
 from importlib import resources
 from typing import Annotated, Any
 
-from fastapi import Depends, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 
 from projections import auth, pages
 from projections import responses as out
-from projections.api import (BadParam, ContactIdPath, CursorParam, JSONBody, TenantParam, answers, app, contact_now,
+from projections.deps import (BadParam, ContactIdPath, CursorParam, JSONBody, TenantParam, answers, contact_now,
                              contact_param, declared, pages_position, principal, svc, tenant_of)
 from projections.context import contact_state_json, iso
 from schemas import validate
+
+router = APIRouter()
 
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
@@ -43,7 +44,7 @@ def contact_summary(row: dict[str, Any]) -> dict[str, Any]:
             "sessionCount": row["session_count"], "mood": row["mood"]}
 
 
-@app.get("/contacts", **answers(out.ContactList, errors={400: out.ErrorBody}))
+@router.get("/contacts", **answers(out.ContactList, errors={400: out.ErrorBody}))
 async def list_contacts(tenant_id: TenantParam = None, q: SearchParam = None, sort: SortParam = None,
                         limit: int = Query(DEFAULT_PAGE, ge=1, le=MAX_PAGE), cursor: CursorParam = None,
                         p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -67,7 +68,7 @@ async def list_contacts(tenant_id: TenantParam = None, q: SearchParam = None, so
     return JSONBody({"tenantId": tenant_id, "contacts": [contact_summary(r) for r in rows], "nextCursor": next_cursor})
 
 
-@app.get("/tenants", **answers(out.TenantList))
+@router.get("/tenants", **answers(out.TenantList))
 async def list_tenants(p: auth.Principal = Depends(principal)) -> JSONBody:
     """Which tenants this key may open: for an admin key every tenant that has contacts, else its own."""
     rows = await svc.store.tenants(None if p.admin else p.tenant_id, MAX_TENANTS)
@@ -78,7 +79,7 @@ async def list_tenants(p: auth.Principal = Depends(principal)) -> JSONBody:
                      "tenants": [{"tenantId": t, "contacts": n} for t, n in sorted(counts.items())]})
 
 
-@app.get("/contacts/{contact_id:path}/timeline", **answers(out.Timeline, errors={400: out.ErrorBody}))
+@router.get("/contacts/{contact_id:path}/timeline", **answers(out.Timeline, errors={400: out.ErrorBody}))
 async def get_timeline(contact_id: ContactIdPath, tenant_id: TenantParam = None,
                        limit: int = Query(DEFAULT_MOODS, ge=1, le=MAX_MOODS),
                        p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -129,12 +130,12 @@ def console_file(name: str) -> Response:
     return Response(body, media_type=media, headers=CONSOLE_HEADERS)
 
 
-@app.get("/console", include_in_schema=False)
+@router.get("/console", include_in_schema=False)
 async def console_page() -> Response:
     """The web console (CONTRACT.md): a page that asks for a key and reads the keyed routes with it."""
     return console_file("index.html")
 
 
-@app.get("/console/{name}", include_in_schema=False)
+@router.get("/console/{name}", include_in_schema=False)
 async def console_asset(name: str) -> Response:
     return console_file(name)

@@ -3,22 +3,21 @@ history, a correction, a forgetting. Thin: the rules are agents/core/curation.py
 events schemas/events.py; a correction or a forgetting is recorded like any source event (the ledger,
 then the topic: streams/ingest.py), so a 202 is never lost and a replay applies it again.
 
-Registered on projections/api.py's app when api.py imports this module, at its end (as
-projections/webhook_routes.py is), and moved ahead of `DELETE /contacts/{contact_id:path}`, whose
-path template would otherwise take `DELETE /contacts/c/memories/m` for an erasure of contact
-"c/memories/m"."""
+An APIRouter: projections/api.create_app mounts it ahead of `DELETE /contacts/{contact_id:path}`
+(projections/edge_routes.py), whose path template would otherwise take `DELETE /contacts/c/memories/m`
+for an erasure of contact "c/memories/m"."""
 from __future__ import annotations
 
 import re
 from typing import Annotated, Any
 
 import orjson
-from fastapi import Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from projections import auth
 from projections import responses as out
-from projections.api import (AfterParam, BadParam, ContactIdPath, JSONBody, TenantParam, answers, app, check_param,
+from projections.deps import (AfterParam, BadParam, ContactIdPath, JSONBody, TenantParam, answers, check_param,
                              contact_now, contact_param, declared, error, not_reflected, principal, read_body,
                              reflected, request_body, svc, tenant_of)
 from projections.context import importance_then, iso, memory_detail_json
@@ -27,6 +26,8 @@ from schemas import events as ev
 from schemas import validate
 from schemas.envelope import format_time, new_event_id
 from streams import ingest as ingest_mod
+
+router = APIRouter()
 
 MAX_BODY = 64 * 1024  # content (16 KiB of UTF-8, up to 4 bytes a character escaped as \\uXXXX pairs) and the rest
 
@@ -129,7 +130,7 @@ async def memory_history(tenant_id: str, contact_id: str, memory_id: str) -> lis
         return [history_entry(r, memory_id) for r in await cur.fetchall()]
 
 
-@app.get("/contacts/{contact_id:path}/memories/{memory_id}",
+@router.get("/contacts/{contact_id:path}/memories/{memory_id}",
          **answers(out.MemoryWithHistory, errors={400: out.ErrorBody, 404: out.NoSuchMemory, 504: out.NotReflected}))
 async def get_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tenant_id: TenantParam = None,
                      after: AfterParam = None, p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -150,7 +151,7 @@ async def get_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tenant_
                      "history": await memory_history(tenant_id, contact_id, memory_id)})
 
 
-@app.patch("/contacts/{contact_id:path}/memories/{memory_id}",
+@router.patch("/contacts/{contact_id:path}/memories/{memory_id}",
            **answers(out.CurationAccepted, 202, {400: out.ErrorBody, 404: out.NoSuchMemory, 413: out.ErrorBody}),
            **request_body(correction_schema()))
 async def correct_memory(request: Request, contact_id: ContactIdPath, memory_id: MemoryIdPath,
@@ -187,7 +188,7 @@ async def correct_memory(request: Request, contact_id: ContactIdPath, memory_id:
     return JSONBody({"eventId": env.event_id, "memoryId": memory_id}, status_code=202)
 
 
-@app.delete("/contacts/{contact_id:path}/memories/{memory_id}",
+@router.delete("/contacts/{contact_id:path}/memories/{memory_id}",
             **answers(out.CurationAccepted, 202, {400: out.ErrorBody, 404: out.NoSuchMemory}))
 async def forget_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tenant_id: TenantParam = None,
                         p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -204,10 +205,3 @@ async def forget_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tena
         at=format_time(contact_now(state)), source_event_ids=list(row["source_event_ids"] or []))
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     return JSONBody({"eventId": env.event_id, "memoryId": memory_id}, status_code=202)
-
-
-# ahead of the routes registered before this module whose templates also match these paths
-_mine = {get_memory, correct_memory, forget_memory}
-_routes = app.router.routes
-_routes[:] = [r for r in _routes if getattr(r, "endpoint", None) in _mine] + \
-    [r for r in _routes if getattr(r, "endpoint", None) not in _mine]

@@ -1,34 +1,30 @@
 """The API's /webhooks routes: a tenant's webhook subscriptions and their deliveries (README "Webhooks").
 Thin: the rules are streams/webhooks/rules.py and addresses.py, the SQL streams/webhooks/store.py.
 
-Registered on projections/api.py's app when api.py imports this module, at its end (once the names used
-here exist): import projections.api, never this module first. Their answers are described in
+An APIRouter: projections/api.create_app mounts it; what it shares with the other routes comes from
+projections/deps.py (never projections/api.py). Their answers are described in
 projections/responses.py (the handlers return their own JSON); the Python client has a method for each
 (clients/python: create_webhook, webhooks, webhook, delete_webhook, webhook_deliveries, retry_delivery)."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any
 
 import orjson
-from fastapi import Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from projections import auth
 from projections import responses as out
-from projections.api import (BadParam, JSONBody, TenantParam, answers, app, declared, error, principal, read_body,
+from projections.deps import (BadParam, JSONBody, TenantParam, answers, declared, error, principal, read_body,
                              request_body, svc, tenant_of)
 from projections.context import iso
 from schemas import validate
 from streams import ingest as ingest_mod
 from streams.webhooks import addresses, rules, store
 
+router = APIRouter()
+
 MAX_BODY = 16 * 1024
-
-
-@lru_cache(maxsize=1)
-def config() -> rules.Config:
-    return rules.Config.from_env()
 
 
 # what url_problem accepts, declared at least as strictly: http(s), a host name or IPv4 address, a port
@@ -83,7 +79,7 @@ def webhook_param(webhook_id: str) -> str:
     return webhook_id
 
 
-@app.post("/webhooks", **answers(out.WebhookCreated, 201, {400: out.ErrorBody, 409: out.TooManyWebhooks,
+@router.post("/webhooks", **answers(out.WebhookCreated, 201, {400: out.ErrorBody, 409: out.TooManyWebhooks,
                                                           413: out.ErrorBody}),
           **request_body(WebhookRequest.model_json_schema()))
 async def create_webhook(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -96,7 +92,7 @@ async def create_webhook(request: Request, p: auth.Principal = Depends(principal
     except ValidationError as e:
         return error(422, "invalid webhook", errors=ingest_mod.field_errors(e))
     tenant_id = auth.tenant_for(p, req.tenant_id)
-    if (problem := await addresses.address_problem(req.url, config())) is not None:
+    if (problem := await addresses.address_problem(req.url, svc.settings.webhooks)) is not None:
         return error(422, "invalid webhook", errors=[{"field": "url", "problem": problem}])
     try:
         async with svc.pool.connection() as conn:
@@ -106,7 +102,7 @@ async def create_webhook(request: Request, p: auth.Principal = Depends(principal
     return JSONBody({**webhook_json(hook), "secret": secret}, status_code=201)
 
 
-@app.get("/webhooks", **answers(out.WebhookList, errors={400: out.ErrorBody}))
+@router.get("/webhooks", **answers(out.WebhookList, errors={400: out.ErrorBody}))
 async def list_webhooks(tenant_id: TenantParam = None, p: auth.Principal = Depends(principal)) -> JSONBody:
     """The tenant's subscriptions, oldest first, with their pending and dead counts (never the secrets)."""
     tenant_id = tenant_of(p, tenant_id)
@@ -115,7 +111,7 @@ async def list_webhooks(tenant_id: TenantParam = None, p: auth.Principal = Depen
     return JSONBody({"tenantId": tenant_id, "webhooks": [webhook_json(r) for r in rows]})
 
 
-@app.get("/webhooks/{webhook_id}", **answers(out.Webhook, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
+@router.get("/webhooks/{webhook_id}", **answers(out.Webhook, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
 async def get_webhook(webhook_id: WebhookIdPath, tenant_id: TenantParam = None,
                       p: auth.Principal = Depends(principal)) -> JSONBody:
     """One subscription (without its secret)."""
@@ -125,7 +121,7 @@ async def get_webhook(webhook_id: WebhookIdPath, tenant_id: TenantParam = None,
     return JSONBody(webhook_json(row)) if row else error(404, "no such webhook", webhookId=webhook_id)
 
 
-@app.delete("/webhooks/{webhook_id}",
+@router.delete("/webhooks/{webhook_id}",
             **answers(out.WebhookDeleted, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
 async def delete_webhook(webhook_id: WebhookIdPath, tenant_id: TenantParam = None,
                          p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -137,7 +133,7 @@ async def delete_webhook(webhook_id: WebhookIdPath, tenant_id: TenantParam = Non
                                                                                 webhookId=webhook_id)
 
 
-@app.get("/webhooks/{webhook_id}/deliveries",
+@router.get("/webhooks/{webhook_id}/deliveries",
          **answers(out.DeliveryList, errors={400: out.ErrorBody, 404: out.NoSuchWebhook}))
 async def list_deliveries(webhook_id: WebhookIdPath, tenant_id: TenantParam = None, status: DeliveryStatusParam = None,
                           limit: int = Query(50, ge=1, le=500), p: auth.Principal = Depends(principal)) -> JSONBody:
@@ -152,7 +148,7 @@ async def list_deliveries(webhook_id: WebhookIdPath, tenant_id: TenantParam = No
     return JSONBody({"webhookId": webhook_id, "deliveries": [delivery_json(r) for r in rows]})
 
 
-@app.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
+@router.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry",
           **answers(out.Redelivery, 202, {400: out.ErrorBody, 404: out.NoSuchDelivery, 409: out.NotRetryable}))
 async def retry_delivery(webhook_id: WebhookIdPath, delivery_id: int = Path(ge=1, le=2 ** 63 - 1),
                          tenant_id: TenantParam = None,

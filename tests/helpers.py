@@ -42,25 +42,31 @@ class FakeEmbedder:
         return out
 
 
-async def api_in_process(monkeypatch, database_url: str, **service):  # noqa: ANN001, ANN201
-    """The context API's service wired to a real PostgreSQL, keyless (tests/test_edge_api covers the keys),
-    with the local stand-ins a test names (`publisher=`, `redis=`, `broker_ok=`, ...); returns the pool to
-    close. Requests go through httpx.ASGITransport(app=projections.api.app)."""
+async def api_in_process(database_url: str, settings=None, **service):  # noqa: ANN001, ANN201
+    """An API app of its own (projections/api.create_app) whose service is wired to a real PostgreSQL,
+    keyless (tests/test_edge_api covers the keys), with the local stand-ins a test names (`publisher=`,
+    `redis=`, `broker_ok=`, ...) and its `settings` (projections/service.ApiSettings) if given; returns
+    (app, pool): requests go through httpx.ASGITransport(app=app); close the pool. The service is bound
+    for the calling task too (projections/deps.CURRENT), for a test that calls a handler's helper."""
     import dataclasses
 
     from psycopg_pool import AsyncConnectionPool
 
-    from projections import api, db
+    from projections import api, db, deps
+    from projections.service import ApiSettings, Service
     from projections.store import Store
+    from streams.config import settings as shared
 
     pool = AsyncConnectionPool(database_url, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
                                kwargs={"autocommit": True})
     await pool.open(wait=True)
-    wiring = {"pool": pool, "store": Store(pool), "embedder": FakeEmbedder(),
-              "s": dataclasses.replace(api.svc.s, auth=False), **service}
-    for name, value in wiring.items():
-        monkeypatch.setattr(api.svc, name, value)
-    return pool
+    settings = settings if settings is not None else ApiSettings.from_env(base=shared())
+    settings = dataclasses.replace(settings, base=dataclasses.replace(settings.base, auth=False))
+    svc = Service(settings)
+    for name, value in {"pool": pool, "store": Store(pool), "embedder": FakeEmbedder(), **service}.items():
+        setattr(svc, name, value)
+    deps.CURRENT.set(svc)
+    return api.create_app(settings, deps=svc), pool
 
 
 class _Switch:

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import api, db
+from projections import db
 from tests.helpers import FakeEmbedder, api_in_process, interaction, records
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
 
@@ -19,9 +19,9 @@ async def test_an_unreadable_contact_answers_a_json_500_and_the_others_200(fresh
                              interaction("o1", "I play the cello on Sundays", contact="other")]))
     with db.connect(fresh_db, autocommit=True) as c:  # what a year-0001 +14:00 event left before the guards
         c.execute("UPDATE proj_v1.memories SET created_at='0001-12-31 10:00:00+00 BC' WHERE contact_id='ancient'")
-    pool = await api_in_process(monkeypatch, fresh_db, redis=None)  # a cache that is down: history from PostgreSQL
+    app, pool = await api_in_process(fresh_db, redis=None)  # a cache that is down: history from PostgreSQL
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app, raise_app_exceptions=False),
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
                                      base_url="http://api") as client:
             bad = await client.get("/contacts/ancient/memories")
             good = await client.get("/context/other")

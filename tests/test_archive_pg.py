@@ -12,7 +12,7 @@ import pytest
 
 from agents.core.decay import in_working_set
 from agents.pipeline import InteractionPipeline
-from projections import api, db
+from projections import db, edge_routes
 from projections.store import MEMORY_COLUMNS, visibility_params, visible
 from tests.helpers import T0, api_in_process, interaction, records
 
@@ -34,7 +34,7 @@ async def _stack(pg_url, version, embedder, contact, messages, monkeypatch):
     p = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
     await p.process(records([interaction(f"{contact}{i}", m, contact=contact, minutes=i * 2)
                              for i, m in enumerate(messages)]))
-    pool = await api_in_process(monkeypatch, pg_url, embedder=embedder, redis=None)
+    app, pool = await api_in_process(pg_url, embedder=embedder, redis=None)
     try:
         yield
     finally:  # an open client would hold up the server's shutdown at the end of the run
@@ -44,7 +44,7 @@ async def _stack(pg_url, version, embedder, contact, messages, monkeypatch):
 
 async def _context(contact, query, at):
     """GET /context with a query, as of `at` (the API's own assembly, without the HTTP layer)."""
-    return await api.build_context("default", contact, query=query, persona_id=None, budget=2000, at=at)
+    return await edge_routes.build_context("default", contact, query=query, persona_id=None, budget=2000, at=at)
 
 
 async def test_a_compressed_episode_is_found_by_a_question_about_it_and_dated(pg_url, version, embedder, monkeypatch):

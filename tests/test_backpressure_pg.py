@@ -13,7 +13,9 @@ import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from projections import api, db
+from projections import db
+from projections.service import RETRY_AFTER_S, ApiSettings
+from streams.config import settings
 from streams import ingest, outbox
 from streams.ingest import parse_ingest_body
 from tests.helpers import api_in_process
@@ -28,10 +30,10 @@ def events(tenant: str, n: int, start: int = 0) -> list[dict]:
 
 
 async def test_a_tenant_over_its_backlog_limit_gets_429_and_others_are_accepted(fresh_db, monkeypatch):  # noqa: F811
-    pool = await api_in_process(monkeypatch, fresh_db, broker_ok=False)  # nothing is processed: the backlog grows
-    monkeypatch.setattr(api, "BACKLOG_LIMIT", 5)
+    app, pool = await api_in_process(fresh_db, broker_ok=False,  # nothing is processed: the backlog grows
+                                settings=ApiSettings(base=settings(), backlog_limit=5))
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as c:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as c:
             first = await c.post("/ingest", json=events("busy", 5))
             refused = await c.post("/ingest", json=events("busy", 1, start=5))
             other = await c.post("/ingest", json=events("calm", 3))
@@ -40,7 +42,7 @@ async def test_a_tenant_over_its_backlog_limit_gets_429_and_others_are_accepted(
     finally:
         await pool.close()
     assert first.status_code == 202
-    assert refused.status_code == 429 and refused.headers["Retry-After"] == str(api.RETRY_AFTER_S)
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == str(RETRY_AFTER_S)
     assert refused.json() == {"error": "too many unprocessed events for this tenant; retry later",
                               "tenantId": "busy", "backlog": 5, "limit": 5}
     assert other.status_code == 202
@@ -69,14 +71,14 @@ async def test_the_limit_holds_under_concurrent_posts_from_two_api_processes_and
     Retry-After, and nothing refused is in the ledger. Then the worker catches up (tracking rows for all
     of them), and the next posts are accepted again."""
     limit, batch, tenant = 100, 10, "race"
-    pool = await api_in_process(monkeypatch, fresh_db, broker_ok=False)
-    monkeypatch.setattr(api, "BACKLOG_LIMIT", limit)
+    app, pool = await api_in_process(fresh_db, broker_ok=False,
+                                settings=ApiSettings(base=settings(), backlog_limit=limit))
     other = AsyncConnectionPool(fresh_db, min_size=4, max_size=8, open=False, configure=db.configure_pool_conn,
                                 kwargs={"autocommit": True})
     await other.open(wait=True)
     schema = db.schema_of("v1")
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as c:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as c:
             async def http_post(i: int) -> tuple[str, int, str | None, list[str]]:
                 body = events(tenant, batch, start=i * batch)
                 r = await c.post("/ingest", json=body)
@@ -88,12 +90,12 @@ async def test_the_limit_holds_under_concurrent_posts_from_two_api_processes_and
                     await ingest.ingest(other, None, envs, outbox.Admission(limit, schema))
                     return "other", 202, None, [e.event_id for e in envs]
                 except outbox.Backlogged:
-                    return "other", 429, str(api.RETRY_AFTER_S), [e.event_id for e in envs]
+                    return "other", 429, str(RETRY_AFTER_S), [e.event_id for e in envs]
 
             results = await asyncio.gather(*[f(i) for i in range(40) for f in (http_post, other_process)])
             accepted = [eid for _, code, _, ids in results if code == 202 for eid in ids]
             refused = [r for r in results if r[1] != 202]
-            assert {r[1] for r in refused} == {429} and all(r[2] == str(api.RETRY_AFTER_S) for r in refused)
+            assert {r[1] for r in refused} == {429} and all(r[2] == str(RETRY_AFTER_S) for r in refused)
             assert limit - batch <= len(accepted) <= limit * 1.1, len(accepted)
             with psycopg.connect(fresh_db, autocommit=True) as conn:
                 in_ledger = {r[0] for r in conn.execute("SELECT event_id FROM rapport.ledger WHERE tenant_id=%s",

@@ -14,14 +14,14 @@ import psycopg
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import api, db
+from projections import db
 from tests.helpers import T0, FakeEmbedder, api_in_process, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
 
 @contextlib.asynccontextmanager
-async def stack(pg_url, version, monkeypatch):
+async def stack(pg_url, version, monkeypatch, **service):
     """(feed(envs): through the worker's pipeline, an HTTP client on the API over the result)."""
     with psycopg.connect(pg_url, autocommit=True) as c:
         c.execute("INSERT INTO rapport.active_version (version) VALUES (%s) "
@@ -35,9 +35,9 @@ async def stack(pg_url, version, monkeypatch):
         await pipeline.process(records(envs, start_offset=offset))
         offset += len(envs)
 
-    pool = await api_in_process(monkeypatch, pg_url, redis=None)
+    app, pool = await api_in_process(pg_url, **{"redis": None, **service})
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
             yield feed, client
     finally:
         await pool.close()
@@ -190,6 +190,7 @@ async def test_an_admin_key_sees_every_tenant_another_key_only_its_own(pg_url, v
     import hashlib
 
     from projections import auth
+    from streams.config import settings
 
     keys = {}
 
@@ -202,10 +203,9 @@ async def test_an_admin_key_sees_every_tenant_another_key_only_its_own(pg_url, v
         return keys.get(key_id)
 
     operator, beta = key("acme", True), key("beta", False)
-    async with stack(pg_url, version, monkeypatch) as (feed, client):
+    async with stack(pg_url, version, monkeypatch, s=dataclasses.replace(settings(), auth=True),
+                     keys=auth.KeyCache(stored)) as (feed, client):
         await feed([said("a1", 1), said("a2", 2), said("b1", 3, tenant="beta"), said("g1", 4, tenant="gamma")])
-        monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=True))
-        monkeypatch.setattr(api.svc, "keys", auth.KeyCache(stored))
         everyone = (await client.get("/tenants", headers={"Authorization": f"Bearer {operator}"})).json()
         assert everyone == {"tenantId": "acme", "admin": True, "tenants": [
             {"tenantId": "acme", "contacts": 2}, {"tenantId": "beta", "contacts": 1}, {"tenantId": "gamma", "contacts": 1}]}

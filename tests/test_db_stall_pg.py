@@ -9,7 +9,6 @@ import time
 import httpx
 import pytest
 
-from projections import api
 from projections import responses as out
 from tests.helpers import api_in_process
 from tests.stall import StallingProxy
@@ -37,11 +36,10 @@ async def timed(client: httpx.AsyncClient, method: str, path: str, **kw) -> tupl
 
 async def test_a_stalled_database_answers_503_fast_and_healthz_within_a_second(fresh_db, monkeypatch):  # noqa: F811
     proxy = StallingProxy(fresh_db)
-    pool = await api_in_process(monkeypatch, proxy.url, redis=Ping(), broker_ok=True, ready_once=True)
-    monkeypatch.setattr(api.svc, "pool", pool)
-    watch = api.svc.start_database_watch()
+    app, pool = await api_in_process(proxy.url, redis=Ping(), broker_ok=True, ready_once=True)
+    watch = app.state.svc.start_database_watch()
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app, raise_app_exceptions=False),
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
                                      base_url="http://api", timeout=30) as client:
             took, r = await timed(client, "GET", "/healthz")
             assert r.status_code == 200 and r.json()["database"] is True and took < 1.0, r.text

@@ -10,7 +10,9 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from projections import api, auth
+from projections import api, auth, deps
+from projections.service import ApiSettings, Service
+from streams import config
 
 KEYS: dict[str, auth.StoredKey] = {}
 
@@ -25,11 +27,18 @@ async def fetch(key_id: str):
     return KEYS.get(key_id)
 
 
+def edge(**settings: object) -> tuple[Service, TestClient]:
+    """An app of its own (projections/api.create_app), its service keyed by KEYS: on loopback, keys on,
+    unless `settings` say otherwise. No lifespan: nothing here reaches a database."""
+    base = dataclasses.replace(config.settings(), **{"auth": True, "http_host": "127.0.0.1", **settings})
+    svc = Service(ApiSettings(base=base))
+    svc.keys = auth.KeyCache(fetch)
+    return svc, TestClient(api.create_app(svc.settings, deps=svc), raise_server_exceptions=False)
+
+
 @pytest.fixture
-def client(monkeypatch):
-    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=True, http_host="127.0.0.1"))
-    monkeypatch.setattr(api.svc, "keys", auth.KeyCache(fetch))
-    return TestClient(api.app, raise_server_exceptions=False)
+def client():
+    return edge()[1]
 
 
 ACME = make_key("acme")
@@ -185,7 +194,7 @@ def test_payload_after_is_an_event_id(client):
 def test_body_limits(client):
     r = client.post("/payload", headers=H, content=b"{" + b" " * (256 * 1024) + b"}")
     assert r.status_code == 413 and "262144" in r.json()["error"]
-    r = client.post("/ingest", headers=H, content=b"[" + b" " * (api.MAX_INGEST_BODY) + b"]")
+    r = client.post("/ingest", headers=H, content=b"[" + b" " * (deps.MAX_INGEST_BODY) + b"]")
     assert r.status_code == 413
 
 
@@ -205,27 +214,28 @@ def test_nesting_is_refused_before_validation(client):
     assert r.status_code == 422
 
 
-def test_metrics_need_an_admin_key_beyond_loopback(client, monkeypatch):
+def test_metrics_need_an_admin_key_beyond_loopback(client):
     assert client.get("/metrics").status_code == 200  # loopback
-    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, http_host="0.0.0.0"))
+    _, client = edge(http_host="0.0.0.0")
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", headers=H).status_code == 403
     admin = make_key("ops", admin=True)
     assert client.get("/metrics", headers={"Authorization": f"Bearer {admin}"}).status_code == 200
 
 
-def test_keyless_mode_only_when_configured(client, monkeypatch):
+def test_keyless_mode_only_when_configured(client):
     assert client.get("/context/a%2Fb").status_code == 401
-    monkeypatch.setattr(api.svc, "s", dataclasses.replace(api.svc.s, auth=False))
+    _, client = edge(auth=False)
     assert client.get("/context/a%2Fb", params={"tenant_id": "anyone"}).status_code == 400  # past auth
 
 
-def test_a_failure_logs_route_and_type_not_the_text(client, monkeypatch, caplog):
+def test_a_failure_logs_route_and_type_not_the_text(caplog):
     class Store:
         async def triggers(self, tenant_id, contact_id):
             raise ValueError("my diagnosis is type 2 diabetes")
 
-    monkeypatch.setattr(api.svc, "store", Store())
+    svc, client = edge()
+    svc.store = Store()
     with caplog.at_level(logging.DEBUG):
         r = client.get("/contacts/c/triggers", headers=H)
     assert r.status_code == 500 and r.json() == {"error": "internal error"}

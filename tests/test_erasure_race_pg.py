@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import api, db
+from projections import db
 from streams import ingest
 from tests.helpers import FakeEmbedder, api_in_process
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
@@ -24,11 +24,11 @@ def event(eid: str, message: str, minute: int) -> dict:
 
 async def test_events_sent_right_after_a_delete_survive_its_erasure(fresh_db, monkeypatch):  # noqa: F811
     pub = CapturingPublisher()
-    pool = await api_in_process(monkeypatch, fresh_db, publisher=pub, broker_ok=True)
+    app, pool = await api_in_process(fresh_db, publisher=pub, broker_ok=True)
     worker = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(),
                                  broker_epoch="e", version="v1")
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
             assert (await client.post("/ingest", json=[event("old", "I keep bees on my roof", 0)])).status_code == 202
             assert (await client.delete("/contacts/ana")).status_code == 202
             assert (await client.post("/ingest", json=[event("new", "I play the cello on Sundays", 1)])).status_code == 202

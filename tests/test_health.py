@@ -1,7 +1,8 @@
 """/healthz's status (projections/api.health_status): ok / degraded / starting / unavailable."""
 from __future__ import annotations
 
-from projections.api import LAG_DEGRADED_AGE_S, LAG_DEGRADED_EVENTS, health_status
+from projections.edge_routes import health_status
+from projections.service import LAG_DEGRADED_AGE_S, LAG_DEGRADED_EVENTS
 
 
 def checks(**over):

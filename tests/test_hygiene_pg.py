@@ -15,7 +15,7 @@ import pytest
 
 from agents.pipeline import InteractionPipeline
 from ops import notes, simulate_year
-from projections import api, db, hygiene
+from projections import db, hygiene
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
 from tests.helpers import api_in_process, records
@@ -59,13 +59,13 @@ async def test_what_the_model_reads_is_said_once_at_every_point_of_a_life(name, 
                   "ON CONFLICT (singleton) DO UPDATE SET version = excluded.version", (version,))
     conn = await db.connect_async(pg_url, schema=db.schema_of(version))
     pipeline = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
-    pool = await api_in_process(monkeypatch, pg_url, embedder=embedder, redis=None)
+    app, pool = await api_in_process(pg_url, embedder=embedder, redis=None)
     # the same hour of the day every run (the chat-time habit follows it), a day or so before now
     end = datetime.now(timezone.utc).replace(hour=20, minute=0, second=0, microsecond=0) - timedelta(days=1)
     nights, days, display = notes.scenario(name, end)
     contact, offset, readings = f"life-{name}", 0, []
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             for day, t, msgs in nights:
                 if msgs:
                     envs = night_events(contact, day, t, msgs, display)
@@ -84,7 +84,7 @@ async def test_what_the_model_reads_is_said_once_at_every_point_of_a_life(name, 
                                          "label": "her training: squats and deadlifts", "model": "m"},
                                 causation_id=None, correlation_id="label-1")
             await pipeline.process(records([proposal], start_offset=offset))
-            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://t") as client:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
                 text = (await client.get(f"/context/{contact}", params={"budget": 2000})).json()["context_text"]
                 mems = (await client.get(f"/contacts/{contact}/memories")).json()["memories"]
             assert "her training (squats and deadlifts)" in text

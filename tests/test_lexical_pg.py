@@ -184,13 +184,13 @@ async def test_contacts_with_memories_from_before_the_postings_are_searched_the_
         c.execute("UPDATE rapport.active_version SET version=%s", (v,))
     store._version = None
     assert await store.keyword_search(tenant, contact, ["kids", "camping"], 10) is None
-    from projections import api
+    from projections import edge_routes
     from tests.helpers import api_in_process
 
-    pool = await api_in_process(monkeypatch, pg_url, store=store, redis=None)
+    app, pool = await api_in_process(pg_url, store=store, redis=None)
     try:
-        got, timeline = await api.keyword_search(tenant, contact, {"firstSeen": "x", "memoryVersion": 1},
-                                                 ["kids", "camping"])
+        got, timeline = await edge_routes.keyword_search(tenant, contact, {"firstSeen": "x", "memoryVersion": 1},
+                                                         ["kids", "camping"])
     finally:
         await pool.close()
     assert list(got.items()) == list(want.items()) and timeline is not None

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from projections import api
+from projections import api, edge_routes
 from projections.webhook_routes import URL_PATTERN
 from schemas import validate
 from streams.webhooks import rules
@@ -176,7 +176,7 @@ def test_a_persona_is_served_and_a_bad_one_is_named_in_text(client, monkeypatch)
         asked.update(kw, contact_id=contact_id)
         return {"memories": [], "as_of": "2026-04-03T21:00:00Z"}
 
-    monkeypatch.setattr(api, "build_context", build_context)
+    monkeypatch.setattr(edge_routes, "build_context", build_context)
     r = client.get("/context/c", params={"persona_id": "support-bot/eu"}, headers=H)
     assert r.status_code == 200 and asked["persona_id"] == "support-bot/eu", r.text
     for bad, problem in [("", "must be 1-256 characters"), ("x" * 257, "must be 1-256 characters"),

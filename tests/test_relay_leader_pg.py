@@ -1,19 +1,15 @@
 """More than one API process (`rapport up --api-processes`): one relays the ledger to the broker at a time,
-the others take over when it is gone (projections/api.Service.relay_leader, a PostgreSQL advisory lock)."""
+the others take over when it is gone (projections/service.Service.relay_leader, a PostgreSQL advisory lock)."""
 import asyncio
+import dataclasses
 
-from projections import api
+from projections.service import ApiSettings, Service
+from streams.config import settings
 
 
-def service(pg_url: str, monkeypatch) -> api.Service:
-    monkeypatch.setenv("RAPPORT_DATABASE_URL", pg_url)
-    from streams.config import settings
-
-    settings.cache_clear()
-    try:
-        return api.Service()
-    finally:
-        settings.cache_clear()
+def service(pg_url: str, monkeypatch) -> Service:
+    """An API service of its own on the test's database (built, not patched into the environment)."""
+    return Service(ApiSettings(base=dataclasses.replace(settings(), database_url=pg_url)))
 
 
 def test_one_process_relays_and_another_takes_over_when_it_is_gone(pg_url, monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 from prometheus_client import REGISTRY
 
-from projections import api, db
+from projections import db
 from streams import ingest
 from tests.helpers import FakeEmbedder, api_in_process, recording_spans
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
@@ -84,11 +84,11 @@ async def test_one_events_trace_runs_from_ingest_through_the_broker_into_the_bat
     producer = FakeProducer()
     publisher = ingest.Publisher("unused:9092", "rapport.interactions")
     publisher._producer = producer
-    pool = await api_in_process(monkeypatch, fresh_db, publisher=publisher, broker_ok=True)
+    app, pool = await api_in_process(fresh_db, publisher=publisher, broker_ok=True)
     freshness = REGISTRY.get_sample_value("rapport_freshness_seconds_count") or 0.0
     try:
         with recording_spans() as exporter:
-            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as client:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
                 r = await client.post("/ingest", headers={"traceparent": CALLER}, json=[
                     {"contact_id": "mia", "role": "user", "event_id": "t1", "message": "I adopted a cat called Miso"},
                     {"contact_id": "mia", "role": "user", "event_id": "t2", "message": "Miso hates the vacuum"}])
@@ -150,9 +150,9 @@ async def test_tracing_off_sends_no_headers_and_records_no_spans(fresh_db, monke
     producer = FakeProducer()
     publisher = ingest.Publisher("unused:9092", "rapport.interactions")
     publisher._producer = producer
-    pool = await api_in_process(monkeypatch, fresh_db, publisher=publisher, broker_ok=True)
+    app, pool = await api_in_process(fresh_db, publisher=publisher, broker_ok=True)
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
             assert (await client.post("/ingest", headers={"traceparent": CALLER}, json={
                 "contact_id": "mia", "role": "user", "event_id": "o1", "message": "I adopted a cat"})).status_code == 202
         sent = await run_agent(fresh_db, monkeypatch, producer.sent, applied=1)

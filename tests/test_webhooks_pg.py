@@ -13,11 +13,12 @@ import orjson
 import psycopg
 import pytest
 
-from projections import api, webhook_routes
+from projections.service import ApiSettings
 from projections.projector import erase_contact, erased_tracking_id
 from schemas import events as ev
 from schemas.envelope import encode, format_time, now_utc
 from streams import shredding
+from streams.config import settings
 from streams.webhooks import delivery, rules, signing, store
 from tests.helpers import Receiver, api_in_process, interaction
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
@@ -250,10 +251,10 @@ async def test_erasure_drops_the_contacts_deliveries_and_keeps_the_erasure_notic
 
 
 async def test_webhook_routes(fresh_db, monkeypatch):  # noqa: F811
-    pool = await api_in_process(monkeypatch, fresh_db, broker_ok=False)  # keyless: an admin of tenant default
-    monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config())
+    app, pool = await api_in_process(fresh_db, broker_ok=False,  # keyless: an admin of tenant default
+                                     settings=ApiSettings(base=settings(), webhooks=rules.Config()))
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://api") as c:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as c:
             hook = {"url": "http://127.0.0.1:9/hook", "events": ["TriggerCreated:crisis"], "tenant_id": "acme"}
             r = await c.post("/webhooks", json=hook)
             assert r.status_code == 422 and r.json()["errors"][0]["field"] == "url"  # loopback: SSRF
@@ -263,7 +264,8 @@ async def test_webhook_routes(fresh_db, monkeypatch):  # noqa: F811
             assert r.status_code == 422 and {e["field"] for e in r.json()["errors"]} == {"url", "secret"}
             assert (await c.post("/webhooks", content=b"{")).status_code == 400
 
-            monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config(allow_private=True))
+            svc = app.state.svc  # this app's own service: now private addresses are allowed
+            svc.settings = dataclasses.replace(svc.settings, webhooks=rules.Config(allow_private=True))
             r = await c.post("/webhooks", json={**hook, "description": "pager"})
             assert r.status_code == 201, r.text
             made = r.json()
@@ -340,8 +342,8 @@ async def test_the_client_manages_webhooks_and_every_answer_is_what_the_spec_say
     from rapport_client import AsyncRapport, Conflict, NotFound, ValidationError
     from tests import spec as S
 
-    pool = await api_in_process(monkeypatch, fresh_db, broker_ok=False)
-    monkeypatch.setattr(webhook_routes, "config", lambda: rules.Config(allow_private=True))
+    app, pool = await api_in_process(fresh_db, broker_ok=False,
+                                     settings=ApiSettings(base=settings(), webhooks=rules.Config(allow_private=True)))
     answers: list[tuple[str, str, int, object]] = []
 
     class Recording(httpx.ASGITransport):  # the app in-process, keeping every answer (to hold it to the spec)
@@ -353,7 +355,7 @@ async def test_the_client_manages_webhooks_and_every_answer_is_what_the_spec_say
 
     try:
         async with AsyncRapport("http://api", api_key="unused", tenant_id="acme", retries=0,
-                                transport=Recording(app=api.app)) as rapport:
+                                transport=Recording(app=app)) as rapport:
             with pytest.raises(ValidationError) as bad:
                 await rapport.create_webhook("gopher://x/", ["TriggerCreated:panic"])
             assert sorted(bad.value.fields) == ["events", "url"]
@@ -389,7 +391,7 @@ async def test_the_client_manages_webhooks_and_every_answer_is_what_the_spec_say
     finally:
         await pool.close()
 
-    spec = api.app.openapi()
+    spec = app.openapi()
     checked = set()
     for method, path, status, body in answers:
         template, op = S.operation(spec, method, path)
