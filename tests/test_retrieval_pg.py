@@ -114,14 +114,13 @@ async def test_persona_scope_and_expiry_in_candidates(pg_url, version, embedder)
     await conn.close()
 
 
-async def test_a_question_naming_a_speaker_finds_what_they_said(pg_url, version, embedder, monkeypatch):
+async def test_a_question_naming_a_speaker_finds_what_they_said(pg_url, version, embedder):
     """Two people in one contact's conversation (as LoCoMo's): "What does Melanie do to destress?" is
     answered by Melanie's own message, which does not say her name, before Caroline's replies that do;
     the speakers are read with the contact, and a contact who alone speaks is ranked as before."""
     import httpx
     import psycopg
 
-    from projections import api
     from tests.helpers import api_in_process
 
     with psycopg.connect(pg_url, autocommit=True) as c:
@@ -136,14 +135,14 @@ async def test_a_question_naming_a_speaker_finds_what_they_said(pg_url, version,
             ("Caroline", "Melanie, you are such a great mom, the kids are lucky.")]
     await p.process(records([interaction(f"s{i}", text, contact="duo", minutes=i, display_name=who)
                              for i, (who, text) in enumerate(said)]))
-    pool = await api_in_process(monkeypatch, pg_url, embedder=embedder, redis=None)
+    app, pool = await api_in_process(pg_url, embedder=embedder, redis=None)
     store = Store(pool)
     try:
         _, _, speakers = await store.contact_entities_speakers("default", "duo", ["melanie", "destress"])
         assert speakers == ["Melanie"]
         assert (await store.contact_entities_speakers("default", "duo", []))[2] == []
         at = T0 + timedelta(hours=1)
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api.app), base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             r = await client.get("/context/duo", params={"query": "What does Melanie do to destress?",
                                                           "budget": 1000, "as_of": at.isoformat()})
             assert r.status_code == 200, r.text
