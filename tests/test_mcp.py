@@ -172,6 +172,24 @@ async def test_arguments_out_of_bounds_are_refused_before_the_api_is_asked():
     assert api.requests == []
 
 
+async def test_bad_arguments_come_back_naming_the_field_without_pydantics_url_or_the_value():
+    api = Api(httpx.Response(200, json=CONTEXT))
+    async with mcp_over(api) as mcp:
+        role = await mcp.call_tool("record_message", {"contact_id": "a", "role": "bot", "message": "my secret"})
+        missing = await mcp.call_tool("record_message", {"contact_id": "a", "role": "user"})
+        typed = await mcp.call_tool("search_memories", {"contact_id": "a", "query": "q", "limit": "many"})
+    assert role.is_error and role.content[0].text == (
+        "Error executing tool record_message: rapport: invalid arguments: role: Input should be 'user' or "
+        "'assistant'")
+    assert missing.is_error and missing.content[0].text.endswith("invalid arguments: message: Field required")
+    assert typed.is_error and "invalid arguments: limit: " in typed.content[0].text
+    for result in (role, missing, typed):
+        text = result.content[0].text
+        assert "http" not in text and "type=" not in text and "input_value" not in text and "Arguments" not in text
+    assert "bot" not in role.content[0].text.replace("record_message", "")
+    assert api.requests == []
+
+
 # ------------------------------------------------------------------------------ streamable HTTP
 def free_port() -> int:
     with socket.socket() as s:
