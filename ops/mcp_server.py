@@ -162,7 +162,7 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
         """The contact's memories most relevant to `query`, best first (facts, preferences, episodes,
         patterns; older ones from the archive come dated)."""
         ctx = await refusing(client.context(contact_id, query=query, budget=limit * TOKENS_PER_SEARCH_HIT,
-                                            after=after))
+                                            after=after, after_timeout=AFTER_WAIT_S))
         return {"memories": [api_json(m) for m in ctx.memories[:limit]]}
 
     @tool(annotations=READS)

@@ -190,6 +190,30 @@ async def test_bad_arguments_come_back_naming_the_field_without_pydantics_url_or
     assert api.requests == []
 
 
+async def test_every_tool_with_after_gives_up_after_the_servers_wait_not_the_clients_30_s(monkeypatch):
+    """An `after` never recorded: each tool's one wait (AFTER_WAIT_S, shortened here), then a tool error."""
+    import time
+
+    import ops.mcp_server
+    monkeypatch.setattr(ops.mcp_server, "AFTER_WAIT_S", 0.3)
+    late = httpx.Response(504, json={"error": "event not reflected in the projections yet", "event_id": "nope"})
+
+    def api(request: httpx.Request) -> httpx.Response:
+        time.sleep(0.05)  # the API's wait, shortened
+        return late
+
+    calls = {"get_context": {"contact_id": "a", "after": "nope"},
+             "search_memories": {"contact_id": "a", "query": "q", "after": "nope"},
+             "get_payload": {"contact_id": "a", "message": "hi", "after": "nope"},
+             "get_memory": {"contact_id": "a", "memory_id": "m1", "after": "nope"}}
+    async with mcp_over(api) as mcp:
+        for name, arguments in calls.items():
+            started = time.monotonic()
+            result = await mcp.call_tool(name, arguments)
+            assert result.is_error and "not reflected" in result.content[0].text, name
+            assert time.monotonic() - started < 2.0, name
+
+
 # ------------------------------------------------------------------------------ streamable HTTP
 def free_port() -> int:
     with socket.socket() as s:
