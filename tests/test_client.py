@@ -385,6 +385,9 @@ def test_bad_values_raise_the_clients_error_naming_the_field_before_sending():
     with pytest.raises(InvalidRequest) as e:
         Event(contact_id="arjun", role="user", message="hi", occurred_at="not a time")
     assert e.value.fields == ["occurred_at"]
+    with pytest.raises(InvalidRequest) as e:
+        Event.model_validate({"contact_id": "arjun", "role": "user"})
+    assert e.value.fields == ["message"]
     api = Api(httpx.Response(202, json=RECEIPT))
     rapport = client(api)
     with pytest.raises(RapportError) as e:  # too many for one /ingest: typed, and still a ValueError

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Dict, List, Literal, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic.alias_generators import to_camel
@@ -32,12 +32,25 @@ class Body(BaseModel):
     """What the client sends. A missing or mistyped field raises the client's InvalidRequest (a
     RapportError and a ValueError, naming each field), not pydantic's own ValidationError."""
 
-    def __init__(self, **data: Any):
+    if not TYPE_CHECKING:  # type checkers keep pydantic's signature: each field, typed
+        def __init__(self, **data: Any):
+            try:
+                super().__init__(**data)
+            except ValidationError as e:
+                from rapport_client.errors import from_pydantic  # errors imports this module
+                raise from_pydantic(type(self).__name__, e) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> Any:
+        """As pydantic's, raising InvalidRequest (pydantic runs the __init__ above, and wraps its error)."""
         try:
-            super().__init__(**data)
+            return super().model_validate(obj, **options)
         except ValidationError as e:
-            from rapport_client.errors import from_pydantic  # errors imports this module
-            raise from_pydantic(type(self).__name__, e) from None
+            from rapport_client.errors import InvalidRequest, from_pydantic
+            inner = [problem.get("ctx", {}).get("error") for problem in e.errors()]
+            if len(inner) == 1 and isinstance(inner[0], InvalidRequest):
+                raise inner[0] from None
+            raise from_pydantic(cls.__name__, e) from None
 
 
 class Event(Body):
