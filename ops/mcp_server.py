@@ -18,9 +18,9 @@ from importlib.metadata import version
 from typing import Annotated, Any, Awaitable, Literal, Optional, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rapport_client import AsyncRapport, RapportError
@@ -71,6 +71,29 @@ async def refusing(call: Awaitable[T]) -> T:
         raise ToolError(f"rapport: unexpected {type(e).__name__}") from None
 
 
+def bad_arguments(error: ValidationError) -> str:
+    """Arguments the tool's schema refuses, as the API words its refusals: `field: problem` each, never
+    the value (it may be the user's text) nor pydantic's type code and documentation URL."""
+    return "invalid arguments: " + "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors(include_url=False))
+
+
+class RapportMCP(MCPServer):
+    """The SDK's server, its refusal of bad arguments worded by bad_arguments (the SDK's own message is
+    pydantic's: the model name, the rejected value, a type code and a URL)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):  # kept as the cause: the SDK logs its field names
+                raise ToolError(f"Error executing tool {name}: rapport: {bad_arguments(e.__cause__)}"
+                                ) from e.__cause__
+            raise
+
+
 def api_json(model: Any, *exclude: str) -> dict[str, Any]:
     """A typed answer as the API's JSON (camelCase, as CONTRACT.md names the fields)."""
     return model.model_dump(mode="json", by_alias=True, exclude=set(exclude) or None)
@@ -78,7 +101,7 @@ def api_json(model: Any, *exclude: str) -> dict[str, Any]:
 
 def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
     """The MCP server with rapport's tools, each a call through `client`."""
-    mcp = MCPServer("rapport", instructions=INSTRUCTIONS, version=version("rapport"),
+    mcp = RapportMCP("rapport", instructions=INSTRUCTIONS, version=version("rapport"),
                     log_level=log_level.upper())  # type: ignore[arg-type]
 
     def tool(**kw: Any):  # noqa: ANN202
@@ -139,7 +162,7 @@ def build_server(client: AsyncRapport, log_level: str = "warning") -> MCPServer:
         """The contact's memories most relevant to `query`, best first (facts, preferences, episodes,
         patterns; older ones from the archive come dated)."""
         ctx = await refusing(client.context(contact_id, query=query, budget=limit * TOKENS_PER_SEARCH_HIT,
-                                            after=after))
+                                            after=after, after_timeout=AFTER_WAIT_S))
         return {"memories": [api_json(m) for m in ctx.memories[:limit]]}
 
     @tool(annotations=READS)

@@ -329,3 +329,81 @@ CONTEXT = {
                   "tier": "active", "section": "memories"}],
     "entities": [], "history": [], "context_text": "Knows: lives in Berlin", "memory_budget": 500,
     "as_of": "2026-04-03T21:11:00+05:30"}
+
+
+def test_after_timeout_bounds_the_wait_below_the_apis_five_seconds():
+    """A real socket: the stand-in API holds every ask 5 s then answers 504, as the API does for an
+    `after=` event it has not reflected. after_timeout=1 must give up after about 1 s, not 5."""
+    import http.server
+    import threading
+    import time
+
+    class Held(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            time.sleep(5)
+            body = json.dumps({"error": "event not reflected in the projections yet", "event_id": "e1"}).encode()
+            try:
+                self.send_response(504)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except OSError:
+                pass  # the client gave up first
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Held)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        for make in (lambda: Rapport(url, api_key="k"), lambda: AsyncRapport(url, api_key="k")):
+            started = time.monotonic()
+            with pytest.raises(NotReflected) as e:
+                rapport = make()
+                if isinstance(rapport, AsyncRapport):
+                    asyncio.run(rapport.context("arjun", after="e1", after_timeout=1))
+                else:
+                    rapport.context("arjun", after="e1", after_timeout=1)
+            took = time.monotonic() - started
+            assert 0.9 <= took < 2.5, took
+            assert e.value.event_id == "e1" and isinstance(e.value, RapportError)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_bad_values_raise_the_clients_error_naming_the_field_before_sending():
+    from rapport_client import InvalidRequest
+    with pytest.raises(RapportError) as e:
+        Event(contact_id="arjun", message="hi")  # no role
+    assert isinstance(e.value, InvalidRequest) and isinstance(e.value, ValidationError)
+    assert isinstance(e.value, ValueError)  # as pydantic's own error was: `except ValueError` still works
+    assert e.value.fields == ["role"] and "role: Field required" in str(e.value) and "http" not in str(e.value)
+    with pytest.raises(InvalidRequest) as e:
+        Event(contact_id="arjun", role="user", message="hi", occurred_at="not a time")
+    assert e.value.fields == ["occurred_at"]
+    with pytest.raises(InvalidRequest) as e:
+        Event.model_validate({"contact_id": "arjun", "role": "user"})
+    assert e.value.fields == ["message"]
+    api = Api(httpx.Response(202, json=RECEIPT))
+    rapport = client(api)
+    with pytest.raises(RapportError) as e:  # too many for one /ingest: typed, and still a ValueError
+        rapport.ingest([{"contact_id": "a", "role": "user", "message": str(i)} for i in range(1001)])
+    assert isinstance(e.value, PayloadTooLarge) and isinstance(e.value, ValueError)
+    with pytest.raises(RapportError) as e:
+        rapport.ingest_many([])
+    assert isinstance(e.value, ValueError) and e.value.fields == ["body"]
+    with pytest.raises(InvalidRequest) as e:
+        rapport.ingest_many([{"contact_id": "a", "role": "user", "message": "x"}], batch_size=0)
+    assert e.value.fields == ["batch_size"]
+    with pytest.raises(InvalidRequest) as e:
+        rapport.correct_memory("a", "m1", importance="very")
+    assert e.value.fields == ["importance"]
+    receipt = rapport.ingest({"contact_id": "a", "role": "user", "message": "x"})
+    with pytest.raises(InvalidRequest) as e:
+        rapport.context("someone-else", after=receipt)
+    assert e.value.fields == ["after"]
+    assert len(api.requests) == 1  # only the valid ingest was sent

@@ -172,6 +172,48 @@ async def test_arguments_out_of_bounds_are_refused_before_the_api_is_asked():
     assert api.requests == []
 
 
+async def test_bad_arguments_come_back_naming_the_field_without_pydantics_url_or_the_value():
+    api = Api(httpx.Response(200, json=CONTEXT))
+    async with mcp_over(api) as mcp:
+        role = await mcp.call_tool("record_message", {"contact_id": "a", "role": "bot", "message": "my secret"})
+        missing = await mcp.call_tool("record_message", {"contact_id": "a", "role": "user"})
+        typed = await mcp.call_tool("search_memories", {"contact_id": "a", "query": "q", "limit": "many"})
+    assert role.is_error and role.content[0].text == (
+        "Error executing tool record_message: rapport: invalid arguments: role: Input should be 'user' or "
+        "'assistant'")
+    assert missing.is_error and missing.content[0].text.endswith("invalid arguments: message: Field required")
+    assert typed.is_error and "invalid arguments: limit: " in typed.content[0].text
+    for result in (role, missing, typed):
+        text = result.content[0].text
+        assert "http" not in text and "type=" not in text and "input_value" not in text and "Arguments" not in text
+    assert "bot" not in role.content[0].text.replace("record_message", "")
+    assert api.requests == []
+
+
+async def test_every_tool_with_after_gives_up_after_the_servers_wait_not_the_clients_30_s(monkeypatch):
+    """An `after` never recorded: each tool's one wait (AFTER_WAIT_S, shortened here), then a tool error."""
+    import time
+
+    import ops.mcp_server
+    monkeypatch.setattr(ops.mcp_server, "AFTER_WAIT_S", 0.3)
+    late = httpx.Response(504, json={"error": "event not reflected in the projections yet", "event_id": "nope"})
+
+    def api(request: httpx.Request) -> httpx.Response:
+        time.sleep(0.05)  # the API's wait, shortened
+        return late
+
+    calls = {"get_context": {"contact_id": "a", "after": "nope"},
+             "search_memories": {"contact_id": "a", "query": "q", "after": "nope"},
+             "get_payload": {"contact_id": "a", "message": "hi", "after": "nope"},
+             "get_memory": {"contact_id": "a", "memory_id": "m1", "after": "nope"}}
+    async with mcp_over(api) as mcp:
+        for name, arguments in calls.items():
+            started = time.monotonic()
+            result = await mcp.call_tool(name, arguments)
+            assert result.is_error and "not reflected" in result.content[0].text, name
+            assert time.monotonic() - started < 2.0, name
+
+
 # ------------------------------------------------------------------------------ streamable HTTP
 def free_port() -> int:
     with socket.socket() as s:

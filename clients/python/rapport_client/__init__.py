@@ -11,7 +11,7 @@ Receiving webhooks: `verify_webhook(secret, headers, raw_body)` checks a deliver
 
 It installs nothing of the server: httpx, httpx-retries and pydantic only."""
 from rapport_client.client import AsyncRapport, Rapport, __version__
-from rapport_client.errors import (AuthError, Conflict, ConnectionFailed, NotFound, NotReflected, PayloadTooLarge,
+from rapport_client.errors import (AuthError, Conflict, ConnectionFailed, InvalidRequest, NotFound, NotReflected, PayloadTooLarge,
                                    PermissionDenied, RapportError, RateLimited, ServerError, Unavailable,
                                    ValidationError)
 from rapport_client.models import (ContactList, ContactSummary, Context, Delivery, DeliveryList, Entity, Erasure, Event, Export, Health, Memory,
@@ -23,4 +23,4 @@ __all__ = ["Rapport", "AsyncRapport", "__version__", "Event", "Receipt", "Contex
            "MemoryList", "ContactList", "ContactSummary", "TenantList", "Timeline", "Entity", "Health", "Payload", "Trigger", "TriggerList", "Export", "Erasure",
            "Webhook", "WebhookCreated", "WebhookList", "WebhookDeleted", "Delivery", "DeliveryList", "Redelivery",
            "verify_webhook", "InvalidSignature", "RapportError", "ConnectionFailed", "AuthError", "PermissionDenied",
-           "NotFound", "Conflict", "ValidationError", "PayloadTooLarge", "RateLimited", "NotReflected", "Unavailable", "ServerError"]
+           "NotFound", "Conflict", "ValidationError", "InvalidRequest", "PayloadTooLarge", "RateLimited", "NotReflected", "Unavailable", "ServerError"]

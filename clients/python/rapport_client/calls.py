@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Dict, Generator, Iterable, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar, Union
 from urllib.parse import quote
@@ -20,11 +20,12 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from rapport_client import models as m
-from rapport_client.errors import NoEvents, RapportError, TooManyEvents, error_for
+from rapport_client.errors import ConnectionFailed, NoEvents, NotReflected, RapportError, TooManyEvents, error_for, invalid
 
 MAX_BATCH = 1000             # events per POST /ingest (CONTRACT.md)
 MAX_INGEST_BYTES = 20_000_000  # under the API's body limit (20,480,000 bytes)
 AFTER_TIMEOUT_S = 30.0       # how long `after=` waits in all (the API waits up to 5 s per ask, then 504)
+API_AFTER_WAIT_S = 5.0       # how long one ask with `after=` may be held by the API (CONTRACT.md)
 
 T = TypeVar("T")
 
@@ -78,6 +79,7 @@ class Request:
     params: Dict[str, Any] = field(default_factory=dict)
     json: Any = None
     retry: bool = True  # False: one attempt (health checks report, they do not wait)
+    timeout: Optional[float] = None  # seconds for this request (None: the client's timeout)
 
 
 Flow = Generator[Request, httpx.Response, T]
@@ -161,7 +163,7 @@ def ingest(events: Union[EventLike, Iterable[EventLike]], tenant_id: Optional[st
 def batches(events: Iterable[Dict[str, Any]], size: int) -> Iterator[List[Dict[str, Any]]]:
     """Runs of at most `size` events and MAX_INGEST_BYTES of JSON, in order."""
     if not 1 <= size <= MAX_BATCH:
-        raise ValueError(f"batch_size must be 1..{MAX_BATCH}")
+        raise invalid("batch_size", [{"field": "batch_size", "problem": f"{size}: must be 1..{MAX_BATCH}"}])
     run: List[Dict[str, Any]] = []
     nbytes = 0
     for e in events:
@@ -188,7 +190,7 @@ def ingest_many(events: Iterable[EventLike], tenant_id: Optional[str] = None, ba
             raise
         receipt = got if receipt is None else receipt.merged(got)
     if receipt is None:
-        raise ValueError("no events to ingest")
+        raise NoEvents("no events to ingest", body={"errors": [{"field": "body", "problem": "no events"}]})
     return receipt
 
 
@@ -198,10 +200,20 @@ def after_id(after: Union[str, m.Receipt, None], contact_id: str) -> Optional[st
 
 def waiting(name: str, req: Request, after: Optional[str], after_timeout: float) -> Flow[Any]:
     """Ask, and while the API answers 504 for `after` (not reflected within its 5 s), ask again until
-    `after_timeout`; then raise NotReflected."""
+    `after_timeout`; then raise NotReflected. An ask that could be held past the deadline is sent with
+    the time left as its timeout, once: `after_timeout=3` gives up after 3 s, not the API's 5."""
     deadline = time.monotonic() + after_timeout
     while True:
-        response = yield req
+        left = deadline - time.monotonic()
+        bounded = bool(after) and left < API_AFTER_WAIT_S + 1.0
+        try:
+            response = yield replace(req, timeout=max(left, 0.05), retry=False) if bounded else req
+        except ConnectionFailed as e:
+            if bounded and isinstance(e.__cause__, httpx.TimeoutException):
+                raise NotReflected(f"event {after} not reflected within {after_timeout:g} s",
+                                   body={"error": "event not reflected in the projections yet",
+                                         "event_id": after}) from None
+            raise
         if response.status_code != 504 or not after or time.monotonic() >= deadline:
             return answer(name, response)
 
@@ -264,20 +276,30 @@ def openapi() -> Flow[Dict[str, Any]]:
 
 
 def drive(flow: Flow[T], send: Any) -> T:
-    """Run a call with a blocking `send(Request) -> httpx.Response`."""
+    """Run a call with a blocking `send(Request) -> httpx.Response`; a failed send is raised in the call."""
     try:
         req = next(flow)
         while True:
-            req = flow.send(send(req))
+            try:
+                response = send(req)
+            except RapportError as e:
+                req = flow.throw(e)
+                continue
+            req = flow.send(response)
     except StopIteration as done:
         return done.value
 
 
 async def adrive(flow: Flow[T], send: Any) -> T:
-    """Run a call with an async `send(Request) -> httpx.Response`."""
+    """Run a call with an async `send(Request) -> httpx.Response`; a failed send is raised in the call."""
     try:
         req = next(flow)
         while True:
-            req = flow.send(await send(req))
+            try:
+                response = await send(req)
+            except RapportError as e:
+                req = flow.throw(e)
+                continue
+            req = flow.send(response)
     except StopIteration as done:
         return done.value

@@ -52,6 +52,9 @@ class _Base:
     def _extensions(req: calls.Request) -> Dict[str, Any]:
         return {} if req.retry else {"retry": NO_RETRY}
 
+    def _timeout_of(self, req: calls.Request) -> float:
+        return self._timeout if req.timeout is None else min(req.timeout, self._timeout)
+
 
 class Rapport(_Base):
     """A blocking client. Use it as a context manager, or call close().
@@ -69,7 +72,7 @@ class Rapport(_Base):
     def _send(self, req: calls.Request) -> httpx.Response:
         try:
             return self._http.request(req.method, req.path, params=req.params, json=req.json,
-                                      extensions=self._extensions(req))
+                                      timeout=self._timeout_of(req), extensions=self._extensions(req))
         except httpx.TransportError as e:
             raise ConnectionFailed(f"{req.method} {self.base_url}{req.path}: {type(e).__name__}: {e}") from e
 
@@ -233,7 +236,7 @@ class AsyncRapport(_Base):
     async def _send(self, req: calls.Request) -> httpx.Response:
         try:
             return await self._http.request(req.method, req.path, params=req.params, json=req.json,
-                                            extensions=self._extensions(req))
+                                            timeout=self._timeout_of(req), extensions=self._extensions(req))
         except httpx.TransportError as e:
             raise ConnectionFailed(f"{req.method} {self.base_url}{req.path}: {type(e).__name__}: {e}") from e
 

@@ -1,9 +1,10 @@
 """Typed errors: one class per way a call can fail, each carrying the API's answer."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 import httpx
+from pydantic import ValidationError as PydanticValidationError
 
 from rapport_client.models import FieldProblem
 
@@ -65,6 +66,25 @@ class TooManyEvents(PayloadTooLarge, ValueError):
 
 class NoEvents(ValidationError, ValueError):
     """Refused before sending (nothing was sent): an empty batch. Also a ValueError, as before."""
+
+
+class InvalidRequest(ValidationError, ValueError):
+    """Refused before sending (nothing was sent): a value the client cannot send, such as an Event
+    without its `role`, or an `after=` receipt that holds no event of the contact. `errors` names each
+    field, as the API's 422 does. Also a ValueError, as pydantic's own ValidationError (raised here
+    before) is one."""
+
+
+def invalid(what: str, problems: List[Dict[str, str]]) -> InvalidRequest:
+    """The InvalidRequest for `problems` ({"field", "problem"} each), its message naming every field."""
+    listed = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
+    return InvalidRequest(f"invalid {what}: {listed}", body={"errors": problems})
+
+
+def from_pydantic(what: str, error: PydanticValidationError) -> InvalidRequest:
+    """pydantic's ValidationError as this client's, each field named by its dotted path (no URL)."""
+    return invalid(what, [{"field": ".".join(str(p) for p in e["loc"]) or "body", "problem": e["msg"]}
+                          for e in error.errors(include_url=False)])
 
 
 class RateLimited(RapportError):

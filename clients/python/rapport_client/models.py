@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Dict, List, Literal, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic.alias_generators import to_camel
 
 
@@ -28,7 +28,32 @@ def new_event_id() -> str:
     return str(uuid.uuid4())
 
 
-class Event(BaseModel):
+class Body(BaseModel):
+    """What the client sends. A missing or mistyped field raises the client's InvalidRequest (a
+    RapportError and a ValueError, naming each field), not pydantic's own ValidationError."""
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's signature: each field, typed
+        def __init__(self, **data: Any):
+            try:
+                super().__init__(**data)
+            except ValidationError as e:
+                from rapport_client.errors import from_pydantic  # errors imports this module
+                raise from_pydantic(type(self).__name__, e) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> Any:
+        """As pydantic's, raising InvalidRequest (pydantic runs the __init__ above, and wraps its error)."""
+        try:
+            return super().model_validate(obj, **options)
+        except ValidationError as e:
+            from rapport_client.errors import InvalidRequest, from_pydantic
+            inner = [problem.get("ctx", {}).get("error") for problem in e.errors()]
+            if len(inner) == 1 and isinstance(inner[0], InvalidRequest):
+                raise inner[0] from None
+            raise from_pydantic(cls.__name__, e) from None
+
+
+class Event(Body):
     """One chat message for POST /ingest (a dict with these keys does as well). `event_id` is the
     idempotency key: the client fills in a fresh one when it is left out, so a retried request can
     never record the message twice. Values are checked by the API, which names every bad field."""
@@ -50,7 +75,7 @@ class Event(BaseModel):
     outcome: Optional[str] = Field(None, description='"positive", "negative" or "neutral"')
 
 
-class PayloadRequest(BaseModel):
+class PayloadRequest(Body):
     """The body of POST /payload."""
     contact_id: str
     message: str
@@ -62,7 +87,7 @@ class PayloadRequest(BaseModel):
     after: Optional[str] = None
 
 
-class CorrectionRequest(BaseModel):
+class CorrectionRequest(Body):
     """The body of PATCH /contacts/{id}/memories/{memory_id}: at least one of the changes."""
     model_config = ConfigDict(populate_by_name=True)
     content: Optional[str] = None
@@ -72,7 +97,7 @@ class CorrectionRequest(BaseModel):
     tenant_id: Optional[str] = None
 
 
-class WebhookRequest(BaseModel):
+class WebhookRequest(Body):
     """The body of POST /webhooks."""
     url: str
     events: List[str] = Field(description='"TriggerCreated", "TriggerCreated:crisis", "MemoryExtracted", ..., "*"')
@@ -118,7 +143,9 @@ class Receipt(Result):
         try:
             return self._last[contact_id]
         except KeyError:
-            raise ValueError(f"this receipt holds no event of contact {contact_id!r}") from None
+            from rapport_client.errors import invalid
+            raise invalid("after", [{"field": "after", "problem": f"this receipt holds no event of contact "
+                                                                    f"{contact_id!r}"}]) from None
 
     @property
     def contacts(self) -> List[str]:
