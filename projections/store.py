@@ -141,6 +141,21 @@ def neighbours_sql(s: str) -> str:
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
 
 
+
+def memories_select(schema: str, tenant_id: str, contact_id: str, status: str | None) -> tuple[str, list[Any]]:
+    """The SELECT (without ORDER BY) of a contact's memories, all or those of one `status`, and its args:
+    shared by the whole list and its pages, so both read a status the same way."""
+    sql = f"SELECT {MEMORY_COLUMNS} FROM {schema}.memories WHERE tenant_id=%s AND contact_id=%s"
+    args: list[Any] = [tenant_id, contact_id]
+    if status == "expired":  # the periodic tier marks them; until it runs they read as expired
+        sql += " AND (status='expired' OR (status='active' AND expires_at <= now()))"
+    elif status == "active":
+        sql += " AND status='active' AND (expires_at IS NULL OR expires_at > now())"
+    elif status:
+        sql += " AND status=%s"
+        args.append(status)
+    return sql, args
+
 class Store:
     def __init__(self, pool: AsyncConnectionPool):
         self.pool = pool
@@ -355,16 +370,7 @@ class Store:
             return {r["table_name"] for r in await cur.fetchall()}
 
     async def memories(self, tenant_id: str, contact_id: str, status: str | None) -> list[dict[str, Any]]:
-        s = await self.schema()
-        sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"
-        args: list[Any] = [tenant_id, contact_id]
-        if status == "expired":  # the periodic tier marks them; until it runs they read as expired
-            sql += " AND (status='expired' OR (status='active' AND expires_at <= now()))"
-        elif status == "active":
-            sql += " AND status='active' AND (expires_at IS NULL OR expires_at > now())"
-        elif status:
-            sql += " AND status=%s"
-            args.append(status)
+        sql, args = memories_select(await self.schema(), tenant_id, contact_id, status)
         async with self.pool.connection() as conn:
             cur = await conn.execute(sql + " ORDER BY created_at, id", args)
             return await cur.fetchall()
@@ -413,16 +419,7 @@ class Store:
     async def memories_page(self, tenant_id: str, contact_id: str, status: str | None, limit: int,
                             after: tuple[datetime, str] | None) -> list[dict[str, Any]]:
         """`memories` a page at a time: `limit` rows after (created_at, id) of the previous page's last."""
-        s = await self.schema()
-        sql = f"SELECT {MEMORY_COLUMNS} FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s"
-        args: list[Any] = [tenant_id, contact_id]
-        if status == "expired":
-            sql += " AND (status='expired' OR (status='active' AND expires_at <= now()))"
-        elif status == "active":
-            sql += " AND status='active' AND (expires_at IS NULL OR expires_at > now())"
-        elif status:
-            sql += " AND status=%s"
-            args.append(status)
+        sql, args = memories_select(await self.schema(), tenant_id, contact_id, status)
         if after is not None:
             sql += " AND (created_at, id) > (%s, %s)"
             args += [after[0], after[1]]

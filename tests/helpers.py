@@ -18,6 +18,27 @@ def interaction(event_id: str, message: str, *, contact: str = "arjun", tenant: 
                           role=role, message=message, **optional)
 
 
+def crisis_triggers(text: str, vector) -> list[dict]:  # noqa: ANN001
+    """The crisis triggers one message makes through the real fold (with its vector), for a new contact."""
+    from agents.core import contact as core
+
+    s = core.new_state("t", "c")
+    e = interaction("m1", text, tenant="t", contact="c")
+    _, out = core.apply_interaction(s, e, core.plan_memories(e), message_vector=vector)
+    return [d.payload["trigger"] for d in out
+            if d.event_type == ev.TRIGGER_CREATED and d.payload["trigger"]["kind"] == "crisis"]
+
+
+def crisis_set_texts() -> set[str]:
+    """Every text of the shipped crisis set (train and held-out parts), lower-cased."""
+    import json
+
+    from agents.core import crisis_model
+
+    with open(crisis_model.MODEL_PATH.parent / "crisis_set.jsonl") as f:
+        return {json.loads(line)["text"].lower() for line in f if line.strip()}
+
+
 def records(envs, topic: str = "rapport.interactions", partition: int = 0, start_offset: int = 0) -> list[Record]:
     return [Record(encode(e), topic, partition, start_offset + i) for i, e in enumerate(envs)]
 

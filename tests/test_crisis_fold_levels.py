@@ -13,14 +13,11 @@ the definitions, never from a run:
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
-from agents.core import contact as core, crisis, crisis_model as CM
-from schemas import events as ev
-from tests.helpers import interaction
+from agents.core import crisis
+from tests.helpers import crisis_set_texts, crisis_triggers
 
 LEVELS = [
     ("honestly i'd be relieved if i never woke up tomorrow", "wish_to_be_dead", "high", "suicidal_ideation"),
@@ -64,17 +61,11 @@ def vectors(embedder):
     return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
 
 
-def _fold(text: str, vector) -> list[dict]:
-    s = core.new_state("t", "c")
-    e = interaction("m1", text, tenant="t", contact="c")
-    _, out = core.apply_interaction(s, e, core.plan_memories(e), message_vector=vector)
-    return [d.payload["trigger"] for d in out
-            if d.event_type == ev.TRIGGER_CREATED and d.payload["trigger"]["kind"] == "crisis"]
+_fold = crisis_triggers
 
 
 def test_the_messages_here_are_in_neither_part_of_the_crisis_set():
-    rows = [json.loads(line) for line in open(CM.MODEL_PATH.parent / "crisis_set.jsonl") if line.strip()]
-    known = {r["text"].lower() for r in rows}
+    known = crisis_set_texts()
     mine = [t for t, *_ in LEVELS] + list(HARD_NEGATIVES.values())
     assert not [t for t in mine if t.lower() in known]
 

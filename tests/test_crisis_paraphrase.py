@@ -8,14 +8,11 @@ a reviewer sees why.
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
-from agents.core import contact as core, crisis, crisis_model as CM
-from schemas import events as ev
-from tests.helpers import interaction
+from agents.core import crisis
+from tests.helpers import crisis_set_texts, crisis_triggers
 
 HIGH_IDEATION, HIGH_PLAN, HIGH_WARN = ("high", "suicidal_ideation"), ("high", "suicide_plan"), ("high", "warning_sign")
 LEVELS = [
@@ -80,17 +77,11 @@ def vectors(embedder):
     return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
 
 
-def _fold(text: str, vector) -> list[dict]:
-    s = core.new_state("t", "c")
-    e = interaction("m1", text, tenant="t", contact="c")
-    _, out = core.apply_interaction(s, e, core.plan_memories(e), message_vector=vector)
-    return [d.payload["trigger"] for d in out
-            if d.event_type == ev.TRIGGER_CREATED and d.payload["trigger"]["kind"] == "crisis"]
+_fold = crisis_triggers
 
 
 def test_the_messages_here_are_in_no_part_of_the_crisis_set():
-    rows = [json.loads(line) for line in open(CM.MODEL_PATH.parent / "crisis_set.jsonl") if line.strip()]
-    known = {r["text"].lower() for r in rows}
+    known = crisis_set_texts()
     mine = [t for t, *_ in LEVELS] + list(HARD_NEGATIVES.values())
     assert not [t for t in mine if t.lower() in known]
 
