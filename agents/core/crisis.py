@@ -316,14 +316,6 @@ _HYPERBOLE_RULES = frozenset({"want_to_die", "should_die", "be_dead", "wish_dead
                               "jump_now", "jump"})
 
 
-def _sentence_of(doc: _Doc, i: int) -> str:
-    lo = i
-    while lo > 0 and doc.words[lo - 1] != "|":
-        lo -= 1
-    hi = i
-    while hi < len(doc.words) and doc.words[hi] != "|":
-        hi += 1
-    return " ".join(doc.words[lo:hi])
 _TRIVIAL = re.compile(r"\b(?:hair|haircut|outfit|spreadsheet|spreadsheets|printer|wifi|queue|group chat|playlist|"
                       r"zoom call|homework|lecture|email|emails|inbox|traffic|sourdough|crocs|karaoke)\b")
 _LAUGH = re.compile(r"\b(?:lol|lmao|lmfao|haha\w*|hehe\w*|rofl|jk|omg|xd|oops|whoops)\b")
@@ -354,7 +346,7 @@ def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
             "wish_to_be_dead", "hopelessness", "ideation", "method", "intent"):
         if _LAUGH.search(doc.norm) and (_EVERYDAY.search(doc.norm) or _EMBARRASS.search(doc.norm)):
             return True  # laughter and an everyday cause: "ending it all if i see one more spreadsheet lol"
-        sentence = _sentence_of(doc, i)
+        sentence = " ".join(doc.sentence_words(i))
         if _EMBARRASS.search(sentence) or _TRIVIAL.search(sentence):
             return True  # a trivial or embarrassing cause named: "my hair is so bad today i want to die"
     if rule.name in _NOUN_RULES and doc.sentence_has(i, _TOPIC):

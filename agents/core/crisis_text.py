@@ -169,15 +169,19 @@ class _Doc:
     starts: list[int]         # char offset of each word in norm
     quoted: list[tuple[int, int]]
 
-    def sentence_has(self, i: int, vocabulary: frozenset[str]) -> bool:
-        """Whether the sentence of word i holds a word of `vocabulary`."""
+    def sentence_words(self, i: int) -> list[str]:
+        """The words of the sentence word i is in (between two "|" marks)."""
         lo = i
         while lo > 0 and self.words[lo - 1] != "|":
             lo -= 1
         hi = i
         while hi < len(self.words) and self.words[hi] != "|":
             hi += 1
-        return any(w in vocabulary for w in self.words[lo:hi])
+        return self.words[lo:hi]
+
+    def sentence_has(self, i: int, vocabulary: frozenset[str]) -> bool:
+        """Whether the sentence of word i holds a word of `vocabulary`."""
+        return any(w in vocabulary for w in self.sentence_words(i))
 
     def after_title_cue(self, i: int) -> bool:
         """"the song called I want to die", "listening to I want to die": a title, not an intent."""
