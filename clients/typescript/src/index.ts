@@ -3,4 +3,3 @@ export * from "./client.js";
 export * from "./errors.js";
 export * from "./webhooks.js";
 export type * from "./api.js";
-export type * from "./pending.js";

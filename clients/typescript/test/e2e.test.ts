@@ -1,7 +1,6 @@
 /** The client against a running `rapport up` ($RAPPORT_URL, $RAPPORT_API_KEY; the stack started with
  * RAPPORT_WEBHOOK_ALLOW_PRIVATE=1 so that a webhook may point at this process). tests/test_ts_client_e2e.py
- * starts the stack and runs these. The routes being built beside the client (src/pending.ts) are tested
- * once the served /openapi.json declares them, and skipped (one line each) until then. */
+ * starts the stack and runs these. */
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,8 +17,6 @@ const run = `ts-${Date.now().toString(36)}-${Math.random().toString(36).slice(2,
 describe("against rapport up", { skip: !URL_ || !KEY ? "RAPPORT_URL / RAPPORT_API_KEY not set (tests/test_ts_client_e2e.py sets them)" : false }, () => {
   const rapport = new Rapport({ baseUrl: URL_, apiKey: KEY });
   let served = new Set<string>();
-  const has = (op: string) => served.has(op);
-  const pendingSkip = (op: string) => (has(op) ? false : `${op} is not in the served /openapi.json yet`);
 
   before(async () => {
     const doc = (await rapport.openapi()) as { paths: Record<string, Record<string, unknown>> };
@@ -180,10 +177,8 @@ describe("against rapport up", { skip: !URL_ || !KEY ? "RAPPORT_URL / RAPPORT_AP
     }
   });
 
-  // ------------------------------------------------- routes built beside the client (src/pending.ts)
-  test("GET /contacts: pages with a cursor, newest activity first", async (t) => {
-    const why = pendingSkip("GET /contacts");
-    if (why) return t.skip(why);
+  // ------------------------------------------------------------ the contact list, pages, curation, timeline
+  test("GET /contacts: pages with a cursor, newest activity first", async () => {
     const prefix = `list-${run}`;
     for (const name of ["a", "b", "c"]) {
       await rapport.waitFor(await rapport.ingest({ contact_id: `${prefix}-${name}`, role: "user", message: `hello from ${name}` }));
@@ -198,12 +193,7 @@ describe("against rapport up", { skip: !URL_ || !KEY ? "RAPPORT_URL / RAPPORT_AP
     for (const name of ["a", "b", "c"]) await rapport.deleteContact(`${prefix}-${name}`);
   });
 
-  test("GET /contacts/{id}/memories with limit and cursor", async (t) => {
-    const listed = await rapport.memories("nobody-yet", { limit: 1 }).catch((e: unknown) => e);
-    if (listed instanceof ValidationError || !has("GET /contacts/{contact_id}/memories") ||
-        !(listed && typeof listed === "object" && "nextCursor" in listed)) {
-      return t.skip("GET /contacts/{id}/memories does not page (limit, cursor) on this server yet");
-    }
+  test("GET /contacts/{id}/memories with limit and cursor", async () => {
     const contact = `pages-${run}`;
     await rapport.waitFor(await rapport.ingest([
       { contact_id: contact, role: "user", message: "I have a golden retriever named Bruno." },
@@ -220,11 +210,7 @@ describe("against rapport up", { skip: !URL_ || !KEY ? "RAPPORT_URL / RAPPORT_AP
     await rapport.deleteContact(contact);
   });
 
-  test("a memory with its history; correct one, forget another; /context reflects both", async (t) => {
-    const why = pendingSkip("PATCH /contacts/{contact_id}/memories/{memory_id}") ||
-      pendingSkip("DELETE /contacts/{contact_id}/memories/{memory_id}") ||
-      pendingSkip("GET /contacts/{contact_id}/memories/{memory_id}");
-    if (why) return t.skip(why);
+  test("a memory with its history; correct one, forget another; /context reflects both", async () => {
     const contact = `curate-${run}`;
     const receipt = await rapport.ingest([
       { contact_id: contact, role: "user", message: "I have a golden retriever named Bruno." },
@@ -255,9 +241,7 @@ describe("against rapport up", { skip: !URL_ || !KEY ? "RAPPORT_URL / RAPPORT_AP
     await rapport.deleteContact(contact);
   });
 
-  test("GET /contacts/{id}/timeline", async (t) => {
-    const why = pendingSkip("GET /contacts/{contact_id}/timeline");
-    if (why) return t.skip(why);
+  test("GET /contacts/{id}/timeline", async () => {
     const contact = `mood-${run}`;
     await rapport.waitFor(await rapport.ingest({ contact_id: contact, role: "user", message: "I got the job!! So happy today" }));
     const timeline = await rapport.timeline(contact);
