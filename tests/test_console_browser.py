@@ -24,7 +24,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
-MEMORY_ITEM = "/contacts/{contact_id}/memories/{memory_id}"
 HOSTILE = '<img src=x onerror="document.title=\'pwned\'">'
 
 # ten days of one contact (India, evenings): a dog, a sister, work; three sad messages in a row (a
@@ -203,15 +202,7 @@ def test_a_tenants_own_key_sees_its_tenant_only(page, stack):
     assert "Bruno" not in page.inner_text("main")
 
 
-def curation_served(stack) -> bool:
-    with stack.client() as c:
-        ops = c.get("/openapi.json").json()["paths"].get(MEMORY_ITEM, {})
-    return "patch" in ops and "delete" in ops
-
-
 def test_correct_and_forget_from_the_console_reach_the_context(page, stack):
-    if not curation_served(stack):
-        pytest.skip("PATCH/DELETE /contacts/{id}/memories/{memory_id} are not served yet (the curation branch)")
     with stack.client() as c:
         mems = c.get("/contacts/arjun/memories", params={"status": "active"}).json()["memories"]
     sister = next(m for m in mems if "Meera" in m["content"] and m["memoryType"] == "fact")

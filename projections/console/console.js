@@ -140,10 +140,9 @@ async function contactPage(contactId) {
   show(view, h("p", {}, h("a", {href: "#/"}, "← contacts")), title, parts.profile, parts.chart,
     h("div", {class: "two"}, parts.triggers, parts.cards), parts.memories, parts.sessions);
 
-  const [ctx, exported, timeline, trig, spec] = await Promise.allSettled([
+  const [ctx, exported, timeline, trig] = await Promise.allSettled([
     api(path("/context/{id}", contactId), {budget: 0}), api(path("/contacts/{id}/export", contactId)),
-    api(path("/contacts/{id}/timeline", contactId)), api(path("/contacts/{id}/triggers", contactId)),
-    api("/openapi.json")]);
+    api(path("/contacts/{id}/timeline", contactId)), api(path("/contacts/{id}/triggers", contactId))]);
   const refused = [ctx, exported, timeline, trig].find((r) => r.status === "rejected" &&
     r.reason instanceof ApiError && r.reason.status === 401);
   if (refused) { failure(refused.reason); return; }
@@ -160,8 +159,7 @@ async function contactPage(contactId) {
   fill(parts.sessions, "Sessions", exported, (ex) => sessionsView(ex.sessions));
 
   const messages = new Map(exported.status === "fulfilled" ? exported.value.messages.map((m) => [m.eventId, m]) : []);
-  const item = spec.status === "fulfilled" ? spec.value.paths[MEMORY_ITEM] || {} : {};
-  memoryList(parts.memories, contactId, messages, {correct: Boolean(item.patch), forget: Boolean(item.delete)});
+  memoryList(parts.memories, contactId, messages);
 }
 
 /** Who, how they are now, and the paragraph the model reads. */
@@ -224,7 +222,7 @@ function tierOf(m) {
   return m.status === "active" ? "working set" : "archive";
 }
 
-function memoryList(container, contactId, messages, actions) {
+function memoryList(container, contactId, messages) {
   const status = h("select", {name: "status", "aria-label": "status"},
     STATUSES.map((v) => h("option", {value: v}, v || "every status")));
   const tier = h("select", {name: "tier", "aria-label": "tier"},
@@ -243,7 +241,7 @@ function memoryList(container, contactId, messages, actions) {
     }
     const shown = rows.filter((m) => (!tier.value || tierOf(m) === tier.value) && (!type.value ||
       m.memoryType === type.value));
-    list.replaceChildren(...shown.map((m) => memoryItem(m, contactId, messages, actions, reload)));
+    list.replaceChildren(...shown.map((m) => memoryItem(m, contactId, messages, reload)));
     note.textContent = shown.length ? `${shown.length} of ${rows.length} loaded` : "No memories here.";
   }
   async function load(reset) {
@@ -269,7 +267,7 @@ function memoryList(container, contactId, messages, actions) {
   load(true);
 }
 
-function memoryItem(m, contactId, messages, actions, reload) {
+function memoryItem(m, contactId, messages, reload) {
   const sources = m.sourceEventIds.map((id) => {
     const msg = messages.get(id);
     return h("li", {class: "source"}, msg ? [h("span", {class: "muted small"}, `${msg.role || "?"} · ${when(msg.occurredAt)}: `),
@@ -282,25 +280,18 @@ function memoryItem(m, contactId, messages, actions, reload) {
     h("div", {class: "content"}, m.content),
     m.entityRefs.length ? h("div", {class: "muted small"}, m.entityRefs.join(", ")) : "",
     h("details", {}, h("summary", {}, `source messages (${m.sourceEventIds.length})`), h("ul", {class: "sources"}, sources)));
-  if (actions.correct || actions.forget) {
-    const bar = h("div", {class: "actions"});
-    const problem = h("span", {class: "error small", role: "alert"});
-    if (actions.correct) {
-      bar.append(h("button", {type: "button", class: "correct", onclick: () => correcting(row, m, contactId, reload)},
-        "Correct"));
-    }
-    if (actions.forget) {
-      bar.append(h("button", {type: "button", class: "forget danger", onclick: async (e) => {
-        if (!confirm(`Forget this memory? Its content is erased for good.\n\n${m.content}`)) return;
-        e.target.disabled = true;
-        try {
-          await settle(contactId, m.id, await api(path(MEMORY_ITEM, contactId, m.id), {}, {method: "DELETE"}));
-          await reload();
-        } catch (err) { problem.textContent = err.message; e.target.disabled = false; }
-      }}, "Forget"));
-    }
-    row.append(bar, problem);
-  }
+  const problem = h("span", {class: "error small", role: "alert"});
+  const bar = h("div", {class: "actions"},
+    h("button", {type: "button", class: "correct", onclick: () => correcting(row, m, contactId, reload)}, "Correct"),
+    h("button", {type: "button", class: "forget danger", onclick: async (e) => {
+      if (!confirm(`Forget this memory? Its content is erased for good.\n\n${m.content}`)) return;
+      e.target.disabled = true;
+      try {
+        await settle(contactId, m.id, await api(path(MEMORY_ITEM, contactId, m.id), {}, {method: "DELETE"}));
+        await reload();
+      } catch (err) { problem.textContent = err.message; e.target.disabled = false; }
+    }}, "Forget"));
+  row.append(bar, problem);
   return row;
 }
 
