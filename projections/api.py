@@ -24,6 +24,7 @@ from projections import auth, contacts_routes, edge_routes, memory_routes, metri
 from projections.deps import CURRENT, BadParam, Denied, JSONBody, error, principal
 from projections.service import ApiSettings, Service
 from schemas import logsafe
+from streams import ingest as ingest_mod
 from streams import tracing
 
 log = logging.getLogger("rapport.api")
@@ -39,6 +40,10 @@ async def unreadable_data(request: Request, exc: psycopg.DataError) -> JSONBody:
 
 async def _bad_param(request: Request, e: BadParam) -> JSONBody:
     return error(e.status, e.message, errors=[{"field": e.field, "problem": e.problem}])
+
+
+async def _bad_request(request: Request, e: ingest_mod.BadRequest) -> JSONBody:
+    return JSONBody(e.body, status_code=e.status)
 
 
 async def _denied(request: Request, e: Denied) -> JSONBody:
@@ -227,7 +232,8 @@ class BindService:
 NATIVE_TELEMETRY_OFF = ({"telemetry": {"tracing": False, "metrics": False, "logs": False}}
                         if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
 EXCEPTION_HANDLERS: dict[type, Any] = {
-    psycopg.DataError: unreadable_data, BadParam: _bad_param, Denied: _denied, auth.Forbidden: _forbidden,
+    psycopg.DataError: unreadable_data, BadParam: _bad_param, ingest_mod.BadRequest: _bad_request, Denied: _denied,
+    auth.Forbidden: _forbidden,
     RequestValidationError: _invalid, psycopg.OperationalError: database_gone, PoolTimeout: database_busy,
     StarletteHTTPException: _http_error}
 

@@ -8,13 +8,13 @@ import asyncio
 import time
 from contextvars import ContextVar
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import orjson
 from fastapi import Depends, Path as FastPath, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import Field
+from pydantic import BaseModel, Field, ValidationError
 
 from projections import auth, pages
 from projections import responses as out
@@ -180,6 +180,29 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise BadParam(413, "body", f"at most {limit} bytes", f"request body too large (limit {limit} bytes)")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+Body = TypeVar("Body", bound=BaseModel)
+
+
+async def json_body(request: Request, limit: int, model: type[Body], what: str) -> Body:
+    """A JSON request body read as `model`: refused at more than `limit` bytes (413), when not JSON (400),
+    nested deeper than validate.MAX_JSON_DEPTH (422 naming where: nothing deeper reaches pydantic), not
+    an object, or invalid for `model` (422 "invalid <what>" naming every bad field)."""
+    raw = await read_body(request, limit)
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise ingest_mod.BadRequest(400, {"error": "body is not valid JSON", "detail": str(e)}) from None
+    if (where := validate.too_deep(data)) is not None:
+        raise BadParam(422, where, f"at most {validate.MAX_JSON_DEPTH} levels of nesting",
+                       f"JSON nested deeper than {validate.MAX_JSON_DEPTH} levels")
+    if not isinstance(data, dict):
+        raise BadParam(422, "body", "a JSON object", f"invalid {what}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ingest_mod.BadRequest(422, {"error": f"invalid {what}", "errors": ingest_mod.field_errors(e)}) from None
 
 
 def pages_position(cursor: str | None, kind: str, tenant_id: str, scope: str) -> tuple[datetime | None, str] | None:

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.core.curation import exported, forgotten_messages
 from agents.core.entities import find_mentions
@@ -25,7 +25,7 @@ from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, imp
 from projections.deps import (MAX_INGEST_BODY, MAX_PAYLOAD_BODY, MAX_PERSONA_CHARS, MAX_QUERY_BYTES,
                                MEMORY_STATUSES, AfterParam, AsOfParam, BadParam, ContactIdPath, CursorParam, JSONBody,
                                MemoryStatusParam, PersonaParam, QueryParam, TenantParam, _bearer, answers, bad_param,
-                               check_param, contact_now, contact_param, error, not_reflected, pages_position,
+                               check_param, contact_now, contact_param, json_body, not_reflected, pages_position,
                                parse_as_of, principal, read_body, reflected, request_body, svc, tenant_of)
 from projections.lexical import query_terms
 from projections.payload import LIMITS, build_payload
@@ -293,18 +293,7 @@ class PayloadRequest(BaseModel):
           **request_body(PayloadRequest.model_json_schema()))
 async def post_payload(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """An LLM chat payload built with the AI Brain's section budgets and overflow rules (seed 002 §6)."""
-    raw = await read_body(request, MAX_PAYLOAD_BODY)
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        return error(400, "body is not valid JSON", detail=str(e))
-    if (where := validate.too_deep(data)) is not None:
-        raise BadParam(422, where, f"at most {validate.MAX_JSON_DEPTH} levels of nesting",
-                       f"JSON nested deeper than {validate.MAX_JSON_DEPTH} levels")
-    try:
-        req = PayloadRequest.model_validate(data)
-    except ValidationError as e:
-        return error(422, "invalid payload request", errors=ingest_mod.field_errors(e))
+    req = await json_body(request, MAX_PAYLOAD_BODY, PayloadRequest, "payload request")
     tenant_id = auth.tenant_for(p, req.tenant_id)
     if req.after and not await reflected(tenant_id, req.after):
         return not_reflected(req.after)

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Depends, Path, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from projections import auth
 from projections import responses as out
-from projections.deps import (AfterParam, BadParam, ContactIdPath, JSONBody, TenantParam, answers, check_param,
-                             contact_now, contact_param, declared, error, not_reflected, principal, read_body,
+from projections.deps import (AfterParam, ContactIdPath, JSONBody, TenantParam, answers, check_param,
+                             contact_now, contact_param, declared, error, json_body, not_reflected, principal,
                              reflected, request_body, svc, tenant_of)
 from projections.context import importance_then, iso, memory_detail_json
 from projections.store import MEMORY_COLUMNS
@@ -160,17 +159,7 @@ async def correct_memory(request: Request, contact_id: ContactIdPath, memory_id:
     every reader sees the corrected memory, its old text stays in its history, and extraction does not
     bring the old text back (README "Correcting and forgetting memories")."""
     contact_id, memory_id = contact_param(contact_id), memory_param(memory_id)
-    raw = await read_body(request, MAX_BODY)
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        return error(400, "body is not valid JSON", detail=str(e))
-    if not isinstance(data, dict):
-        raise BadParam(422, "body", "a JSON object", "invalid correction")
-    try:
-        req = CorrectionRequest.model_validate(data)
-    except ValidationError as e:
-        return error(422, "invalid correction", errors=ingest_mod.field_errors(e))
+    req = await json_body(request, MAX_BODY, CorrectionRequest, "correction")
     changes = req.model_dump(exclude={"tenant_id"}, exclude_none=True)
     problems = ev.correction_errors({"memoryId": memory_id, **changes})
     if problems:

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from projections import auth
 from projections import responses as out
-from projections.deps import (BadParam, JSONBody, TenantParam, answers, declared, error, principal, read_body,
+from projections.deps import (BadParam, JSONBody, TenantParam, answers, declared, error, json_body, principal,
                              request_body, svc, tenant_of)
 from projections.context import iso
 from schemas import validate
-from streams import ingest as ingest_mod
 from streams.webhooks import addresses, rules, store
 
 router = APIRouter()
@@ -84,13 +82,7 @@ def webhook_param(webhook_id: str) -> str:
           **request_body(WebhookRequest.model_json_schema()))
 async def create_webhook(request: Request, p: auth.Principal = Depends(principal)) -> JSONBody:
     """Subscribe a URL to the tenant's events. The answer holds the signing secret: the only time it is shown."""
-    raw = await read_body(request, MAX_BODY)
-    try:
-        req = WebhookRequest.model_validate(orjson.loads(raw))
-    except orjson.JSONDecodeError as e:
-        return error(400, "body is not valid JSON", detail=str(e))
-    except ValidationError as e:
-        return error(422, "invalid webhook", errors=ingest_mod.field_errors(e))
+    req = await json_body(request, MAX_BODY, WebhookRequest, "webhook")
     tenant_id = auth.tenant_for(p, req.tenant_id)
     if (problem := await addresses.address_problem(req.url, svc.settings.webhooks)) is not None:
         return error(422, "invalid webhook", errors=[{"field": "url", "problem": problem}])

@@ -212,6 +212,16 @@ def test_nesting_is_refused_before_validation(client):
     r = client.post("/ingest", headers=H, content=b'[{"contact_id":"c","role":"user","message":"hi","x":' +
                     b"[" * 40 + b"]" * 40 + b"}]")
     assert r.status_code == 422
+    # every JSON body the API reads (projections/deps.json_body): the same bound, where, and objects only
+    for method, path, body in [("PATCH", "/contacts/c/memories/m1", {"content": "x", "x": deep["service_data"]}),
+                               ("POST", "/webhooks", {"url": "https://example.com/h", "events": ["*"],
+                                                      "x": deep["service_data"]})]:
+        r = client.request(method, path, headers=H, json=body)
+        assert r.status_code == 422 and r.json()["errors"][0]["field"].startswith("x.x.x"), (path, r.text)
+        r = client.request(method, path, headers=H, json=[{"content": "x"}])
+        assert r.status_code == 422 and r.json()["errors"] == [{"field": "body", "problem": "a JSON object"}], r.text
+        r = client.request(method, path, headers=H, content=b"{not json")
+        assert r.status_code == 400 and r.json()["error"] == "body is not valid JSON", r.text
 
 
 def test_metrics_need_an_admin_key_beyond_loopback(client):
