@@ -41,6 +41,7 @@ from agents import metrics
 from agents.core import consolidation, curation
 from agents.core import contact as core
 from agents.core import mood as mood_model
+from agents.core import redaction
 from agents.core.redaction import parse_policy
 from agents.embedder import Embedder, embed_each
 from projections import db
@@ -238,6 +239,10 @@ class InteractionPipeline:
         # the erasures deleted these contacts' keys: a cached one must not seal or open anything again
         self.erased = self._after_commit[1]
         self.keys.forget(self.erased)
+        if self.erased:  # their words leave this process's memos of texts too (keyed by text: all of them)
+            self.said_vectors.clear()
+            self.text_vectors.clear()
+            redaction.forget_texts()
         metrics.switch("redis")
         await self._refresh_redis(*self._after_commit)
         return outcome

@@ -58,6 +58,26 @@ async def test_a_message_said_again_in_a_later_batch_is_not_embedded_again_and_g
         assert np.array_equal(stored_vector(pg_url, version, contact, text), alone)
 
 
+async def test_an_erasure_leaves_no_text_of_the_contact_in_the_workers_memos(pg_url, version, embedder):
+    from agents.core import redaction
+    from schemas.events import contact_erased
+
+    text = "My card is 4242 4242 4242 4242 and my dog is called Pixel"
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    try:
+        p = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
+        first = interaction("z1", text, contact="zara")
+        await p.process(records([first]))
+        assert redaction._redacted.cache_info().currsize and len(p.said_vectors)  # the memos hold it now
+        await p.process(records([contact_erased(event_id="z-erase", tenant_id="default", contact_id="zara",
+                                                at=first.occurred_at)], start_offset=1))
+    finally:
+        await conn.close()
+    assert p.erased == {("default", "zara")}
+    assert redaction._redacted.cache_info().currsize == 0 and redaction._left_open.cache_info().currsize == 0
+    assert not any("Pixel" in t for t in list(p.said_vectors) + list(p.text_vectors))
+
+
 async def test_a_fact_two_contacts_state_alike_in_two_batches_is_embedded_once(pg_url, version, embedder):
     from collections import Counter
 

@@ -524,6 +524,13 @@ def _redacted(text: str, kinds: frozenset[str]) -> str:
     return redact(text, kinds=kinds)
 
 
+def forget_texts() -> None:
+    """Drop the memos of message texts (after an erasure: an erased contact's words are not kept in this
+    process either). They are keyed by text, so all of them go; a message is redacted again when seen."""
+    _redacted.cache_clear()
+    _left_open.cache_clear()
+
+
 def redact_message(text: str, carry: Carry | None, at: str, kinds: frozenset[str]) -> tuple[str, Carry | None]:
     """One message of a contact, given what the previous one left open: (redacted text, carry for the
     next). `at`: the message's occurred_at (a carry older than CARRY_WITHIN_S is dropped)."""
