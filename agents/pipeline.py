@@ -49,7 +49,8 @@ from projections.projector import Applied, Batch, mark_published, project_segmen
 from schemas import events as ev
 from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key
-from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, parse_time, partition_key
+from schemas.codec import decode
+from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
 from streams import shredding, tracing, tracking_key
 from streams.config import settings
 

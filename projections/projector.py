@@ -20,7 +20,8 @@ from pgvector import Vector
 
 from projections.lexical import doc_row
 from schemas import events as ev
-from schemas.envelope import Envelope, decode, encode, parse_time
+from schemas.codec import decode
+from schemas.envelope import Envelope, encode, parse_time
 from streams import shredding, tracing, tracking_key
 from streams.webhooks import store as webhook_store
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.envelope import Envelope, InvalidEvent
+from schemas.envelope import Envelope, InvalidEvent, derived_id
 
 INTERACTION_RECORDED = "InteractionRecorded"
 CONTACT_ERASED = "ContactErased"
@@ -298,8 +298,6 @@ def memory_forget_requested(*, event_id: str, tenant_id: str, contact_id: str, m
 def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, Any]],
                       profileUpdate: str | None) -> Envelope:  # noqa: N803
     """Deterministic id from the message it is about: a redelivered message proposes the same event."""
-    from schemas.envelope import derived_id
-
     return Envelope(event_id=derived_id(source, "llm-extraction"), event_type=MEMORIES_PROPOSED,
                     schema_version=CURRENT_VERSIONS[MEMORIES_PROPOSED], tenant_id=source.tenant_id,
                     contact_id=source.contact_id, occurred_at=source.occurred_at, recorded_at=source.recorded_at,
@@ -310,8 +308,6 @@ def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, 
 
 def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -> Envelope:
     """For the SessionClosed event `closed`; deterministic id (a redelivery proposes the same event)."""
-    from schemas.envelope import derived_id
-
     s = closed.payload["session"]
     return Envelope(event_id=derived_id(closed, "llm-summary"), event_type=SUMMARY_PROPOSED,
                     schema_version=CURRENT_VERSIONS[SUMMARY_PROPOSED], tenant_id=closed.tenant_id,
@@ -324,8 +320,6 @@ def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -
 def label_proposed(*, compressed: Envelope, label: str, model: str) -> Envelope:
     """A model's label for the theme of the EpisodesCompressed event `compressed`, for the theme as it
     stood then (`count` episodes: a later growth makes it stale); deterministic id."""
-    from schemas.envelope import derived_id
-
     pattern = compressed.payload["pattern"]
     return Envelope(event_id=derived_id(compressed, "llm-label"), event_type=LABEL_PROPOSED,
                     schema_version=CURRENT_VERSIONS[LABEL_PROPOSED], tenant_id=compressed.tenant_id,
@@ -351,8 +345,6 @@ def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: s
 def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],
             occurred_at: str | None = None) -> Envelope:
     """A derived event: deterministic id from (source, step), caused by and correlated with source."""
-    from schemas.envelope import derived_id
-
     return Envelope(event_id=derived_id(source, step), event_type=event_type,
                     schema_version=CURRENT_VERSIONS[event_type], tenant_id=source.tenant_id,
                     contact_id=source.contact_id, occurred_at=occurred_at or source.occurred_at,

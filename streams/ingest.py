@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from streams import metrics
 from schemas import events as ev
 from schemas import recordsig, validate
-from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, partition_key
+from schemas.codec import decode
+from schemas.envelope import Envelope, encode, format_time, new_event_id, now_utc, partition_key
 from streams import outbox, shredding, tracing, tracking_key
 
 log = logging.getLogger("rapport.ingest")

@@ -40,7 +40,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from psycopg.rows import tuple_row
 
 from streams import metrics
-from schemas.envelope import Envelope, InvalidEvent, decode
+from schemas.codec import decode
+from schemas.envelope import Envelope, InvalidEvent
 
 log = logging.getLogger("rapport.shredding")
 

@@ -13,7 +13,8 @@ from agents.core import remember
 from agents.core.memory import new_memory
 from projections.context import contact_state_json
 from schemas import events as ev
-from schemas.envelope import decode, encode
+from schemas.codec import decode
+from schemas.envelope import encode
 from tests.helpers import interaction
 
 FIXTURES = Path(__file__).resolve().parents[1] / "schemas" / "fixtures"

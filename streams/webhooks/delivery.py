@@ -33,7 +33,8 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from schemas import recordsig
-from schemas.envelope import InvalidEvent, decode
+from schemas.codec import decode
+from schemas.envelope import InvalidEvent
 from streams import shredding
 from streams.config import Settings, settings
 from streams.resilience import survive
