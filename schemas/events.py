@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from schemas.envelope import Envelope, InvalidEvent, derived_id
 
 INTERACTION_RECORDED = "InteractionRecorded"
@@ -350,3 +352,18 @@ def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any
                     contact_id=source.contact_id, occurred_at=occurred_at or source.occurred_at,
                     recorded_at=source.recorded_at, payload=payload, causation_id=source.event_id,
                     correlation_id=source.correlation_id or source.event_id)
+
+
+def stored_payload(e: Envelope) -> str:
+    """A derived event's payload as kept (the projection's `events` table, webhook bodies): vectors are large
+    and live in `memories` already; a closed session's turns are in the ledger."""
+    p = e.payload
+    if e.event_type == MEMORY_EXTRACTED and "embedding" in p["memory"]:
+        p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
+    elif e.event_type == EPISODES_COMPRESSED and "embedding" in p["pattern"]:
+        p = {**p, "pattern": {k: v for k, v in p["pattern"].items() if k != "embedding"}}
+    elif e.event_type in (MEMORY_EMBEDDED, MEMORY_CORRECTED):
+        p = {k: v for k, v in p.items() if k not in ("embedding", "embeddingModel")}
+    elif e.event_type == SESSION_CLOSED:  # the turns are in the ledger already
+        p = {k: v for k, v in p.items() if k != "turns"}
+    return orjson.dumps(p).decode()

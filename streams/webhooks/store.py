@@ -14,6 +14,7 @@ from psycopg.rows import dict_row
 
 from schemas import events as ev
 from schemas.envelope import Envelope
+from streams import tracking_key
 from streams.webhooks import rules
 from streams.webhooks.signing import new_secret
 
@@ -88,9 +89,7 @@ def outbox_contact(env: Envelope) -> str:
     """The contact a delivery row is filed under. An erasure notice is not the contact's data (erasing
     the contact must not delete it): it is filed under the one-way id the erasure's tracking record uses."""
     if env.event_type == ev.CONTACT_ERASED:
-        from projections.projector import erased_tracking_id
-
-        return erased_tracking_id(env.tenant_id, env.contact_id)
+        return tracking_key.erased_tracking_id(env.tenant_id, env.contact_id)
     return env.contact_id
 
 
