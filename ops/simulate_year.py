@@ -157,7 +157,7 @@ def _context_top(s: dict, known: dict, query: str, query_vec, t: datetime) -> li
     """The ids /context would serve first for this query (projections.retrieval's score and relevance)."""
     import numpy as np
 
-    from agents.core.decay import importance_at
+    from domain.decay import importance_at
     from projections.retrieval import relevance, score
 
     from agents.core.entities import find_mentions

@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable
 
-from agents.core.decay import importance_at, in_working_set
+from domain.decay import importance_at, in_working_set
 from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
                                    speaker_weighted, spread_to_neighbours)
@@ -35,7 +35,7 @@ def as_of_then(r: dict[str, Any], as_of: datetime) -> tuple[datetime, int]:
 
 
 def importance_then(r: dict[str, Any], as_of: datetime) -> float:
-    """The memory's importance at `as_of`, decayed since its last use then (agents/core/decay.py)."""
+    """The memory's importance at `as_of`, decayed since its last use then (domain/decay.py)."""
     return importance_at(float(r["importance"]), as_of_then(r, as_of)[0], float(r["decay_rate"]), as_of,
                          bool(r["pinned"]))
 

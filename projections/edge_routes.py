@@ -253,7 +253,7 @@ async def get_memories(contact_id: ContactIdPath, tenant_id: TenantParam = None,
         if len(rows) > size:
             rows = rows[:size]
             next_cursor = pages.encode_cursor("memories", tenant_id, scope, rows[-1]["created_at"], rows[-1]["id"])
-    # importance in the contact's now: decayed since last use (agents/core/decay.py)
+    # importance in the contact's now: decayed since last use (domain/decay.py)
     now = contact_now(await svc.store.contact(tenant_id, contact_id))
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "nextCursor": next_cursor,
                      "memories": [memory_detail_json({**r, "importance": importance_then(r, now)}, now) for r in rows]})

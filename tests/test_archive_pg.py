@@ -10,7 +10,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 
-from agents.core.decay import in_working_set
+from domain.decay import in_working_set
 from agents.pipeline import InteractionPipeline
 from projections import db, edge_routes
 from projections.store import MEMORY_COLUMNS, visibility_params, visible

@@ -20,7 +20,7 @@ def compose() -> dict:
 
 
 def source_text() -> str:
-    return "\n".join(p.read_text() for d in ("agents", "ops", "projections", "streams", "schemas")
+    return "\n".join(p.read_text() for d in ("agents", "ops", "projections", "streams", "domain", "schemas")
                      for p in (ROOT / d).rglob("*.py"))
 
 

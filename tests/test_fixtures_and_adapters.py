@@ -102,7 +102,7 @@ def test_year_simulator_no_plan_is_current_after_its_time_and_the_top_follows_th
     merely served: every memory there was said or mentioned again in the last month."""
     from datetime import datetime
 
-    from agents.core.decay import in_working_set
+    from domain.decay import in_working_set
     from ops.simulate_year import START, simulate
     from projections.context import rank
     from tests.helpers import FakeEmbedder

@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core.decay import latest
+from domain.decay import latest
 from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit, admitted
 from agents.core import consolidation, curation, emotion, entities, extraction, remember, sessions, summaries, timeref
 from schemas import events as ev

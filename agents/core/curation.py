@@ -27,7 +27,7 @@ from typing import Any
 
 from agents.core import dedup, remember, summaries
 from agents.core import memory as mem
-from agents.core.decay import latest
+from domain.decay import latest
 from schemas import events as ev
 from schemas.envelope import Envelope
 
