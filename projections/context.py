@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from domain.decay import importance_at, in_working_set
-from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
+from domain.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
                                    speaker_weighted, spread_to_neighbours)
 from schemas.envelope import parse_time
