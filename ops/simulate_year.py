@@ -160,7 +160,7 @@ def _context_top(s: dict, known: dict, query: str, query_vec, t: datetime) -> li
     from domain.decay import importance_at
     from projections.retrieval import relevance, score
 
-    from agents.core.entities import find_mentions
+    from domain.entities import find_mentions
 
     items = s["memoryIndex"]["items"]
     ids = [m for m in items if known.get(m, {}).get("embedding") is not None]

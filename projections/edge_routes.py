@@ -17,7 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.core.curation import exported, forgotten_messages
-from agents.core.entities import find_mentions
+from domain.entities import find_mentions
 from projections import auth, fence, pages
 from projections import responses as out
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
@@ -129,7 +129,7 @@ async def get_context(contact_id: ContactIdPath, query: QueryParam = None, tenan
 
 
 def entity_record(row: dict) -> dict:
-    """A projected entity row in the shape agents/core/entities.py reads."""
+    """A projected entity row in the shape domain/entities.py reads."""
     e = entity_json(row)
     e["metadata"] = {**e["metadata"], "aliases": list(row.get("aliases") or [])}
     return e

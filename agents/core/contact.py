@@ -20,7 +20,8 @@ from typing import Any
 from agents.core import memory as mem
 from domain.decay import latest
 from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit, admitted
-from agents.core import consolidation, curation, emotion, entities, extraction, remember, sessions, summaries, timeref
+from agents.core import consolidation, curation, emotion, extraction, remember, sessions, summaries, timeref
+from domain import entities
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
