@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from agents.core.contact import CoreConfig
+from domain.sessions import SESSION_GAP_S
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 # to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS.
 NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_ANCHORS = 15
-NEIGHBOUR_WITHIN_S = CoreConfig.session_gap_s  # one conversation: the silence that ends a session
+NEIGHBOUR_WITHIN_S = SESSION_GAP_S  # one conversation: the silence that ends a session
 # how many episodes each side: two reach the turn a question's answer continues in (LoCoMo dev,
 # recall@1200 +0.015 with the keyword feedback, in both conversations; one was the message and its reply)
 NEIGHBOUR_WIDTH = 2

@@ -8,6 +8,8 @@ import socket
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from domain.sessions import SESSION_GAP_S
+
 
 def _env(name: str, default: str | None = None) -> str | None:
     v = os.environ.get(name)
@@ -39,7 +41,7 @@ class Settings:
     # processing
     batch_size: int = 256
     batch_window_s: float = 0.05
-    session_gap_s: int = 30 * 60
+    session_gap_s: int = SESSION_GAP_S
     window_messages: int = 20
     window_ttl_s: int = 24 * 3600
     # embeddings / LLM (OpenAI-compatible, optional)

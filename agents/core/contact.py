@@ -20,8 +20,8 @@ from typing import Any
 from agents.core import memory as mem
 from domain.decay import latest
 from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit, admitted
-from agents.core import consolidation, curation, emotion, extraction, remember, sessions, summaries, timeref
-from domain import entities
+from agents.core import consolidation, curation, emotion, extraction, remember, summaries, timeref
+from domain import entities, sessions
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -38,7 +38,7 @@ def _copy(state: State) -> State:
 
 @dataclass(frozen=True)
 class CoreConfig:
-    session_gap_s: int = 30 * 60
+    session_gap_s: int = sessions.SESSION_GAP_S
     window_size: int = 20
     # which kinds of secrets are redacted for which tenant (agents/core/redaction.py): an input of the
     # fold like the others, so a replay with the same settings redacts the same way
