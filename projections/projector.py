@@ -9,7 +9,6 @@ tracking record and skipped (see agents/pipeline.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
 from itertools import groupby
 from typing import Any, Callable
 
@@ -18,6 +17,7 @@ import orjson
 import psycopg
 from pgvector import Vector
 
+from domain import clock
 from projections.lexical import doc_row
 from schemas import events as ev
 from schemas.codec import decode
@@ -405,7 +405,7 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple | dict[str, Any]]
 
 def _contact_row(s: State) -> tuple:
     skew = s.get("clockSkewS", 0.0)
-    wall = (parse_time(s["dueAt"]) + timedelta(seconds=skew)).isoformat() if s.get("dueAt") else None
+    wall = clock.wall_time(parse_time(s["dueAt"]), skew).isoformat() if s.get("dueAt") else None
     return (s["tenantId"], s["contactId"], s["displayName"], s["channel"], s["personaId"], s["firstSeen"],
             s["lastSeen"], s["messageCount"], s["sessionCount"], s["activeStreak"],
             orjson.dumps(s).decode(), s["seq"], s.get("profile"), s.get("dueAt"), skew, wall)
