@@ -122,9 +122,13 @@ async def get_context(contact_id: ContactIdPath, query: QueryParam = None, tenan
         return not_reflected(after)
     body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at,
                                fresh=after is not None)
-    # an access happens in the contact's now, whatever earlier `as_of` the caller evaluates at
-    svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:svc.settings.accessed_per_response]],
-                        body["as_of"] if at is None else format_time(now_utc()))
+    # an access happens in the contact's now (its event time, domain/clock.py), whatever earlier `as_of`
+    # the caller evaluates at
+    served = [m["id"] for m in body["memories"][:svc.settings.accessed_per_response]]
+    if served:
+        accessed = body["as_of"] if at is None else format_time(contact_now(await svc.store.contact(tenant_id,
+                                                                                                  contact_id)))
+        svc.accesses.record(tenant_id, contact_id, served, accessed)
     return JSONBody(body)
 
 
