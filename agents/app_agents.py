@@ -11,7 +11,7 @@ import time
 import psycopg
 from opentelemetry.trace import SpanKind
 
-from agents.embedder import default_embedder
+from domain.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record, record_outcomes
 from agents.scheduler import due_ticks
 from agents import metrics

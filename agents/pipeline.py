@@ -43,7 +43,7 @@ from agents.core import contact as core
 from agents.core import mood as mood_model
 from agents.core import redaction
 from agents.core.redaction import parse_policy
-from agents.embedder import Embedder, embed_each
+from domain.embedder import Embedder, embed_each
 from projections import db
 from projections.projector import Applied, Batch, mark_published, project_segments
 from schemas import events as ev

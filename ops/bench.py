@@ -126,7 +126,7 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5,
     from pgvector.psycopg import register_vector
 
     from agents.core.memory import content_hash
-    from agents.embedder import LOCAL_MODEL_NAME
+    from domain.embedder import LOCAL_MODEL_NAME
 
     rng = random.Random(seed)
     vecs = np.random.default_rng(seed)
@@ -459,7 +459,7 @@ def breakdown(before: dict[str, float], after: dict[str, float]) -> dict[str, fl
 def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
     """(texts per second, distinct texts) of the configured embedder over `texts`' distinct ones, in batches
     as the worker embeds a batch's candidates: what the model alone would take for this run."""
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
 
     distinct = list(dict.fromkeys(texts))
     model = default_embedder()
@@ -474,7 +474,7 @@ def model_alone_rate(texts: list[str], sample: int = 300) -> float:
     """Texts per second of the configured embedder called with one text at a time, as the worker embeds a
     user message (agents/pipeline.py `_embed_sync`: a vector that does not depend on its batch), over up to
     `sample` of `texts`' distinct ones."""
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
 
     distinct = list(dict.fromkeys(texts))[:sample]
     model = default_embedder()

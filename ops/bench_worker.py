@@ -87,7 +87,7 @@ def print_result(r: dict[str, Any]) -> None:
 
 
 def main(events_n: int, contacts: int, distinct: bool, batch: int) -> dict[str, Any]:
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
     from ops.embedded import start_postgres
 
     envs = events(events_n, contacts, distinct)

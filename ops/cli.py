@@ -56,7 +56,7 @@ def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processe
     code = 0
     try:
         click.echo(f"rapport: starting (data dir {stack.data_dir}, {workers} worker(s))", err=True)
-        from agents.embedder import LOCAL_MODEL_NAME, configured_model_name, locate_local_model
+        from domain.embedder import LOCAL_MODEL_NAME, configured_model_name, locate_local_model
 
         if configured_model_name() == LOCAL_MODEL_NAME:
             locate_local_model()  # before any child starts: a missing model is one line, not a crash loop

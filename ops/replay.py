@@ -184,7 +184,7 @@ async def _partitions(consumer: Any, topic: str) -> set[int]:
 def _load_model_meanwhile() -> Any:
     """The model, loading on another core from now on: a replay needs it only for the few texts live
     never stored, and its first batch would otherwise wait for the load."""
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
 
     return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder).result
 
@@ -194,7 +194,7 @@ def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source:
     its stored vectors. `model` gives the model for the few texts live never stored (by default it is
     loaded when first needed). Events read from the ledger are not written back to it (`source`);
     those read from the log are, as a worker would."""
-    from agents.embedder import RecordedEmbedder, configured_model_name, default_embedder
+    from domain.embedder import RecordedEmbedder, configured_model_name, default_embedder
     from agents.llm import RecordedMoods
     from agents.pipeline import InteractionPipeline
 

@@ -88,7 +88,7 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
     with the service's multi-signal score), as the chat engine does before answering. `final`, when
     given, receives the contact's state and the tiers' `known` at the end."""
     from agents.core.memory import embedding_text
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
     from agents.core.consolidation import known_entry
 
     emb = embedder or default_embedder()

@@ -16,7 +16,7 @@ import numpy as np
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from agents.embedder import BatchingEmbedder, query_embedder
+from domain.embedder import BatchingEmbedder, query_embedder
 from projections import auth, db, metrics
 from projections.lexical import BM25Index, IndexCache
 from projections.retrieval import Timeline

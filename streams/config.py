@@ -48,7 +48,7 @@ class Settings:
     embeddings_model: str | None = None
     embeddings_base_url: str | None = None
     embeddings_dim: int | None = None
-    query_int8: bool = True  # the local model's int8 graph for /context queries (agents/embedder.query_embedder)
+    query_int8: bool = True  # the local model's int8 graph for /context queries (domain/embedder.query_embedder)
     openai_api_key: str | None = None
     llm_base_url: str | None = None     # any OpenAI-compatible endpoint
     mood_model: str | None = None       # e.g. a haiku-class chat model; unset = offline classifier only

@@ -48,7 +48,7 @@ def version(pg_url: str) -> str:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from agents.embedder import MiniLMEmbedder
+    from domain.embedder import MiniLMEmbedder
 
     return MiniLMEmbedder()
 

@@ -280,7 +280,7 @@ def test_after_a_crisis_message_everyday_ones_raise_no_alarm(with_vector):
     Before the floor, each of them was flagged at 0.8-0.93 (giving away, decided, intent, means)."""
     embed = None
     if with_vector:
-        from agents.embedder import MiniLMEmbedder
+        from domain.embedder import MiniLMEmbedder
 
         model = MiniLMEmbedder()
         embed = lambda t: model.embed([t])[0].astype(np.float32)  # noqa: E731

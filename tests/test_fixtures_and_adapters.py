@@ -37,7 +37,7 @@ def test_every_source_type_and_version_has_a_fixture():
 
 
 def test_openai_compatible_embedder_against_a_stub():
-    from agents.embedder import OpenAIEmbedder
+    from domain.embedder import OpenAIEmbedder
     from tests.llm_stub import Stub
 
     stub = Stub()
