@@ -47,7 +47,7 @@ async def pipeline() -> InteractionPipeline:
         global _extractor, _summarizer
         _extractor = llm.extractor_from_settings()
         _summarizer = llm.summarizer_from_settings()
-        _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
+        _pipeline = InteractionPipeline(conn, default_embedder(s), broker_epoch=await broker_epoch(),
                                         redis=aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                                                 socket_connect_timeout=REDIS_TIMEOUT_S),
                                         version=version, follow_active=s.projection_version is None, moods=llm.from_settings(),

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -451,33 +451,30 @@ def embed_batch(embedder: Embedder, batch: list[tuple[str, Future]]) -> None:
             done.set_result(vectors[text])
 
 
-def configured_model_name() -> str:
-    """The name of the model `default_embedder` gives, without loading it."""
-    from streams.config import settings
+def configured_model_name(s: Any) -> str:
+    """The name of the model `default_embedder(s)` gives, without loading it (`s`: streams.config.Settings,
+    passed in: the domain layer reads no configuration)."""
+    return s.embeddings_model or LOCAL_MODEL_NAME
 
-    return settings().embeddings_model or LOCAL_MODEL_NAME
 
-
-def query_embedder() -> Embedder:
+def query_embedder(s: Any) -> Embedder:
     """The embedder for questions (the API's): the configured one, except that the local model runs as
     its int8 graph (RAPPORT_QUERY_INT8, on by default) on one thread. A question is one short text, for
     which a second thread saves ~1 ms of a lone request's wait but costs CPU that the API's other
     processes and requests are short of under load (float, batches of four: 2.2 vs 1.7 ms of CPU a query)."""
-    from streams.config import settings
+    if configured_model_name(s) != LOCAL_MODEL_NAME:
+        return default_embedder(s)
+    return MiniLMEmbedder(threads=1, int8=s.query_int8)
 
-    if configured_model_name() != LOCAL_MODEL_NAME:
-        return default_embedder()
-    return MiniLMEmbedder(threads=1, int8=settings().query_int8)
+
+def default_embedder(s: Any) -> Embedder:
+    """The configured embedder: OpenAI-compatible when RAPPORT_EMBEDDINGS_BASE_URL/_MODEL are set."""
+    return _configured(configured_model_name(s), s.embeddings_base_url, s.openai_api_key, s.embeddings_dim)
 
 
 @lru_cache(maxsize=1)
-def default_embedder() -> Embedder:
-    """The configured embedder: OpenAI-compatible when RAPPORT_EMBEDDINGS_BASE_URL/_MODEL are set."""
-    from streams.config import settings
-
-    s = settings()
-    if configured_model_name() != LOCAL_MODEL_NAME:
-        return OpenAIEmbedder(base_url=s.embeddings_base_url, api_key=s.openai_api_key or "none",
-                              model_name=s.embeddings_model, dim=s.embeddings_dim or 1536)
+def _configured(model: str, base_url: str | None, api_key: str | None, dim: int | None) -> Embedder:
+    if model != LOCAL_MODEL_NAME:
+        return OpenAIEmbedder(base_url=base_url, api_key=api_key or "none", model_name=model, dim=dim or 1536)
     # one thread a model call, two calls at a time (a batch's messages are embedded one text a call)
     return MiniLMEmbedder(threads=1, parallel=min(os.cpu_count() or 1, 2))

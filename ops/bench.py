@@ -460,9 +460,10 @@ def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
     """(texts per second, distinct texts) of the configured embedder over `texts`' distinct ones, in batches
     as the worker embeds a batch's candidates: what the model alone would take for this run."""
     from domain.embedder import default_embedder
+    from streams.config import settings
 
     distinct = list(dict.fromkeys(texts))
-    model = default_embedder()
+    model = default_embedder(settings())
     model.embed(distinct[:8])  # loaded and warm before the clock
     t = time.perf_counter()
     for i in range(0, len(distinct), batch):
@@ -475,9 +476,10 @@ def model_alone_rate(texts: list[str], sample: int = 300) -> float:
     user message (agents/pipeline.py `_embed_sync`: a vector that does not depend on its batch), over up to
     `sample` of `texts`' distinct ones."""
     from domain.embedder import default_embedder
+    from streams.config import settings
 
     distinct = list(dict.fromkeys(texts))[:sample]
-    model = default_embedder()
+    model = default_embedder(settings())
     t = time.perf_counter()
     for text in distinct:
         model.embed([text])

@@ -88,10 +88,11 @@ def print_result(r: dict[str, Any]) -> None:
 
 def main(events_n: int, contacts: int, distinct: bool, batch: int) -> dict[str, Any]:
     from domain.embedder import default_embedder
+    from streams.config import settings
     from ops.embedded import start_postgres
 
     envs = events(events_n, contacts, distinct)
-    model = default_embedder()
+    model = default_embedder(settings())
     model.embed(["warm up"])  # loaded before the clock
     with tempfile.TemporaryDirectory(prefix="rapport-bench-worker-") as d:
         (Path(d) / "logs").mkdir()

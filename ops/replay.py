@@ -185,8 +185,9 @@ def _load_model_meanwhile() -> Any:
     """The model, loading on another core from now on: a replay needs it only for the few texts live
     never stored, and its first batch would otherwise wait for the load."""
     from domain.embedder import default_embedder
+    from streams.config import settings
 
-    return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder).result
+    return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder, settings()).result
 
 
 def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source: str = "ledger") -> tuple[Any, Any]:
@@ -197,8 +198,10 @@ def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source:
     from domain.embedder import RecordedEmbedder, configured_model_name, default_embedder
     from agents.llm import RecordedMoods
     from agents.pipeline import InteractionPipeline
+    from streams.config import settings
 
-    embedder = RecordedEmbedder(model or default_embedder, configured_model_name(), live)
+    s = settings()
+    embedder = RecordedEmbedder(model or (lambda: default_embedder(s)), configured_model_name(s), live)
     return InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
                                moods=RecordedMoods(conn, live), publishes=False,
                                records=source != "ledger"), embedder

@@ -89,9 +89,10 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
     given, receives the contact's state and the tiers' `known` at the end."""
     from agents.core.memory import embedding_text
     from domain.embedder import default_embedder
+    from streams.config import settings
     from agents.core.consolidation import known_entry
 
-    emb = embedder or default_embedder()
+    emb = embedder or default_embedder(settings())
     s = core.new_state("sim", "arjun")
     known: dict[str, dict] = {}  # what the shell supplies to the consolidation tiers
     rows_held: dict[str, int] = {}  # every memory row the projection holds -> its bytes (content + vector)

@@ -172,7 +172,7 @@ class Service:
         # a stalled Redis costs a request at most REDIS_TIMEOUT_S, then the PostgreSQL fallback answers
         self.redis = aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                        socket_connect_timeout=REDIS_TIMEOUT_S)
-        self.embedder = await asyncio.to_thread(query_embedder)
+        self.embedder = await asyncio.to_thread(query_embedder, s)
         # what start-up made (modules, the model, the pool) lives as long as the process: kept out of the
         # collector's full passes, which otherwise walk it all while every request in flight waits
         gc.collect()

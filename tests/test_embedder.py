@@ -57,11 +57,11 @@ def test_query_embedder_is_the_int8_graph_unless_switched_off(monkeypatch):
     from domain.embedder import query_embedder
     from streams.config import settings
 
-    assert query_embedder().int8
+    assert query_embedder(settings()).int8
     monkeypatch.setenv("RAPPORT_QUERY_INT8", "off")
     settings.cache_clear()
     try:
-        assert not query_embedder().int8
+        assert not query_embedder(settings()).int8
     finally:
         settings.cache_clear()
 

@@ -76,8 +76,8 @@ def test_issue_scenario_replays_verified_and_erased_ids_stay_duplicates(fresh_db
     tenant are new."""
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setenv(tracking_key.ENV_KEY, "a-test-tracking-key-0123456789")
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda: FakeEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
 
     def scenario(tenant: str, contact: str, start: float) -> list:
         return [interaction("col-1", "I live in Paris. I work at Airbus as an engineer.", tenant=tenant,
