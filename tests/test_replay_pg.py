@@ -128,7 +128,7 @@ async def test_replay_takes_vectors_from_the_live_version_not_the_model(fresh_db
 async def test_recorded_vectors_are_the_batch_contacts_and_never_a_pattern_centroid(fresh_db):
     import numpy as np
 
-    from domain.embedder import RecordedEmbedder
+    from ops.replay import RecordedEmbedder
 
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:  # as if consolidation had written this row
