@@ -211,7 +211,7 @@ class _TermsCopy:
         self.postings.set_types(["text", "text", "text", "text", "int4", "int4"])
 
     def write(self, contact: str, memory_id: str, text: str, at: datetime, memory_type: str) -> None:
-        from projections.lexical import doc_row
+        from domain.text import doc_row
 
         length, terms, tfs = doc_row(None, text)
         self.docs.write_row(("scale", contact, memory_id, length, terms, tfs, at, memory_type))

@@ -18,7 +18,7 @@ from schemas.envelope import parse_time
 from agents.core import summaries
 from agents.core.memory import normalize_text
 from projections import fence  # user text in prompts (kept apart from the ranking imports)
-from projections.lexical import STOP, tokens
+from domain.text import STOP, WORD, words
 
 
 def iso(v: Any) -> str | None:
@@ -407,11 +407,10 @@ def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list
 def _content_words(text: str) -> frozenset[str]:
     """Memoised: a contact's memories come back in its answers again and again, and their texts do not
     change (the tokenising regex was ~3% of the API's Python time under load)."""
-    return frozenset(t.rstrip("s") for t in tokens(text) if t not in STOP and len(t) > 2)
+    return frozenset(t.rstrip("s") for t in words(text) if t not in STOP and len(t) > 2)
 
 
 REDUNDANT_EXTRA_WORDS = 2
-_WORD = re.compile(r"[^\W_]+")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\"(]\s*)$")
 
 
@@ -420,7 +419,7 @@ def _telling_words(text: str) -> frozenset[str]:
     """The content words of a text that are names or numbers: capitalised inside a sentence ("Denver",
     "Tom") or holding a digit ("30", "5k"), as _content_words spells them."""
     out = set()
-    for m in _WORD.finditer(text):
+    for m in WORD.finditer(text):
         w = m.group(0)
         if any(c.isdigit() for c in w) or (w[0].isupper() and w != "I" and not _SENTENCE_START.search(text[:m.start()])):
             out.add(w.lower().rstrip("s"))

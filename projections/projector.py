@@ -18,7 +18,7 @@ import psycopg
 from pgvector import Vector
 
 from domain import clock
-from projections.lexical import doc_row
+from domain.text import doc_row
 from schemas import events as ev
 from schemas.codec import decode
 from schemas.envelope import Envelope, encode, parse_time

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable
 
 from domain.sessions import SESSION_GAP_S
+from domain.text import words
 
 
 @dataclass(frozen=True)
@@ -141,13 +142,13 @@ SPEAKER_SHARE = 0.5
 
 def first_name(speaker: str) -> str:
     """The lower-cased first word of a speaker's display name ("Melanie Smith" -> "melanie")."""
-    words = re.findall(r"[^\W_]+", speaker.lower())
-    return words[0] if words else ""
+    said = words(speaker)
+    return said[0] if said else ""
 
 
 def speakers_named(query: str, speakers: Iterable[str]) -> set[str]:
     """The speakers whose first name the question says."""
-    asked = set(re.findall(r"[^\W_]+", query.lower()))
+    asked = set(words(query))
     return {s for s in speakers if s and first_name(s) in asked}
 
 

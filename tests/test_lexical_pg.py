@@ -16,7 +16,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from agents.core.memory import content_hash, new_memory
 from projections import db
-from projections.lexical import BM25Index, doc_terms, doc_text, query_terms
+from domain.text import doc_terms, doc_text
+from projections.lexical import BM25Index, query_terms
 from projections.projector import Batch, project_segments
 from projections.retrieval import Timeline
 from projections.store import MEMORY_COLUMNS, Store
