@@ -44,7 +44,7 @@ from agents.core import mood as mood_model
 from agents.core import redaction
 from agents.core.redaction import parse_policy
 from domain.embedder import Embedder, embed_each
-from projections import db
+from streams import db
 from projections.projector import Applied, Batch, mark_published, project_segments
 from schemas import events as ev
 from schemas import logsafe, recordsig

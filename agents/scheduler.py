@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from domain import clock
-from projections import db
+from streams import db
 from schemas import events as ev
 from schemas.envelope import Envelope
 

@@ -96,7 +96,8 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
                 stack.start_services()
             import psycopg
 
-            from projections import auth, db
+            from projections import auth
+            from streams import db
 
             with psycopg.connect(stack.env["RAPPORT_DATABASE_URL"], autocommit=True) as conn:
                 db.migrate_meta(conn)

@@ -49,7 +49,7 @@ async def run_pipeline(database_url: str, envs: list, embedder: Any, batch: int 
     import psycopg
 
     from agents.pipeline import InteractionPipeline, Record
-    from projections import db
+    from streams import db
     from schemas.envelope import encode
 
     version = "bw" + uuid.uuid4().hex[:8]

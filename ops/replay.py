@@ -25,7 +25,7 @@ import psycopg
 
 from agents.core.memory import embedding_text
 from domain.embedder import Embedder
-from projections import db
+from streams import db
 from projections.digest import digest
 
 

@@ -17,7 +17,8 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from domain.embedder import BatchingEmbedder, query_embedder
-from projections import auth, db, metrics
+from projections import auth, metrics
+from streams import db
 from projections.lexical import BM25Index, IndexCache
 from projections.retrieval import Timeline
 from projections.store import Store

@@ -15,7 +15,8 @@ from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from domain import decay
-from projections import db, lexical
+from projections import lexical
+from streams import db
 from streams import tracking_key
 
 MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, retired_at, confidence, source, status, "

@@ -34,7 +34,7 @@ def version(pg_url: str) -> str:
     """A fresh projection version (its own schema) for one test."""
     import psycopg
 
-    from projections import db
+    from streams import db
 
     v = "t" + uuid.uuid4().hex[:10]
     with psycopg.connect(pg_url, autocommit=True) as conn:

@@ -12,7 +12,8 @@ import pytest
 
 from domain.decay import in_working_set
 from agents.pipeline import InteractionPipeline
-from projections import db, edge_routes
+from projections import edge_routes
+from streams import db
 from projections.store import MEMORY_COLUMNS, visibility_params, visible
 from tests.helpers import T0, api_in_process, interaction, records
 

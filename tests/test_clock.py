@@ -11,7 +11,7 @@ from agents.core import contact as core
 from agents.pipeline import InteractionPipeline
 from agents.scheduler import due_ticks
 from domain import clock
-from projections import db
+from streams import db
 from projections.deps import contact_now
 from schemas import events as ev
 from schemas.envelope import now_utc, parse_time

@@ -141,5 +141,5 @@ def test_healthchecks_ask_what_the_code_answers(compose):
 
 
 def test_the_migrations_put_pgvector_in_public():
-    sql = (ROOT / "projections" / "migrations" / "meta" / "0001_ledger.sql").read_text()
+    sql = (ROOT / "streams" / "migrations" / "meta" / "0001_ledger.sql").read_text()
     assert "CREATE EXTENSION IF NOT EXISTS vector SCHEMA public;" in sql

@@ -14,7 +14,7 @@ from agents.core import emotion
 from agents.core import mood as mood_model
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from projections import db
+from streams import db
 from projections.digest import digest
 from tests.helpers import FakeEmbedder, interaction, records
 

@@ -8,7 +8,7 @@ import pytest
 from agents.llm import LLMMoods, parse_mood
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from projections import db
+from streams import db
 from tests.helpers import FakeEmbedder, interaction, records
 from tests.llm_stub import Stub
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from agents.pipeline import InteractionPipeline, Record
-from projections import db
+from streams import db
 from schemas import events as ev
 from schemas.envelope import encode
 from tests.helpers import FakeEmbedder, interaction, records

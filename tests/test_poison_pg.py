@@ -10,7 +10,7 @@ import pytest
 
 from agents.pipeline import InteractionPipeline
 from agents.scheduler import due_ticks
-from projections import db
+from streams import db
 from schemas import events as ev
 from streams.ingest import relay_once
 from tests.helpers import FakeEmbedder, interaction, records

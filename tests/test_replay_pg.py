@@ -11,7 +11,7 @@ import pytest
 
 from agents.pipeline import InteractionPipeline, Record
 from ops import replay as rp
-from projections import db
+from streams import db
 from projections.digest import digest
 from schemas.envelope import encode
 from tests.helpers import FakeEmbedder, interaction

@@ -8,7 +8,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from projections.context import rank
 from projections.lexical import BM25Index, query_terms
 from projections.store import Store

@@ -11,7 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 from agents.pipeline import InteractionPipeline, Record
 from ops import replay as rp
 from schemas.recordsig import signed_headers
-from projections import db
+from streams import db
 from projections.projector import CONTACT_TABLES
 from schemas import events as ev
 from schemas.envelope import encode, partition_key

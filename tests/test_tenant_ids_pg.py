@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from projections import db
+from streams import db
 from projections.digest import TABLES
 from schemas.events import contact_erased
 from streams import ingest, tracking_key

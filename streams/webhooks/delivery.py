@@ -278,7 +278,7 @@ async def prune_forever(pool: AsyncConnectionPool, cfg: rules.Config, stopping: 
 # ------------------------------------------------------------------ the process
 async def run(s: Settings | None = None, cfg: rules.Config | None = None) -> None:
     """Until SIGTERM/SIGINT. Claimed deliveries still in flight then are left to their leases."""
-    from projections import db
+    from streams import db
 
     s, cfg = s or settings(), cfg or rules.Config.from_env()
     with psycopg.connect(s.database_url, autocommit=True) as conn:

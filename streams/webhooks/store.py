@@ -1,4 +1,4 @@
-"""Webhook subscriptions and the delivery outbox in PostgreSQL (projections/migrations/meta/0005_webhooks.sql).
+"""Webhook subscriptions and the delivery outbox in PostgreSQL (streams/migrations/meta/0005_webhooks.sql).
 
 Every function takes an async psycopg connection (or cursor, where it joins the caller's transaction)
 and reads rows by name, whatever the connection's row factory. Tenant-facing functions always filter
