@@ -15,7 +15,7 @@ from domain.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record, record_outcomes
 from agents.scheduler import due_ticks
 from agents import metrics
-from projections import projector
+from agents import projector
 from streams import db
 from schemas import events as ev
 from schemas import recordsig

@@ -45,7 +45,7 @@ from agents.core import redaction
 from agents.core.redaction import parse_policy
 from domain.embedder import Embedder, embed_each
 from streams import db
-from projections.projector import Applied, Batch, mark_published, project_segments
+from agents.projector import Applied, Batch, mark_published, project_segments
 from schemas import events as ev
 from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key

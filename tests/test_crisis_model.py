@@ -10,7 +10,7 @@ import pytest
 
 from agents.core import contact as core, crisis, crisis_model as CM
 from agents.core.crisis import detect_crisis
-from projections.projector import HANDLERS
+from agents.projector import HANDLERS
 from schemas import events as ev
 
 # one message per clinical level; every one is caught by the rules alone (no vector, no model), and with

@@ -18,7 +18,7 @@ from agents.core.memory import content_hash, new_memory
 from streams import db
 from domain.text import doc_terms, doc_text
 from projections.lexical import BM25Index, query_terms
-from projections.projector import Batch, project_segments
+from agents.projector import Batch, project_segments
 from projections.retrieval import Timeline
 from projections.store import MEMORY_COLUMNS, Store
 from schemas import events as ev

@@ -44,7 +44,7 @@ class RecordingPublisher:
 
 def ledger(pg_url: str, envs) -> None:
     """The API's outbox rows for these events (what the relay reads)."""
-    from projections.projector import LEDGER_INSERT, ledger_row
+    from agents.projector import LEDGER_INSERT, ledger_row
 
     with db.connect(pg_url, autocommit=True) as conn:
         for e in envs:

@@ -12,7 +12,7 @@ from agents.pipeline import InteractionPipeline, Record
 from ops import replay as rp
 from schemas.recordsig import signed_headers
 from streams import db
-from projections.projector import CONTACT_TABLES
+from agents.projector import CONTACT_TABLES
 from schemas import events as ev
 from schemas.envelope import encode, partition_key
 from streams import ingest

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from projections.service import ApiSettings
-from projections.projector import erase_contact
+from agents.projector import erase_contact
 from schemas import events as ev
 from schemas.envelope import encode, format_time, now_utc
 from streams import shredding, tracking_key

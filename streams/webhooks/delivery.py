@@ -74,7 +74,7 @@ async def enqueue_batch(conn: psycopg.AsyncConnection, values: list[bytes]) -> i
             except (InvalidEvent, KeyError, TypeError) as err:
                 log.warning("event %s not delivered: %s", str(d.get("event_id"))[:128], type(err).__name__)
         # read under the key locks: a memory forgotten since these events were published is not sent
-        # (projections/projector.forget_memory locks the keys, then deletes what was enqueued before)
+        # (agents/projector.forget_memory locks the keys, then deletes what was enqueued before)
         gone = await store.forgotten(conn, envs)
         if gone:
             envs = [e for e in envs if (e.tenant_id, e.contact_id, rules.memory_of(e)) not in gone]

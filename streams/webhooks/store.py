@@ -202,7 +202,7 @@ async def forget_contact(cur: Any, tenant_id: str, contact_id: str) -> None:
 
 async def forgotten(conn: Any, envs: list[Envelope]) -> set[tuple[str, str, str]]:
     """(tenant, contact, memory id) of the memories these events are about that were forgotten
-    (projections/projector.forget_memory records them)."""
+    (agents/projector.forget_memory records them)."""
     named = [(e.tenant_id, e.contact_id, m) for e in envs if (m := rules.memory_of(e)) is not None]
     if not named:
         return set()
