@@ -32,7 +32,7 @@ RANKING_COLUMNS_M = ("m.id, m.memory_type, m.content, m.importance, m.decay_rate
 # The working set at %(as_of)s: memories created by then, not yet retired (superseded, merged,
 # compressed, pruned, expired, archived) then, unexpired, and with importance at %(as_of)s
 # (domain/decay.py, the same closed form in SQL; accesses after as_of had not happened yet, as in
-# context.rank) of 0.1 or pinned. agents/core/decay.in_working_set is its Python twin (a parity test on
+# context.rank) of 0.1 or pinned. domain/decay.in_working_set is its Python twin (a parity test on
 # PostgreSQL holds them together). %(created_by)s is as_of for an explicit as_of, else infinity (a
 # producer clock a little ahead is fine).
 def visible(m: str = "m") -> str:
