@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         ls = LEX_SCALE_FULL if with_emb else 1.0
         X_own, hits = features(own_texts, own_v if with_emb else None, ls)
         X_pub, _ = features(pub_texts, pub_v if with_emb else None, ls)
-        rule_hit = np.array([h is not None for h in hits])
+        rule_hit = np.array([CM.raises_alarm(h) for h in hits])  # concern for someone else: no trigger
         oof = np.zeros(len(own))
         for f in range(5):
             tr = folds != f
