@@ -374,3 +374,27 @@ def test_each_category_raises_a_trigger_with_the_vector(text, category, embedder
     assert hit["severity"] in ("high", "medium") and hit["category"] in crisis.CATEGORIES
     assert hit["level"] in crisis.LEVELS and hit["phrase"] and 0.0 <= hit["score"] <= 1.0
     assert CM.reason(hit).startswith("crisis language (")
+
+
+_AMBIGUOUS_DOSE = pytest.mark.xfail(strict=True, reason="known miss of the full model, on main too (score 0.91): "
+                                   "'I took all my pills this morning' (the daily dose) reads as an overdose taken")
+
+
+@pytest.mark.parametrize("kind,text", [pytest.param(k, t, marks=_AMBIGUOUS_DOSE) if t == "I took all my pills this morning"
+                                       else (k, t) for k, ts in HARD_NEGATIVES.items() for t in ts])
+def test_hard_negatives_make_no_trigger_with_the_vector(kind, text, embedder):
+    hit, _ = CM.assess(text, embedder.embed([text])[0])
+    assert not CM.raises_alarm(hit), (kind, text, hit)
+
+
+@pytest.mark.parametrize("text", ["i'm not going to kill myself, just tired of this job",
+                                  "no, i don't want to die, i want a nap and a holiday"])
+def test_a_denial_in_the_speakers_own_voice_stands_against_the_model(text, embedder):
+    assert crisis.denied_by_speaker(text)
+    assert not CM.raises_alarm(CM.assess(text, embedder.embed([text])[0])[0])
+
+
+def test_a_denial_followed_by_but_is_no_denial():
+    # "I'm not suicidal but ..." is a known way of saying it: what follows decides
+    assert not crisis.denied_by_speaker("i'm not going to kill myself tonight but tomorrow i will")
+    assert not crisis.denied_by_speaker("i'm not suicidal but i took all my pills")
