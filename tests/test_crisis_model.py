@@ -398,3 +398,15 @@ def test_a_denial_followed_by_but_is_no_denial():
     # "I'm not suicidal but ..." is a known way of saying it: what follows decides
     assert not crisis.denied_by_speaker("i'm not going to kill myself tonight but tomorrow i will")
     assert not crisis.denied_by_speaker("i'm not suicidal but i took all my pills")
+
+
+@pytest.mark.parametrize("text,hit", [
+    ("killing myself has been on my mind all week", True),       # C-SSRS: thoughts about killing yourself
+    ("i've been thinking about how to end my life", True),
+    ("i'm ending things tonight, for real this time", True),
+    ("i'm ending things with him tonight, the relationship is over", False),   # a break-up
+    ("i'm not thinking about how to kill myself", False),                      # negated
+])
+def test_ideation_named_as_a_steady_thought_and_ending_things(text, hit):
+    r = detect_crisis(text)
+    assert (r is not None and r["severity"] == "high" and r["category"] == "suicidal_ideation") == hit, (text, r)

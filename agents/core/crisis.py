@@ -223,7 +223,7 @@ _RULE_LEVEL = {
     "hotline": "help_seeking",
     **dict.fromkeys(("death_welcome", "not_mind_dying", "wish_end_from_outside", "wake_or_sleep", "stop_being_alive"),
                     "wish_to_be_dead"),
-    **dict.fromkeys(("ending_it_thoughts", "only_way_out", "doubt_living"), "ideation"),
+    **dict.fromkeys(("ending_it_thoughts", "only_way_out", "doubt_living", "ideation_on_mind"), "ideation"),
     **dict.fromkeys(("research_dose", "research_way", "hold_my_weight", "exhaust_hose", "into_the_sea",
                      "means_fixation"), "method"),
     "doing_it_meant": "intent", "planned_it": "plan",
