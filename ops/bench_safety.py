@@ -89,8 +89,8 @@ def conversations(rows: list[dict], emb) -> list[dict]:
         v = emb.embed([r["text"]])[0]
         with_ctx, _ = CM.assess(r["text"], v, ctx)
         alone, _ = CM.assess(r["text"], v, None)
-        out.append({"label": r["label"], "text": r["text"], "history": r["before"], "flagged": CM.raises_alarm(with_ctx),
-                    "flagged_alone": CM.raises_alarm(alone), "context": (with_ctx or {}).get("context")})
+        out.append({"label": r["label"], "text": r["text"], "history": r["before"],
+                    "flagged": CM.raises_alarm(with_ctx), "flagged_alone": CM.raises_alarm(alone), "context": (with_ctx or {}).get("context")})
     return out
 
 

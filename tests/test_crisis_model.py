@@ -380,8 +380,9 @@ _AMBIGUOUS_DOSE = pytest.mark.xfail(strict=True, reason="known miss of the full 
                                    "'I took all my pills this morning' (the daily dose) reads as an overdose taken")
 
 
-@pytest.mark.parametrize("kind,text", [pytest.param(k, t, marks=_AMBIGUOUS_DOSE) if t == "I took all my pills this morning"
-                                       else (k, t) for k, ts in HARD_NEGATIVES.items() for t in ts])
+@pytest.mark.parametrize("kind,text", [
+    pytest.param(k, t, marks=_AMBIGUOUS_DOSE) if t == "I took all my pills this morning" else (k, t)
+    for k, ts in HARD_NEGATIVES.items() for t in ts])
 def test_hard_negatives_make_no_trigger_with_the_vector(kind, text, embedder):
     hit, _ = CM.assess(text, embedder.embed([text])[0])
     assert not CM.raises_alarm(hit), (kind, text, hit)

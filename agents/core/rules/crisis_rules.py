@@ -1034,7 +1034,8 @@ RULES: tuple[_Rule, ...] = (
           rf"kill myself|take my (?:own )?life)\b",
           "high", "suicidal_ideation", mode="self"),
     _Rule("end_it_when",
-          rf"\b(?:i am |am |im )?(?:end|ending) (?:it(?: all)?|things) (?:tonight|today|this weekend|tomorrow|right now|for real|"
+          rf"\b(?:i am |am |im )?(?:end|ending) (?:it(?: all)?|things) (?:tonight|today|this weekend|tomorrow|"
+          rf"right now|for real|"
           rf"for good)\b|\bi am ending it(?= \||$)",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:with (?:him|her|them)|relationship|boyfriend|girlfriend|bf|gf|"
