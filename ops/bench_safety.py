@@ -1,10 +1,12 @@
 """`rapport bench safety`: crisis detection on the held-out part of the project's crisis set.
 
-    .venv/bin/python -m ops.bench_safety [--split heldout|heldout2|train] [--public N] [--json]
+    .venv/bin/python -m ops.bench_safety [--split heldout|heldout2|heldout3|train] [--public N] [--json]
 
 For three detectors -- the rules alone (agents/core/crisis.detect_crisis), rules + the lexical model (a
 message that comes without a vector), rules + the full model (the message's MiniLM vector, as the worker
 computes it) -- on the `heldout` part of agents/core/data/crisis_set.jsonl (never trained or tuned on):
+  - (a message counts as flagged when it would make a crisis trigger, `crisis_model.raises_alarm`: concern for
+    somebody else puts the helpline guidance into the context and makes no trigger; those hits are counted apart)
   - recall of explicit and implicit risk messages, and per category (C-SSRS levels, self-harm, warning signs);
   - the false-alarm rate over all hard negatives and per kind (idioms, objects that die, exasperation, a past
     that is over, volunteering/training, media, benign farewells and logistics, negation);
@@ -58,7 +60,7 @@ def evaluate(rows: list[dict], vecs: np.ndarray) -> dict[str, Any]:
         by_cat: dict[str, list[bool]] = defaultdict(list)
         level_ok: list[bool] = []
         for r, h in zip(rows, hits):
-            flagged = h is not None
+            flagged = CM.raises_alarm(h)  # a crisis trigger (concern for somebody else makes none)
             by_group[r["group"]].append(flagged)
             by_cat[r["category"]].append(flagged)
             if flagged and r["label"] == 1:
@@ -68,8 +70,9 @@ def evaluate(rows: list[dict], vecs: np.ndarray) -> dict[str, Any]:
             "false_alarms": _rate(by_group["negative"]),
             "per_category": {c: _rate(v) for c, v in sorted(by_cat.items())},
             "level_agreement": _rate(level_ok),
-            "misses": [r["text"] for r, h in zip(rows, hits) if r["label"] == 1 and h is None],
-            "false_alarm_texts": [r["text"] for r, h in zip(rows, hits) if r["label"] == 0 and h is not None]}
+            "third_party_hits": sum(1 for h in hits if h is not None and not CM.raises_alarm(h)),
+            "misses": [r["text"] for r, h in zip(rows, hits) if r["label"] == 1 and not CM.raises_alarm(h)],
+            "false_alarm_texts": [r["text"] for r, h in zip(rows, hits) if r["label"] == 0 and CM.raises_alarm(h)]}
     return out
 
 
@@ -86,8 +89,8 @@ def conversations(rows: list[dict], emb) -> list[dict]:
         v = emb.embed([r["text"]])[0]
         with_ctx, _ = CM.assess(r["text"], v, ctx)
         alone, _ = CM.assess(r["text"], v, None)
-        out.append({"label": r["label"], "text": r["text"], "history": r["before"], "flagged": with_ctx is not None,
-                    "flagged_alone": alone is not None, "context": (with_ctx or {}).get("context")})
+        out.append({"label": r["label"], "text": r["text"], "history": r["before"],
+                    "flagged": CM.raises_alarm(with_ctx), "flagged_alone": CM.raises_alarm(alone), "context": (with_ctx or {}).get("context")})
     return out
 
 
@@ -113,7 +116,7 @@ def run(split: str = "heldout", public: int = 0) -> dict[str, Any]:
     if public and DEFAULT_PUBLIC.exists():
         pub = load_public(DEFAULT_PUBLIC, 100_000)[-public:]  # the far end of the shuffle: rows training did not sample
         pv = emb.embed([t for _, t in pub])
-        hits = [CM.assess(t, v)[0] is not None for (_, t), v in zip(pub, pv)]
+        hits = [CM.raises_alarm(CM.assess(t, v)[0]) for (_, t), v in zip(pub, pv)]
         pos = [h for (lab, _), h in zip(pub, hits) if lab == 1]
         neg = [h for (lab, _), h in zip(pub, hits) if lab == 0]
         res["public"] = {"n": len(pub), "recall": _rate(pos), "false_alarms": _rate(neg)}
@@ -129,6 +132,8 @@ def report(res: dict[str, Any]) -> str:
                        ("false_alarms", "false alarms (all negatives)"),
                        ("level_agreement", "level = label (flagged)")):
         lines.append(f"{label:28s}" + "".join(f"{s[d][key]:>15.3f}" for d in DETECTORS))
+    lines.append(f"{'concern for someone else':28s}" + "".join(f"{s[d]['third_party_hits']:>15d}" for d in DETECTORS)
+                 + "  (hits, all messages: guidance only, no trigger, not counted above)")
     lines.append("per category (risk: recall; negatives: false-alarm rate)")
     for c in s["rules+model"]["per_category"]:
         lines.append(f"  {c:26s}" + "".join(f"{s[d]['per_category'][c]:>15.3f}" for d in DETECTORS))
@@ -149,7 +154,7 @@ def report(res: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--split", default="heldout", choices=("heldout", "heldout2", "train"))
+    ap.add_argument("--split", default="heldout", choices=("heldout", "heldout2", "heldout3", "train"))
     ap.add_argument("--public", type=int, default=0, help="also N rows of the weak public set (information)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)

@@ -55,6 +55,7 @@ C_LEVEL = 4.0
 TARGET_FALSE_ALARMS = 0.04
 KNN_WEIGHT = 10.0        # the nearest-exemplar margin's weight in the full model's log-odds (CV on train: 5-14 alike)
 KNN_EVERYDAY = 300       # everyday messages nearest to a risk message kept as negative exemplars
+NEG_PROTO_VETOED = False  # hard negatives the rules clear anyway are no negative exemplars (see prototypes)
 EVERYDAY_FALSE_ALARMS = 0.005  # and at most this share of the everyday messages above the threshold
 
 
@@ -132,13 +133,24 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return (v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)).astype(np.float32)
 
 
-def prototypes(v: np.ndarray, y: np.ndarray, everyday_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def model_vetoed(texts: list[str]) -> np.ndarray:
+    """Messages whose model-alone hit assess() clears anyway: the speaker denies it, or the rules' whole-message
+    reading says what else it is (a past that is over, work on the topic, hyperbole, an everyday meeting)."""
+    return np.array([crisis.denied_by_speaker(t) or crisis.everyday_reading(t, False) is not None for t in texts])
+
+
+def prototypes(v: np.ndarray, y: np.ndarray, everyday_v: np.ndarray, keep_neg: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Risk exemplars (own risk messages) and negative exemplars (own hard negatives and the KNN_EVERYDAY
-    everyday messages closest to any risk exemplar; the others are never the nearest where it matters)."""
+    everyday messages closest to any risk exemplar; the others are never the nearest where it matters).
+    keep_neg: which own negatives may be exemplars (NEG_PROTO_VETOED off: not those the rules clear anyway --
+    "I'm not going to kill myself" sits next to "I'm going to kill myself" in MiniLM's space and would cancel
+    the margin of every message near both, while assess() clears it by the denial alone)."""
     pr = _unit(v[y == 1])
     ev = _unit(everyday_v)
     near = np.argsort(-(ev @ pr.T).max(axis=1), kind="stable")[:KNN_EVERYDAY]
-    return pr, np.vstack([_unit(v[y == 0]), ev[np.sort(near)]])
+    neg = (y == 0) if keep_neg is None else (y == 0) & keep_neg
+    return pr, np.vstack([_unit(v[neg]), ev[np.sort(near)]])
 
 
 def margins(v: np.ndarray, pr: np.ndarray, pn: np.ndarray, skip_self: bool = False) -> np.ndarray:
@@ -177,6 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", default=None, help="a directory for the embeddings (reused when present)")
     ap.add_argument("--out", default=str(CM.MODEL_PATH))
     ap.add_argument("--public-weight", type=float, default=PUBLIC_WEIGHT)
+    ap.add_argument("--everyday-weight", type=float, default=EVERYDAY_WEIGHT)
     a = ap.parse_args(argv)
     cache = Path(a.cache) if a.cache else None
 
@@ -189,12 +202,15 @@ def main(argv: list[str] | None = None) -> None:
     everyday = load_everyday()
     pub_texts = [t for _, t in pub] + everyday
     pub_y = np.array([lab for lab, _ in pub] + [0] * len(everyday))
-    pub_w = np.array([pw] * len(pub) + [EVERYDAY_WEIGHT] * len(everyday))
+    pub_w = np.array([pw] * len(pub) + [a.everyday_weight] * len(everyday))
     everyday_v = embed(everyday, cache, "everyday")
     pub_v = np.vstack([embed([t for _, t in pub], cache, "public") if pub else np.zeros((0, 384), np.float32),
                        embed(everyday, cache, "everyday")])
     print(f"own train {len(own)} ({int(own_y.sum())} risk), public {len(pub)}, everyday negatives {len(everyday)}")
 
+    vetoed = model_vetoed(own_texts)
+    print(f"own train messages the rules clear of a model-alone hit: {int(vetoed.sum())} "
+          f"({int((vetoed & (own_y == 1)).sum())} of them risk)")
     out: dict[str, np.ndarray] = {}
     rng = np.random.RandomState(SEED)
     folds = np.array([i % 5 for i in range(len(own))])
@@ -203,7 +219,10 @@ def main(argv: list[str] | None = None) -> None:
         ls = LEX_SCALE_FULL if with_emb else 1.0
         X_own, hits = features(own_texts, own_v if with_emb else None, ls)
         X_pub, _ = features(pub_texts, pub_v if with_emb else None, ls)
-        rule_hit = np.array([h is not None for h in hits])
+        rule_hit = np.array([CM.raises_alarm(h) for h in hits])  # concern for someone else: no trigger
+        # as assess() does: a model-alone hit the rules clear (denial, a past that is over...) is no alarm
+        cleared = vetoed & ~rule_hit
+        keep_neg = None if NEG_PROTO_VETOED else ~vetoed
         oof = np.zeros(len(own))
         for f in range(5):
             tr = folds != f
@@ -212,9 +231,10 @@ def main(argv: list[str] | None = None) -> None:
             w = np.concatenate([np.ones(tr.sum()), pub_w])
             z = fit(X, y, w, C_RISK).decision_function(X_own[~tr])
             if with_emb:
-                pr, pn = prototypes(own_v[tr], own_y[tr], everyday_v)
+                pr, pn = prototypes(own_v[tr], own_y[tr], everyday_v, None if keep_neg is None else keep_neg[tr])
                 z = z + KNN_WEIGHT * margins(own_v[~tr], pr, pn)
             oof[~tr] = 1 / (1 + np.exp(-z))
+        oof = np.where(cleared, 0.0, oof)
         threshold, cv = choose_threshold(oof, own_y, rule_hit)
         groups = np.array([r["group"] for r in own])
         for g in ("explicit", "implicit"):
@@ -230,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
         n_pub = len(pub)
         everyday_z = clf.decision_function(X_pub[n_pub:]) if len(everyday) else np.zeros(1)
         if with_emb:
-            pr, pn = prototypes(own_v, own_y, everyday_v)
+            pr, pn = prototypes(own_v, own_y, everyday_v, keep_neg)
             out |= {"proto_risk": pr.astype(np.float16), "proto_neg": pn.astype(np.float16),
                     "knn_weight": np.float32(KNN_WEIGHT)}
             # the everyday messages kept as exemplars would match themselves: score them against the rest
@@ -240,6 +260,10 @@ def main(argv: list[str] | None = None) -> None:
         if floor > threshold:
             print(f"{kind}: threshold {threshold:.4f} -> {floor:.4f} (everyday messages, in-sample)")
             threshold = floor
+        at = rule_hit | (oof >= threshold)
+        print(f"{kind}: 5-fold CV at the shipped threshold {threshold:.4f}: recall "
+              f"{at[own_y == 1].mean():.3f} (explicit {at[groups == 'explicit'].mean():.3f}, implicit "
+              f"{at[groups == 'implicit'].mean():.3f}), false alarms {at[own_y == 0].mean():.3f}")
         out[f"{kind}_threshold"] = np.float32(threshold)
 
         risk = own_y == 1

@@ -235,11 +235,11 @@ def test_the_crisis_set_is_labelled_split_and_not_copied_across_splits():
     assert len(rows) >= 400
     risk = [r for r in rows if r["label"] == 1]
     assert abs(len(risk) - len(rows) / 2) <= len(rows) * 0.1
-    assert {r["split"] for r in rows} == {"train", "heldout", "heldout2"}
+    assert {r["split"] for r in rows} == {"train", "heldout", "heldout2", "heldout3"}
     cats = {r["category"] for r in risk if "before" not in r}
     assert set(crisis.CSSRS_LEVELS) | {"self_harm"} | set(crisis.WARNING_SIGNS) <= cats
     train = {r["text"] for r in rows if r["split"] == "train" and "before" not in r}
-    held = [r["text"] for r in rows if r["split"] in ("heldout", "heldout2") and "before" not in r]
+    held = [r["text"] for r in rows if r["split"] in ("heldout", "heldout2", "heldout3") and "before" not in r]
     assert not (train & set(held))
 
 
@@ -298,3 +298,116 @@ def test_after_a_crisis_message_everyday_ones_raise_no_alarm(with_vector):
         flagged += [m for d in derived if d.event_type == ev.TRIGGER_CREATED
                     and d.payload["trigger"]["kind"] == "crisis"]
     assert flagged == ["I want to kill myself, I can't go on"]
+
+
+# --- somebody else's risk, and quoted words (hard negatives: no crisis trigger) -------------------------
+# written for these tests (not rows of the crisis set); the expected value is the label: not this person's risk
+SOMEONE_ELSE = {
+    "third_person": ["my friend told me she's been cutting again, how do i help her",
+                     "someone on discord said they're going to end it tonight, i messaged a mod",
+                     "my brother said he wants to kill himself, what should i do",
+                     "a girl in my year died by suicide last month, school is so quiet"],
+    "quote": ["my mum texted 'i could kill you' when i forgot her birthday lol",
+              "my boss said 'if this launch fails we're all dead'",
+              "she captioned it 'me wanting to die during finals' with a skull emoji"],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in SOMEONE_ELSE.items() for t in ts])
+def test_someone_elses_risk_and_quoted_words_make_no_trigger(kind, text, embedder):
+    assert not CM.raises_alarm(detect_crisis(text)), (kind, text, detect_crisis(text))
+    for v in (None, embedder.embed([text])[0]):
+        hit, _ = CM.assess(text, v)
+        assert not CM.raises_alarm(hit), (kind, text, hit)
+
+
+def test_a_self_statement_rule_with_a_pronoun_subject_is_concern_for_someone_else():
+    r = detect_crisis("my friend told me she's been cutting again, how do i help her")
+    assert r is not None and (r["severity"], r["category"]) == ("medium", "third_party_concern")
+    # the speaker's own: no subject in chat, "I" nearer, or the phrase names the speaker
+    for text in ("since my dad left, cutting again every night", "he left and i'm cutting again",
+                 "mom would be better off without me"):
+        r = detect_crisis(text)
+        assert r is not None and r["severity"] == "high" and CM.raises_alarm(r), (text, r)
+
+
+def test_concern_for_someone_else_puts_guidance_in_context_but_makes_no_review_trigger():
+    s = core.new_state("t1", "c1")
+    e = _message("m1", "my brother said he wants to kill himself, what should i do")
+    s, out = core.apply_interaction(s, e, core.plan_memories(e))
+    assert _crisis_triggers(out) == []
+    assert s["crisis"]["category"] == "third_party_concern"   # the helpline guidance still reaches /context
+
+
+def test_raises_alarm_by_category():
+    assert not CM.raises_alarm(None)
+    assert not CM.raises_alarm({"category": "third_party_concern", "severity": "medium"})
+    for cat in ("suicidal_ideation", "suicide_plan", "self_harm", "hopelessness", "help_seeking", "warning_sign"):
+        assert CM.raises_alarm({"category": cat, "severity": "medium"})
+
+
+# --- every category with the full model (the message's vector, as the worker computes it) -------------
+# written for these tests, paraphrases with few of the rules' words; expected: the label (a trigger)
+PARAPHRASED_RISK = [
+    ("honestly i'd be relieved if i just never woke up again", "wish_to_be_dead"),
+    ("i keep thinking about taking my own life", "ideation"),
+    ("how many of my sleeping tablets would it take to not wake up", "method"),
+    ("i'm going to end my life this weekend, i've stopped pretending otherwise", "intent"),
+    ("saturday night when my flatmate is away, the pills i've saved and a bottle of wine", "plan"),
+    ("i wrote letters to my parents explaining why i'm doing it", "preparatory"),
+    ("i took the whole box of my pills half an hour ago", "attempt"),
+    ("i've been cutting my arms every night this week", "self_harm"),
+    ("this is my last message to anyone. thank you for trying with me", "farewell"),
+    ("gave my guitar and my records to my cousin, i won't be needing them", "giving_away"),
+    ("i've written down who should take my cat after i'm gone", "arrangements"),
+    ("everyone around me would be better off if i wasn't here anymore", "burden"),
+    ("i've been hiding my pills in a sock for weeks instead of taking them", "means"),
+    ("i'll be gone before the end of the month", "timeline"),
+    ("i've made my decision and i'm at peace with it, don't try to change my mind", "decided"),
+]
+
+
+@pytest.mark.parametrize("text,category", PARAPHRASED_RISK)
+def test_each_category_raises_a_trigger_with_the_vector(text, category, embedder):
+    hit, _ = CM.assess(text, embedder.embed([text])[0])
+    assert CM.raises_alarm(hit), (category, text, hit)
+    assert hit["severity"] in ("high", "medium") and hit["category"] in crisis.CATEGORIES
+    assert hit["level"] in crisis.LEVELS and hit["phrase"] and 0.0 <= hit["score"] <= 1.0
+    assert CM.reason(hit).startswith("crisis language (")
+
+
+_AMBIGUOUS_DOSE = pytest.mark.xfail(strict=True, reason="known miss of the full model, on main too (score 0.91): "
+                                   "'I took all my pills this morning' (the daily dose) reads as an overdose taken")
+
+
+@pytest.mark.parametrize("kind,text", [
+    pytest.param(k, t, marks=_AMBIGUOUS_DOSE) if t == "I took all my pills this morning" else (k, t)
+    for k, ts in HARD_NEGATIVES.items() for t in ts])
+def test_hard_negatives_make_no_trigger_with_the_vector(kind, text, embedder):
+    hit, _ = CM.assess(text, embedder.embed([text])[0])
+    assert not CM.raises_alarm(hit), (kind, text, hit)
+
+
+@pytest.mark.parametrize("text", ["i'm not going to kill myself, just tired of this job",
+                                  "no, i don't want to die, i want a nap and a holiday"])
+def test_a_denial_in_the_speakers_own_voice_stands_against_the_model(text, embedder):
+    assert crisis.denied_by_speaker(text)
+    assert not CM.raises_alarm(CM.assess(text, embedder.embed([text])[0])[0])
+
+
+def test_a_denial_followed_by_but_is_no_denial():
+    # "I'm not suicidal but ..." is a known way of saying it: what follows decides
+    assert not crisis.denied_by_speaker("i'm not going to kill myself tonight but tomorrow i will")
+    assert not crisis.denied_by_speaker("i'm not suicidal but i took all my pills")
+
+
+@pytest.mark.parametrize("text,hit", [
+    ("killing myself has been on my mind all week", True),       # C-SSRS: thoughts about killing yourself
+    ("i've been thinking about how to end my life", True),
+    ("i'm ending things tonight, for real this time", True),
+    ("i'm ending things with him tonight, the relationship is over", False),   # a break-up
+    ("i'm not thinking about how to kill myself", False),                      # negated
+])
+def test_ideation_named_as_a_steady_thought_and_ending_things(text, hit):
+    r = detect_crisis(text)
+    assert (r is not None and r["severity"] == "high" and r["category"] == "suicidal_ideation") == hit, (text, r)

@@ -87,11 +87,25 @@ def test_the_vector_decides_what_the_words_alone_miss(embedder):
         assert M.classify(text, vector=embedder.embed([text])[0])["mood"] == expected, text
 
 
-@pytest.mark.xfail(strict=True, reason="a known loss of issue 21's model (more dialogue lines): with the vector it "
-                                       "reads 'Stay away from my sister.' as neutral (the words alone now say angry)")
 def test_a_warning_to_keep_away_is_angry_with_the_vector(embedder):
+    # was a strict xfail (neutral with the vector): a command or warning at the listener now moves angry up
     text = "Stay away from my sister."
     assert M.classify(text, vector=embedder.embed([text])[0])["mood"] == "angry"
+
+
+@pytest.mark.parametrize("text", ["Get out of my house.", "Keep your hands off my bike.", "Back off, I mean it.",
+                                  "Don't you dare read my messages again."])
+def test_commands_and_warnings_at_the_listener_are_angry(text, embedder):
+    # written for this test (not in any training set): a confrontation, with and without the vector
+    assert M.Cues(text).hostile_phrase
+    assert M.classify(text, vector=embedder.embed([text])[0])["mood"] == "angry", text
+    assert M.classify(text)["mood"] == "angry", text
+
+
+@pytest.mark.parametrize("text", ["please don't leave me alone tonight", "shut up lol that's amazing",
+                                  "she told me to stay away from the stove while it's hot 😂"])
+def test_a_pleaded_negated_or_joking_command_is_no_confrontation(text):
+    assert not M.Cues(text).hostile_phrase, text
 
 
 # --- the previous message's mood as context ----------------------------------------------------------

@@ -111,6 +111,8 @@ def _quote_speaker(doc: _Doc, i: int, start: int, end: int, media: bool) -> str 
     return speaker
 
 
+_THIRD_PRONOUNS = frozenset({"he", "she", "they"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine", "we", "us", "our"})
 _NEVER_WOULD = re.compile(r"\bnever (?:would|will|could|ever)$")
 
 
@@ -125,7 +127,7 @@ def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
     return _negated(window)
 
 
-def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
+def _judge(doc: _Doc, rule: _Rule, m: re.Match[str], notes: list[str] | None = None) -> Level | None:
     i, j = _words_of(doc, m)
     level: Level = (rule.severity, rule.category)
     if rule.check is not None:
@@ -152,6 +154,13 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
         s_kind, s_at = _subject(doc, i, False)
         if s_kind == "first":
             at = s_at
+        elif s_kind == "third" and s_at is not None and not _FIRST_PERSON & set(doc.words[s_at:j]) and (
+                doc.words[s_at] in _THIRD_PRONOUNS or doc.words[s_at] in _RELATIONS and s_at + 1 == i):
+            # a self-statement rule whose subject is said to be somebody else, with nothing of "I" in
+            # between or in the phrase: "my friend told me she's been cutting again", "someone said
+            # they're going to end it tonight", "my brother attempted suicide" (a relation right before the
+            # phrase); a rule like "better off without me" names the speaker
+            kind, at = "third_self", s_at
     elif rule.mode == "third":
         kind, at = _subject(doc, i, True)
         if kind in ("generic", "fiction") or media and not (at is not None and doc.words[at] in _RELATIONS):
@@ -161,9 +170,11 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str]) -> Level | None:
         kind, at = _subject(doc, i, inflected)
 
     if rule.negatable and _denied(doc, rule, at, i, j):
+        if notes is not None and kind in ("first", "implicit"):
+            notes.append("denied")
         return None
 
-    if speaker_third:
+    if speaker_third or kind == "third_self":
         return ("medium", "third_party_concern")
     if kind in ("first",):
         return level
@@ -212,7 +223,7 @@ _RULE_LEVEL = {
     "hotline": "help_seeking",
     **dict.fromkeys(("death_welcome", "not_mind_dying", "wish_end_from_outside", "wake_or_sleep", "stop_being_alive"),
                     "wish_to_be_dead"),
-    **dict.fromkeys(("ending_it_thoughts", "only_way_out", "doubt_living"), "ideation"),
+    **dict.fromkeys(("ending_it_thoughts", "only_way_out", "doubt_living", "ideation_on_mind"), "ideation"),
     **dict.fromkeys(("research_dose", "research_way", "hold_my_weight", "exhaust_hose", "into_the_sea",
                      "means_fixation"), "method"),
     "doing_it_meant": "intent", "planned_it": "plan",
@@ -274,7 +285,7 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
 # a past that is over: a past marker, a recovery marker and nothing of now ("I used to self harm, six years
 # clean"; "I tried to kill myself years ago and I'm glad I'm still here"); "... and I feel like doing it again"
 # is no past
-_PAST = re.compile(r"\b(?:used to|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
+_PAST = re.compile(r"\b(?:used to|i once|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
                    r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|"
                    r"ever since|"
                    r"back in (?:uni|school|college|the day)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
@@ -293,7 +304,7 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"recovery|healing|stable|a different person|therapy (?:really )?(?:helped|changed)|"
                         r"changed that|(?:they are|it is|its|those are|that is) (?:all )?gone now|went away|thriving|doing amazing|"
                         r"i am (?:happy|fine|good|well|okay|ok|safe) now|(?:really|so|very) happy|happy now|got help|thankfully|"
-                        r"i am \d\d now|i am a \w+ now|another life|a lifetime ago|treated|now i am a|graduated|got married|promoted|showed me|know better now|"
+                        r"i am \d\d now|i am a \w+ now|another life|a lifetime ago|treated|now i am a|graduated|got married|getting married|promoted|showed me|know better now|"
                         r"realised|realized|with help|beat it|the last time i|different now|things are different|saved me|saved my life|stopped|faded|help others|helping others|openly|got me through|through it)\b")
 # said outright to be over: "the thoughts went away", "those urges stopped years ago"
 _OVER = re.compile(r"\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
@@ -382,6 +393,29 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
     if _MEETING.search(doc.norm) or warning_sign and not _no_benign_reason(doc):
         return "an everyday reason"
     return None
+
+
+_CONTRAST = re.compile(r"\b(?:but|though|although|however|except|yet|still)\b")
+
+
+def denied_by_speaker(text: str) -> bool:
+    """Does the speaker deny what the rules would otherwise read as risk, with nothing else left standing?
+    ("I don't wish I was dead, I wish I had a better job", "I'm not going to kill myself, I'm just tired".)
+    True when some rule's phrase is negated in the speaker's own voice and no rule hit remains: the learned
+    model, which reads the death words but not the denial, does not overrule it (crisis_model.assess)."""
+    if not isinstance(text, str) or not text.strip():
+        return False
+    doc = parse(text)
+    if _CONTRAST.search(doc.norm):
+        return False  # "I'm not suicidal but I took all my pills": what follows the denial is what matters
+    notes: list[str] = []
+    for rule, regex in _compiled_rules():
+        for m in regex.finditer(doc.norm):
+            if m.end() > m.start() and _judge(doc, rule, m, notes) is not None:
+                i, j = _words_of(doc, m)
+                if not _vetoed(rule, doc, i, j):
+                    return False
+    return bool(notes)
 
 
 @lru_cache(maxsize=1)

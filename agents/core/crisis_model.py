@@ -6,6 +6,8 @@ conversation so far. Pure and deterministic (numpy only, no I/O after the weight
      "phrase": the cue (the rule's span, or the sentence the model scored highest),
      "score": the model's risk probability (context included), "source": "rules"|"model"|"rules+model",
      "context": what the conversation added ("3 of the last 5 messages negative"), or None}
+`raises_alarm(hit)`: whether the hit makes a crisis trigger for human review (not for concern about
+somebody else, `third_party_concern`: that one only puts the helpline guidance into the context).
 
 How the two halves combine
     - a rule hit is kept as it is (exact, explainable; the rules already handle negation, a past that is
@@ -23,6 +25,8 @@ How the two halves combine
       message). A paraphrase close to a known risk message moves up even when its words are new; a
       linear model over the embedding alone misses many of these (5-fold CV on train: recall 0.49 -> 0.57
       at the same false alarms);
+    - a model hit needs the speaker not to deny it: when the rules find a risk phrase negated in the speaker's
+      own voice and nothing else ("I'm not going to kill myself, just tired"), the model does not overrule them;
     - a model hit's level (C-SSRS or warning sign) comes from a second, multinomial model over the same
       features; C-SSRS levels, self-harm and every warning sign but `burden` are `high` (each calls for a
       human to read the conversation now), `burden` is `medium`.
@@ -206,6 +210,14 @@ def step_context(context: dict[str, Any] | None, p: float, mood: str | None) -> 
     return {"recent": recent[-CONTEXT_TURNS:]}
 
 
+def raises_alarm(hit: dict[str, Any] | None) -> bool:
+    """Does this hit call a human to read the conversation (a crisis trigger)? Every hit about the person's
+    own risk does; concern for somebody else ("my friend said she wants to die, how do I help") does not:
+    it is not this person's risk (the issue's hard negatives: third person), and the helpline guidance in
+    the context (crisis lines counsel people worried about someone) is what it needs."""
+    return hit is not None and hit.get("category") != "third_party_concern"
+
+
 def reason(hit: dict[str, Any]) -> str:
     """One line a reviewer reads first: what, the cue, the model's score, what the conversation added."""
     out = f"crisis language ({hit['category']}, {hit['level'].replace('_', ' ')}): \"{hit['phrase']}\""
@@ -259,6 +271,8 @@ def assess(text: str, vector: Any = None, context: dict[str, Any] | None = None
                     context=why if ctx else None), own
     if p < threshold:
         return None, own
+    if crisis.denied_by_speaker(text):
+        return None, own  # "I don't wish I was dead, I wish I had a better job": the speaker's denial stands
     level = _level(text, vector, None)
     if crisis.everyday_reading(text, level in crisis.WARNING_SIGNS or level == "burden"):
         return None, own  # the rules' whole-message reading: a past that is over, work on the topic, a reason

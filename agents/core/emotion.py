@@ -81,6 +81,7 @@ def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | st
         s["crisisContext"] = crisis_model.step_context(s.get("crisisContext"), own_risk, m["mood"])
     if found:
         s["crisis"] = {"at": at, "eventId": env.event_id, **found}
+    if crisis_model.raises_alarm(found):  # concern for somebody else: the guidance only, no review trigger
         out.append(_trigger(env, "crisis", at, crisis_model.reason(found), severity=found["severity"],
                             category=found["category"], level=found["level"], cue=found["phrase"],
                             score=found["score"], detector=found["source"], context=found["context"],

@@ -69,7 +69,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents.core.rules.mood_lexicon import (  # noqa: F401 (re-exported)
-    _RUN3, _fold, _words, LEXICON, _WEAK_LEX, FLIRTY_PHRASES, FAMILY, GRATEFUL_PHRASES, REFLECTIVE_PHRASES,
+    _RUN3, _fold, _words, LEXICON, _WEAK_LEX, FLIRTY_PHRASES, FAMILY, GRATEFUL_PHRASES, HOSTILE_PHRASES,
+    REFLECTIVE_PHRASES,
     NEGATORS, _NOT_NEGATION, _EMPHATIC_AFTER_NEG, _EMPHATIC_THIRD, _SCOPE_BREAK, INTENSIFIERS, DIMINISHERS,
     TIRED_WORDS, CALM_WORDS, LAUGH, DRY_WORDS, _DRY_CORE, EMOJI_MOODS, EMOTICONS,
 )
@@ -106,6 +107,8 @@ def _phrases(items: tuple[str, ...]) -> tuple[str, ...]:
 
 _FLIRTY_P, _GRATEFUL_P, _REFLECTIVE_P = _phrases(FLIRTY_PHRASES), _phrases(GRATEFUL_PHRASES), \
     _phrases(REFLECTIVE_PHRASES)
+_HOSTILE_RE = re.compile("(?<! not)(?<! never)(?<! dont)(?<! do not)(?<! please)(" +
+                         "|".join(re.escape(p.rstrip()) for p in _phrases(HOSTILE_PHRASES)) + ") ")
 DRY_PHRASES = frozenset(p.strip() for p in _phrases(("if you say so", "if u say so", "whatever you say",
                                                      "whatever u say", "nothing much", "not much", "same old",
                                                      "same old same old", "fine i guess", "ok i guess",
@@ -174,7 +177,7 @@ class Cues:
     __slots__ = ("raw", "tokens", "words", "padded", "marked", "n_words", "excl", "excl_run", "question",
                  "shout", "caps_emph", "stretched", "laugh", "emoji", "emoji_moods", "lex_plain", "lex_neg",
                  "intens", "dimin", "tired", "calm", "trailing_dots", "dry", "dry_words_only", "flirty_phrase",
-                 "grateful_phrase", "reflective")
+                 "grateful_phrase", "hostile_phrase", "reflective")
 
     def __init__(self, text: str) -> None:
         raw = unicodedata.normalize("NFKC", text or "").translate(_STRIP_CHARS)
@@ -208,6 +211,10 @@ class Cues:
         family = any(w in FAMILY for w in words)
         self.flirty_phrase = not family and any(p in self.padded for p in _FLIRTY_P)
         self.grateful_phrase = any(p in self.padded for p in _GRATEFUL_P)
+        # a confrontation: a command or warning at the listener, not negated or pleaded ("please don't leave
+        # me alone"), not in jest ("shut up lol", "shut up 😂")
+        self.hostile_phrase = bool(_HOSTILE_RE.search(self.padded)) and not self.laugh and not any(
+            m in POSITIVE for m in self.emoji_moods)
         self.reflective = any(p in self.padded for p in _REFLECTIVE_P)
         self.dry_words_only = _dry_words_only(words, self.emoji_moods)
         lively = self.excl or self.question or any(m in POSITIVE for m in self.emoji_moods)
@@ -379,10 +386,11 @@ def model_probs(text: str, cues: Cues | None = None, vector: Any = None) -> dict
 
 EMOJI_BONUS = 1.5   # log-odds added to a mood hinted by an emoji/emoticon (x sqrt(count), at most 2 counted)
 PHRASE_BONUS = 2.5  # log-odds added to flirty / grateful when one of their phrases occurs
+HOSTILE_BONUS = 1.5  # log-odds added to angry for a command or warning at the listener ("stay away from my sister")
 
 
 def rule_logits(z: dict[str, float], c: Cues) -> dict[str, float]:
-    """Rule 3: emoji hints and the flirty / grateful phrase lists shift the model's scores."""
+    """Rule 3: emoji hints and the flirty / grateful / hostile phrase lists shift the model's scores."""
     z = dict(z)
     for m, n in Counter(c.emoji_moods).items():
         z[m] += EMOJI_BONUS * min(n, 2) ** 0.5
@@ -390,6 +398,8 @@ def rule_logits(z: dict[str, float], c: Cues) -> dict[str, float]:
         z["flirty"] += PHRASE_BONUS
     if c.grateful_phrase:
         z["grateful"] += PHRASE_BONUS
+    if c.hostile_phrase:
+        z["angry"] += HOSTILE_BONUS
     return z
 
 

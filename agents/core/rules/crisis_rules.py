@@ -1026,8 +1026,16 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:intend|intending|intention is|intent is|mean|meant) {TO} (?:die|end (?:it|my life)|kill myself|"
           rf"take my (?:own )?life)\b",
           "high", "suicidal_ideation", mode="self"),
+    # C-SSRS "thoughts about killing yourself": the thought named as a steady presence, or the how
+    _Rule("ideation_on_mind",
+          rf"\b(?:suicide|killing myself|ending my life|ending it(?: all)?|taking my (?:own )?life) (?:is|has been|"
+          rf"have been|was|been) (?:on my mind|all i (?:can )?think about|stuck in my head)\b"
+          rf"|\bthinking (?:a lot |so much |constantly |all the time )?about (?:how|ways) {TO} (?:end it|end my life|"
+          rf"kill myself|take my (?:own )?life)\b",
+          "high", "suicidal_ideation", mode="self"),
     _Rule("end_it_when",
-          rf"\b(?:i am |am |im )?(?:end|ending) it(?: all)? (?:tonight|today|this weekend|tomorrow|right now|for real|"
+          rf"\b(?:i am |am |im )?(?:end|ending) (?:it(?: all)?|things) (?:tonight|today|this weekend|tomorrow|"
+          rf"right now|for real|"
           rf"for good)\b|\bi am ending it(?= \||$)",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:with (?:him|her|them)|relationship|boyfriend|girlfriend|bf|gf|"

@@ -86,6 +86,13 @@ GRATEFUL_PHRASES = ("thank you", "thanks so much", "thank u", "thanks a lot", "m
                     "means a lot", "so grateful", "appreciate it", "appreciate you", "appreciate u",
                     "thanks again", "you're the best", "ur the best", "you saved me", "lifesaver",
                     "life saver", "owe you one", "bless you", "couldn't have done it without you")
+# commands and warnings aimed at the listener, the shape of a confrontation: "stay away from my sister",
+# "get out of my house", "don't you dare"; plain words the models read as neutral (no emotion word in them)
+HOSTILE_PHRASES = ("stay away from", "keep away from", "get away from", "stay out of my", "keep out of my",
+                   "get out of my", "leave me alone", "leave us alone", "leave her alone", "leave him alone",
+                   "back off", "don't you dare", "how dare you", "don't you ever", "shut up", "get lost",
+                   "piss off", "screw you", "go to hell", "you'll regret", "don't touch my",
+                   "keep your hands off", "mind your own business", "i'm warning you")
 REFLECTIVE_PHRASES = ("i feel like", "why do i", "why am i", "i wonder", "sometimes i", "i keep thinking",
                       "my life", "what's the point", "the point of", "meaning", "i don't know what",
                       "ever since", "i realized", "i've been thinking", "no one understands",
