@@ -24,7 +24,6 @@ import asyncio
 import logging
 import itertools
 import os
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,7 +172,7 @@ class InteractionPipeline:
                  redis: Any = None, config: core.CoreConfig | None = None, window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
                  switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True,
-                 signing_key: bytes | None = None, ledger_order: bool = False):
+                 signing_key: bytes | None = None, ledger_order: bool = False, cache_bytes: int | None = None):
         self.conn = conn  # search_path = the projection version's schema
         self.version = version
         self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
@@ -188,10 +187,12 @@ class InteractionPipeline:
         self.config = config or core.CoreConfig(redaction=parse_policy(settings().redact))
         self.broker_epoch = broker_epoch
         self.window_ttl_s = window_ttl_s
-        self.cache: LRUCache[tuple[str, str], dict] = LRUCache(STATE_CACHE_BYTES, getsizeof=state_size)
+        # `cache_bytes`: the states' budget (default STATE_CACHE_BYTES, from RAPPORT_STATE_CACHE_MB)
+        self.cache: LRUCache[tuple[str, str], dict] = LRUCache(cache_bytes or STATE_CACHE_BYTES, getsizeof=state_size)
         self.cache_size = cache_size
         self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
-        self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
+        # memory id -> embedding (hot sets), the most recently kept
+        self.vectors: LRUCache[str, Any] = LRUCache(min(cache_size, VECTORS_KEPT))
         # message text -> its vector computed alone (`_embed_sync`); used by the executor's one thread only
         self.said_vectors: LRUCache[str, np.ndarray] = LRUCache(MESSAGE_VECTORS_KEPT)
         # candidates' texts -> their vectors as embedded in a batch (live only: `_embed_sync`)
@@ -691,10 +692,7 @@ class InteractionPipeline:
         return hot
 
     def _remember_vector(self, mid: str, vec: Any) -> None:
-        self.vectors[mid] = vec
-        self.vectors.move_to_end(mid)
-        while len(self.vectors) > min(self.cache_size, VECTORS_KEPT):
-            self.vectors.popitem(last=False)
+        self.vectors[mid] = vec  # evicts the least recently kept or read past the bound
 
     def _remember(self, key: tuple[str, str], state: dict) -> None:
         """Keep the state for the contact's next batch: the most recent, within STATE_CACHE_BYTES and
