@@ -512,8 +512,8 @@ class InteractionPipeline:
                     await self._fresh_vector(g.new_vectors, key, m)
 
     def _keep(self, segments: list[Batch], hot: dict[str, Any]) -> None:
-        """After the commit: the hot vectors and the contacts' new states kept for the next batches
-        (an erased contact's dropped), and what `_process_tx` does after the commit."""
+        """Once the batch is projected: the hot vectors and the contacts' new states kept for the next
+        batches (an erased contact's dropped), and the segments `_process_tx` refreshes Redis from."""
         for mid, v in hot.items():
             self._remember_vector(mid, v)
         erased = {(a.env.tenant_id, a.env.contact_id) for b in segments for a in b.erasures}
