@@ -100,10 +100,11 @@ class RecordedMoods:
         return out
 
 
-def from_settings() -> LLMMoods | None:
+def from_settings(s: Any = None) -> LLMMoods | None:
+    """From the worker's settings (streams/config.Settings; default: the environment's)."""
     from streams.config import settings
 
-    s = settings()
+    s = s or settings()
     if not s.mood_model:
         return None
     return LLMMoods(s.llm_base_url, s.openai_api_key or "", s.mood_model, s.mood_timeout_s)
@@ -187,10 +188,11 @@ class LLMExtractor:
                 t.add_done_callback(self.tasks.discard)
 
 
-def extractor_from_settings() -> LLMExtractor | None:
+def extractor_from_settings(s: Any = None) -> LLMExtractor | None:
+    """From the worker's settings (streams/config.Settings; default: the environment's)."""
     from streams.config import settings
 
-    s = settings()
+    s = s or settings()
     if not s.extraction_model:
         return None
     return LLMExtractor(s.llm_base_url, s.openai_api_key or "", s.extraction_model)
@@ -280,8 +282,9 @@ class LLMSummarizer:
                 t.add_done_callback(self.tasks.discard)
 
 
-def summarizer_from_settings() -> LLMSummarizer | None:
+def summarizer_from_settings(s: Any = None) -> LLMSummarizer | None:
+    """From the worker's settings (streams/config.Settings; default: the environment's)."""
     from streams.config import settings
 
-    s = settings()
+    s = s or settings()
     return LLMSummarizer(s.llm_base_url, s.openai_api_key or "", s.summary_model) if s.summary_model else None

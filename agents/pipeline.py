@@ -24,7 +24,6 @@ import asyncio
 import logging
 import itertools
 import os
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +89,29 @@ class Outcome:
     profiles: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
+@dataclass
+class Gathered:
+    """What a batch's fold needs beside the contacts' states (InteractionPipeline._gather); `hot`,
+    `known`, `new_vectors` and `curated_rows` follow the batch's own derived events as it folds
+    (`_carry_forward`)."""
+    plans: list[list[dict]]                           # each event's candidates, embedded
+    message_vectors: dict[tuple[str, str], Any]       # (tenant, event id) -> the message's vector
+    hot: dict[str, Any]                               # memory id -> vector, of the hot sets
+    known: dict[tuple[str, str], dict]                # contact -> the tiers' view of its memories
+    new_vectors: dict[tuple[str, str], dict]          # contact -> vectors for memories stored without one
+    llm_moods: dict[tuple[str, str], Any]             # (tenant, event id) -> a model's mood
+    curated_rows: dict[tuple[str, str, str], dict | None]  # what the forget requests' memories say
+
+    def inputs(self, e: Envelope, candidates: list[dict], config: core.CoreConfig) -> core.Inputs:
+        """The fold's inputs for event `e` of the batch."""
+        key, ids = (e.tenant_id, e.contact_id), (e.tenant_id, e.event_id)
+        return core.Inputs(
+            config=config, candidates=candidates, hot_vectors=self.hot, llm_mood=self.llm_moods.get(ids),
+            known=self.known.get(key), fresh=self.new_vectors.get(key), message_vector=self.message_vectors.get(ids),
+            memory=self.curated_rows.get((*key, e.payload["memoryId"]))
+            if e.event_type == ev.MEMORY_FORGET_REQUESTED else None)
+
+
 # the event times the fold and PostgreSQL can both hold, with room for the intervals the fold adds
 # (a year of consolidation, due times): outside them an event is a dead letter, never a crash
 MIN_EVENT_YEAR, MAX_EVENT_YEAR = 2, 9998
@@ -151,7 +173,7 @@ class InteractionPipeline:
                  redis: Any = None, config: core.CoreConfig | None = None, window_ttl_s: int = 24 * 3600,
                  cache_size: int = 50_000, version: str | None = None, follow_active: bool = False,
                  switch_lock: bool = True, moods: Any = None, publishes: bool = True, records: bool = True,
-                 signing_key: bytes | None = None, ledger_order: bool = False):
+                 signing_key: bytes | None = None, ledger_order: bool = False, cache_bytes: int | None = None):
         self.conn = conn  # search_path = the projection version's schema
         self.version = version
         self.follow_active = follow_active  # live workers move with `rapport replay`'s switch
@@ -166,10 +188,12 @@ class InteractionPipeline:
         self.config = config or core.CoreConfig(redaction=parse_policy(settings().redact))
         self.broker_epoch = broker_epoch
         self.window_ttl_s = window_ttl_s
-        self.cache: LRUCache[tuple[str, str], dict] = LRUCache(STATE_CACHE_BYTES, getsizeof=state_size)
+        # `cache_bytes`: the states' budget (default STATE_CACHE_BYTES, from RAPPORT_STATE_CACHE_MB)
+        self.cache: LRUCache[tuple[str, str], dict] = LRUCache(cache_bytes or STATE_CACHE_BYTES, getsizeof=state_size)
         self.cache_size = cache_size
         self.watermarks: dict[tuple[str, int], tuple[str, int]] | None = None
-        self.vectors: OrderedDict[str, Any] = OrderedDict()  # memory id -> embedding (hot sets)
+        # memory id -> embedding (hot sets), the most recently kept
+        self.vectors: LRUCache[str, Any] = LRUCache(min(cache_size, VECTORS_KEPT))
         # message text -> its vector computed alone (`_embed_sync`); used by the executor's one thread only
         self.said_vectors: LRUCache[str, np.ndarray] = LRUCache(MESSAGE_VECTORS_KEPT)
         # candidates' texts -> their vectors as embedded in a batch (live only: `_embed_sync`)
@@ -336,12 +360,42 @@ class InteractionPipeline:
             self.forget_cache()
 
     async def _process(self, records: list[Record], track_offsets: bool = True) -> Outcome:
+        """Decode, drop what was applied before, load and gather the fold's inputs, fold each event
+        (agents/core/contact.apply), commit."""
         out = Outcome()
         if self.watermarks is None:
             await self._load_watermarks()
+        marks = self._marks(records) if track_offsets else {}
+        envs = await self._decode(records, out)
+        # before the dedup: the batch's contacts locked and the cache checked against them, so a batch
+        # that overlaps another worker's (a rebalance) waits for it and then sees its tracking records
+        metrics.switch("dedup")
+        await self._lock_contacts({(e.tenant_id, e.contact_id) for e, _ in envs})
+        done = await self._already_applied([e for e, _ in envs])
+        fresh = [(e, r) for e, r in envs if (e.tenant_id, e.event_id) not in done]
+        out.skipped += len(envs) - len(fresh)
+        if self.ledger_order:  # a contact's events fold in ledger order, also when a publish was lost
+            fresh = in_ledger_order(fresh, await self._ledger_gaps([e for e, _ in fresh]))
+
+        metrics.switch("state")
+        states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
+        gathered = await self._gather(states, fresh)
+        metrics.switch("fold")
+        segments = await self._fold(fresh, states, gathered, out)
+        segments[-1].watermarks = marks
+
+        metrics.switch("project")
+        await project_segments(self.conn, segments)
+        self.watermarks.update(marks)  # type: ignore[union-attr]
+        self._keep(segments, gathered.hot)
+        return self._outcome(out, segments)
+
+    async def _decode(self, records: list[Record], out: Outcome) -> list[tuple[Envelope, Record]]:
+        """The batch's source events, once each, with their records; a record below its partition's
+        watermark, shredded or repeated in the batch is skipped, one that is not rapport's, does not
+        decode or is no source event is a dead letter (counted in `out`)."""
         envs: list[tuple[Envelope, Record]] = []
         seen: set[tuple[str, str]] = set()
-        marks = self._marks(records) if track_offsets else {}
         # a record rapport did not sign is not even parsed: a dead letter, nothing tracked
         forged = [self.unsigned(r) for r in records]
         # crypto-shredding: sealed payloads opened with their contacts' keys (one query, cached)
@@ -350,8 +404,7 @@ class InteractionPipeline:
                                                           for r, why in zip(records, forged)])
         for r, value, why in zip(records, opened, forged):
             if r.partition is not None and r.offset is not None:
-                tp = (r.topic, r.partition)
-                wm = self.watermarks.get(tp)  # type: ignore[union-attr]
+                wm = self.watermarks.get((r.topic, r.partition))  # type: ignore[union-attr]
                 if wm and wm[0] == self.broker_epoch and r.offset < wm[1]:
                     out.skipped += 1
                     continue
@@ -375,19 +428,12 @@ class InteractionPipeline:
                 continue
             seen.add((e.tenant_id, e.event_id))
             envs.append((e, r))
+        return envs
 
-        # before the dedup: the batch's contacts locked and the cache checked against them, so a batch
-        # that overlaps another worker's (a rebalance) waits for it and then sees its tracking records
-        metrics.switch("dedup")
-        await self._lock_contacts({(e.tenant_id, e.contact_id) for e, _ in envs})
-        done = await self._already_applied([e for e, _ in envs])
-        fresh = [(e, r) for e, r in envs if (e.tenant_id, e.event_id) not in done]
-        out.skipped += len(envs) - len(fresh)
-        if self.ledger_order:  # a contact's events fold in ledger order, also when a publish was lost
-            fresh = in_ledger_order(fresh, await self._ledger_gaps([e for e, _ in fresh]))
-
-        metrics.switch("state")
-        states = await self._load_states({(e.tenant_id, e.contact_id) for e, _ in fresh})
+    async def _gather(self, states: dict[tuple[str, str], dict], fresh: list[tuple[Envelope, Record]]) -> Gathered:
+        """What the fold needs beside the states, for the whole batch at once: each event's planned
+        memories embedded in one call, the messages' vectors, the hot sets' vectors, the tiers' inputs,
+        the model's moods and the memories the forget requests name."""
         # each message is redacted knowing what the contact's previous one left open ("my card is 4242
         # 4242" / "4242 4242"), also within this batch: the carries in log order
         metrics.switch("plan")
@@ -408,11 +454,16 @@ class InteractionPipeline:
         known, new_vectors = await self._consolidation_inputs(states, fresh)
         llm_moods = await self.moods.moods([e for e, _ in fresh]) if self.moods is not None else {}
         curated_rows = await self._forgotten_rows(fresh)  # what a forget request's memory says (curation.forget)
-        # An erasure ends a segment: what came before it is applied, then the contact is erased, then
-        # later events of the contact start from an empty state. All segments commit in one transaction.
-        metrics.switch("fold")
+        return Gathered(plans, message_vectors, hot, known, new_vectors, llm_moods, curated_rows)
+
+    async def _fold(self, fresh: list[tuple[Envelope, Record]], states: dict[tuple[str, str], dict], g: Gathered,
+                    out: Outcome) -> list[Batch]:
+        """Each event through the fold in log order. An erasure ends a segment: what came before it is
+        applied, then the contact is erased, then later events of the contact start from an empty
+        state (so does a forget request: its memory is shredded before what comes after it is
+        written). All segments commit in one transaction."""
         segments = [Batch(publish=self.publishes, record=self.records, unrecord=self.tombstoned)]
-        for (e, r), candidates in zip(fresh, plans):
+        for (e, r), candidates in zip(fresh, g.plans):
             key = (e.tenant_id, e.contact_id)
             batch = segments[-1]
             if e.event_type == ev.CONTACT_ERASED:
@@ -424,61 +475,46 @@ class InteractionPipeline:
             try:
                 if (problem := time_problem(e)) is not None:
                     raise ValueError(problem)
-                tiers = {"known": known.get(key), "fresh": new_vectors.get(key)}
-                if e.event_type == ev.MEMORIES_ACCESSED:
-                    new_state, derived = core.apply_access(states[key], e)
-                elif e.event_type == ev.CONTACT_TICK:
-                    new_state, derived = core.apply_tick(states[key], e, self.config, **tiers)
-                elif e.event_type == ev.SUMMARY_PROPOSED:
-                    new_state, derived = core.apply_summary(states[key], e)
-                elif e.event_type == ev.LABEL_PROPOSED:
-                    new_state, derived = core.apply_label(states[key], e)
-                elif e.event_type == ev.MEMORIES_PROPOSED:
-                    new_state, derived = core.apply_proposals(states[key], e, candidates, hot, **tiers)
-                elif e.event_type == ev.MEMORY_CORRECTION_REQUESTED:  # its new content's vector, when embedded
-                    vec = candidates[0] if candidates else {}
-                    new_state, derived = core.apply_correction(states[key], e, vec.get("embedding"),
-                                                               vec.get("embeddingModel"))
-                elif e.event_type == ev.MEMORY_FORGET_REQUESTED:
-                    new_state, derived = core.apply_forget(states[key], e,
-                                                           curated_rows.get((*key, e.payload["memoryId"])))
-                else:
-                    new_state, derived = core.apply_interaction(
-                        states[key], e, candidates, self.config, hot, llm_moods.get((e.tenant_id, e.event_id)),
-                        **tiers, message_vector=message_vectors.get((e.tenant_id, e.event_id)))
+                new_state, derived = core.apply(states[key], e, g.inputs(e, candidates, self.config))
             except Exception as err:  # a bug must not stop the stream: park the event with the reason, once
                 log.error("processing failed for %s: %s", e.event_id, logsafe.where(err))  # no message text
                 out.dead_letters.append(DeadLetter(r, f"processing error: {type(err).__name__}: {err}"))
                 # its tracking record, at the contact's seq so far: never applied, never sent round again
                 batch.failed.append(Applied(e, states[key].get("seq", 0), r.partition, r.offset))
                 continue
-            for d in derived:
-                if d.event_type == ev.MEMORY_REINFORCED and key in known:
-                    # the projector appends the source to the stored row; a tier later in this batch
-                    # must see the provenance a later batch would read back
-                    k = known[key].get(d.payload["memoryId"])
-                    if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
-                        k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
-                if d.event_type in (ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN, ev.MEMORY_EXTRACTED):
-                    curated(d, hot, known.get(key), curated_rows)
-                m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
-                if m is not None and m.get("embedding") is not None:
-                    hot[m["id"]] = m["embedding"]
-                if m is not None and key in known:  # a tier later in this batch sees it like a stored one
-                    known[key][m["id"]] = consolidation.known_entry(m)
-                    if m.get("embedding") is None:  # as a later batch would: its vector computed now
-                        await self._fresh_vector(new_vectors, key, m)
+            await self._carry_forward(key, derived, g)
             states[key] = new_state
             batch.states[key] = new_state
             batch.applied.append(Applied(e, new_state["seq"], r.partition, r.offset))
             batch.derived.extend(derived)
             if e.event_type == ev.MEMORY_FORGET_REQUESTED:  # shredded before what comes after it is written
                 segments.append(Batch(publish=self.publishes, record=self.records))
-        segments[-1].watermarks = marks
+        return segments
 
-        metrics.switch("project")
-        await project_segments(self.conn, segments)
-        self.watermarks.update(marks)  # type: ignore[union-attr]
+    async def _carry_forward(self, key: tuple[str, str], derived: list[Envelope], g: Gathered) -> None:
+        """An event's derived memories into the batch's inputs: a later event of the batch (a tier, a
+        forget request, a dedup against the hot set) sees them as a later batch would read them back."""
+        known = g.known.get(key)
+        for d in derived:
+            if d.event_type == ev.MEMORY_REINFORCED and known is not None:
+                # the projector appends the source to the stored row; a tier later in this batch
+                # must see the provenance a later batch would read back
+                k = known.get(d.payload["memoryId"])
+                if k is not None and d.payload["sourceEventId"] not in k["sourceEventIds"]:
+                    k["sourceEventIds"] = k["sourceEventIds"] + [d.payload["sourceEventId"]]
+            if d.event_type in (ev.MEMORY_CORRECTED, ev.MEMORY_FORGOTTEN, ev.MEMORY_EXTRACTED):
+                curated(d, g.hot, known, g.curated_rows)
+            m = d.payload.get("memory") if d.event_type == ev.MEMORY_EXTRACTED else None
+            if m is not None and m.get("embedding") is not None:
+                g.hot[m["id"]] = m["embedding"]
+            if m is not None and known is not None:  # a tier later in this batch sees it like a stored one
+                known[m["id"]] = consolidation.known_entry(m)
+                if m.get("embedding") is None:  # as a later batch would: its vector computed now
+                    await self._fresh_vector(g.new_vectors, key, m)
+
+    def _keep(self, segments: list[Batch], hot: dict[str, Any]) -> None:
+        """Once the batch is projected: the hot vectors and the contacts' new states kept for the next
+        batches (an erased contact's dropped), and the segments `_process_tx` refreshes Redis from."""
         for mid, v in hot.items():
             self._remember_vector(mid, v)
         erased = {(a.env.tenant_id, a.env.contact_id) for b in segments for a in b.erasures}
@@ -488,6 +524,9 @@ class InteractionPipeline:
             for key, s in b.states.items():
                 self._remember(key, s)
         self._after_commit = (segments, erased)
+
+    @staticmethod
+    def _outcome(out: Outcome, segments: list[Batch]) -> Outcome:
         out.derived = [d for b in segments for d in b.derived]
         out.sources = [a.env for b in segments for a in b.applied]
         out.profiles = {k: s.get("profile") for b in segments for k, s in b.states.items()}
@@ -654,10 +693,7 @@ class InteractionPipeline:
         return hot
 
     def _remember_vector(self, mid: str, vec: Any) -> None:
-        self.vectors[mid] = vec
-        self.vectors.move_to_end(mid)
-        while len(self.vectors) > min(self.cache_size, VECTORS_KEPT):
-            self.vectors.popitem(last=False)
+        self.vectors[mid] = vec  # evicts the least recently kept or read past the bound
 
     def _remember(self, key: tuple[str, str], state: dict) -> None:
         """Keep the state for the contact's next batch: the most recent, within STATE_CACHE_BYTES and

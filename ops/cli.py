@@ -108,13 +108,14 @@ def worker() -> None:
     """One Faust worker process, configured from the environment (RAPPORT_*)."""
     from streams.config import settings
 
-    import agents.app_agents  # noqa: F401  (registers the agents)
+    from agents import app_agents  # registers the agents
     from ops import telemetry
     from streams.app import app
 
     s = settings()
     if s.record_key is None:  # every record would be dead-lettered: say why and stop, before joining the group
         raise click.ClickException(NO_RECORD_KEY)
+    app_agents.use(app_agents.live_worker(s))  # the composition root: the worker, built once from its settings
     telemetry.configure_tracing("worker")
     # the topics exist before Faust declares them (it would make them with one replica and no
     # retention); Faust's own topics get the same replication

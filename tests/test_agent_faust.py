@@ -10,44 +10,34 @@ from tests.helpers import FakeEmbedder, interaction
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
 
-async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeypatch):
+async def test_agent_feeds_batches_through_the_pipeline(pg_url, version):
     from agents import app_agents
     from agents.pipeline import InteractionPipeline
+    from agents.worker import Topics, build_worker
+    from streams import config
 
     conn = await db.connect_async(pg_url, schema=db.schema_of(version))
     pipe = InteractionPipeline(conn, FakeEmbedder(), broker_epoch="test")
-    monkeypatch.setattr(app_agents, "_pipeline", pipe)
-    keys_conn = await db.connect_async(pg_url, autocommit=True)
-    monkeypatch.setattr(app_agents, "_keys_conn", keys_conn)  # what settings().database_url gives a worker
-    sent = []
+    keys_conn = await db.connect_async(pg_url, autocommit=True)  # what settings().database_url gives a worker
+    sent, dead = [], []
 
-    async def fake_send(*, key, value, headers=None):  # the derived-events topic, observed
-        sent.append((key, value))
+    class Derived:  # the derived-events topic, observed
+        async def send(self, *, key, value, headers=None):
+            sent.append((key, value))
 
-    monkeypatch.setattr(app_agents.memory_events_topic, "send", fake_send)
-    dead = []
+    class Dead:
+        async def send(self, *, key, value):
+            dead.append(value)
 
-    async def fake_dead(*, key, value):
-        dead.append(value)
-
-    monkeypatch.setattr(app_agents.dead_letter_topic, "send", fake_dead)
-
+    w = build_worker(config.settings(), Topics(interactions=None, memory_events=Derived(), triggers=None,
+                                               dead_letter=Dead()), pipeline=pipe, keys_conn=keys_conn)
+    previous = app_agents.use(w)
     envs = [interaction("fa1", "I adopted a cat called Miso", contact="mia"),
             interaction("fa2", "Miso knocked my coffee over", contact="mia", minutes=1)]
-    async with app_agents.process_interactions.test_context() as agent:
-        for e in envs:
-            await agent.put(key=partition_key(e.tenant_id, e.contact_id), value=encode(e))
-        await agent.put(key=b"default/mia", value=b"garbage")
-        # take_events flushes after its window; wait until both events are projected
-        import asyncio
-        poll = await db.connect_async(pg_url, schema=db.schema_of(version), autocommit=True)
-        for _ in range(100):  # a connection of its own: the pipeline's is busy in its transactions
-            cur = await poll.execute("SELECT count(*) FROM processed_events")
-            n = (await cur.fetchone())[0]
-            if n == 2 and dead:
-                break
-            await asyncio.sleep(0.05)
-        await poll.close()
+    try:
+        n = await feed(app_agents, pg_url, version, envs, dead)
+    finally:
+        app_agents.use(previous)
     from streams import shredding
 
     (key,) = (await shredding.fetch_keys(keys_conn, [("default", "mia")])).values()
@@ -65,3 +55,22 @@ async def test_agent_feeds_batches_through_the_pipeline(pg_url, version, monkeyp
     assert types.count("MemoryExtracted") >= 2 and "SessionStarted" in types and "EntityUpserted" in types
     assert all(k == b"default/mia" for k, _ in sent)
     assert len(dead) == 1 and b"not JSON" in dead[0]
+
+
+async def feed(app_agents, pg_url: str, version: str, envs: list, dead: list) -> int:  # noqa: ANN001
+    """The events and one undecodable record through the registered agent; the events projected."""
+    async with app_agents.process_interactions.test_context() as agent:
+        for e in envs:
+            await agent.put(key=partition_key(e.tenant_id, e.contact_id), value=encode(e))
+        await agent.put(key=b"default/mia", value=b"garbage")
+        # take_events flushes after its window; wait until both events are projected
+        import asyncio
+        poll = await db.connect_async(pg_url, schema=db.schema_of(version), autocommit=True)
+        for _ in range(100):  # a connection of its own: the pipeline's is busy in its transactions
+            cur = await poll.execute("SELECT count(*) FROM processed_events")
+            n = (await cur.fetchone())[0]
+            if n == 2 and dead:
+                break
+            await asyncio.sleep(0.05)
+        await poll.close()
+    return n

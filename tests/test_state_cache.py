@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import orjson
 
-from agents import pipeline
 from agents.pipeline import InteractionPipeline, state_size
 
 
@@ -12,11 +11,10 @@ def state(n: int, filler: int = 1000) -> dict:
     return {"seq": n, "window": [{"role": "user", "content": "x" * filler}]}
 
 
-def test_states_past_the_byte_budget_are_evicted_least_recent_first(monkeypatch):
+def test_states_past_the_byte_budget_are_evicted_least_recent_first():
     one = state_size(state(0))
     assert one == 4 * len(orjson.dumps(state(0)))  # the estimate: 4x the JSON
-    monkeypatch.setattr(pipeline, "STATE_CACHE_BYTES", 3 * one)
-    p = InteractionPipeline(None, None, broker_epoch="test")  # type: ignore[arg-type]
+    p = InteractionPipeline(None, None, broker_epoch="test", cache_bytes=3 * one)  # type: ignore[arg-type]
     for i in range(5):
         p._remember(("t", f"c{i}"), state(i))
     assert set(p.cache) == {("t", "c2"), ("t", "c3"), ("t", "c4")}   # three fit; the two oldest went
@@ -28,9 +26,17 @@ def test_states_past_the_byte_budget_are_evicted_least_recent_first(monkeypatch)
     assert ("t", "huge") not in p.cache and len(p.cache) == 3
 
 
-def test_the_count_limit_still_holds(monkeypatch):
-    monkeypatch.setattr(pipeline, "STATE_CACHE_BYTES", 10**9)
-    p = InteractionPipeline(None, None, broker_epoch="test", cache_size=2)  # type: ignore[arg-type]
+def test_the_count_limit_still_holds():
+    p = InteractionPipeline(None, None, broker_epoch="test", cache_size=2, cache_bytes=10**9)  # type: ignore[arg-type]
     for i in range(4):
         p._remember(("t", f"c{i}"), state(i, filler=10))
     assert set(p.cache) == {("t", "c2"), ("t", "c3")}
+
+
+def test_hot_vectors_are_bounded_and_the_least_recent_goes_first():
+    p = InteractionPipeline(None, None, broker_epoch="test", cache_size=3)  # type: ignore[arg-type]
+    for i in range(3):
+        p._remember_vector(f"m{i}", [float(i)])
+    p._remember_vector("m0", [0.0])  # kept again: now the most recent
+    p._remember_vector("m3", [3.0])
+    assert set(p.vectors) == {"m0", "m2", "m3"} and p.vectors["m3"] == [3.0]

@@ -37,24 +37,29 @@ class FakeProducer:
         return done
 
 
-async def run_agent(url: str, monkeypatch, puts: list[tuple[bytes, bytes, list | None]], applied: int) -> dict:
+async def run_agent(url: str, puts: list[tuple[bytes, bytes, list | None]], applied: int) -> dict:
     """Feed records (key, value, headers) to the real Faust agent over `url`'s live projection; wait until
     `applied` events are projected and a dead letter for each undecodable record is out. Returns what the
     agent sent, per topic: (key, value, headers)."""
     from agents import app_agents
     from agents.pipeline import InteractionPipeline
+    from agents.worker import Topics, build_worker
+    from streams import config
+
+    class Capture:
+        def __init__(self, to: list) -> None:
+            self.to = to
+
+        async def send(self, *, key, value, headers=None):  # noqa: ANN001, ANN201
+            self.to.append((key, value, headers))
 
     conn = await db.connect_async(url, schema=db.schema_of("v1"))
-    monkeypatch.setattr(app_agents, "_pipeline", InteractionPipeline(conn, FakeEmbedder(), broker_epoch="e",
-                                                                     version="v1"))
     keys_conn = await db.connect_async(url, autocommit=True)
-    monkeypatch.setattr(app_agents, "_keys_conn", keys_conn)
     sent: dict[str, list] = {"memory": [], "triggers": [], "dead": []}
-    for name, topic in (("memory", app_agents.memory_events_topic), ("triggers", app_agents.triggers_topic),
-                        ("dead", app_agents.dead_letter_topic)):
-        async def capture(*, key, value, headers=None, _to=sent[name]):  # noqa: ANN001, ANN202
-            _to.append((key, value, headers))
-        monkeypatch.setattr(topic, "send", capture)
+    previous = app_agents.use(build_worker(
+        config.settings(), Topics(interactions=None, memory_events=Capture(sent["memory"]),
+                                  triggers=Capture(sent["triggers"]), dead_letter=Capture(sent["dead"])),
+        pipeline=InteractionPipeline(conn, FakeEmbedder(), broker_epoch="e", version="v1"), keys_conn=keys_conn))
     garbage = sum(1 for _, v, _ in puts if not v.startswith(b"{"))
     poll = await db.connect_async(url, schema=db.schema_of("v1"), autocommit=True)
     try:
@@ -68,6 +73,7 @@ async def run_agent(url: str, monkeypatch, puts: list[tuple[bytes, bytes, list |
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.2)  # the batch's sends and spans end after its commit
     finally:
+        app_agents.use(previous)
         await poll.close()
         await keys_conn.close()
         await conn.close()
@@ -80,7 +86,7 @@ def named(spans, name: str) -> list:
 
 
 async def test_one_events_trace_runs_from_ingest_through_the_broker_into_the_batch_and_its_commit(
-        fresh_db, monkeypatch):  # noqa: F811
+        fresh_db):  # noqa: F811
     producer = FakeProducer()
     publisher = ingest.Publisher("unused:9092", "rapport.interactions")
     publisher._producer = producer
@@ -95,7 +101,7 @@ async def test_one_events_trace_runs_from_ingest_through_the_broker_into_the_bat
                 assert r.status_code == 202
                 (k1, v1, h1), (k2, v2, h2) = producer.sent
                 # the same record delivered twice (a redelivery), and one that does not decode
-                sent = await run_agent(fresh_db, monkeypatch, [(k1, v1, h1), (k2, v2, h2), (k1, v1, h1),
+                sent = await run_agent(fresh_db, [(k1, v1, h1), (k2, v2, h2), (k1, v1, h1),
                                                                (k1, b"garbage", h1)], applied=2)
                 assert (await client.get("/context/mia", params={"after": "t2"})).status_code == 200
             spans = exporter.get_finished_spans()
@@ -145,7 +151,7 @@ async def test_one_events_trace_runs_from_ingest_through_the_broker_into_the_bat
     assert REGISTRY.get_sample_value("rapport_freshness_seconds_count") == freshness + 2
 
 
-async def test_tracing_off_sends_no_headers_and_records_no_spans(fresh_db, monkeypatch):  # noqa: F811
+async def test_tracing_off_sends_no_headers_and_records_no_spans(fresh_db):  # noqa: F811
     """Off (no recording span), the producer adds no headers and the worker makes no per-record spans."""
     producer = FakeProducer()
     publisher = ingest.Publisher("unused:9092", "rapport.interactions")
@@ -155,14 +161,14 @@ async def test_tracing_off_sends_no_headers_and_records_no_spans(fresh_db, monke
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
             assert (await client.post("/ingest", headers={"traceparent": CALLER}, json={
                 "contact_id": "mia", "role": "user", "event_id": "o1", "message": "I adopted a cat"})).status_code == 202
-        sent = await run_agent(fresh_db, monkeypatch, producer.sent, applied=1)
+        sent = await run_agent(fresh_db, producer.sent, applied=1)
     finally:
         await pool.close()
     assert [h for _, _, h in producer.sent] == [None]
     assert sent["memory"] and all(h is None for _, _, h in sent["memory"])
 
 
-async def test_a_crisis_trigger_is_counted_when_committed_and_when_published(fresh_db, monkeypatch):  # noqa: F811
+async def test_a_crisis_trigger_is_counted_when_committed_and_when_published(fresh_db):  # noqa: F811
     from tests.helpers import interaction
     from schemas.envelope import encode, partition_key
 
@@ -171,7 +177,7 @@ async def test_a_crisis_trigger_is_counted_when_committed_and_when_published(fre
 
     before = count("rapport_triggers_total"), count("rapport_triggers_published_total")
     e = interaction("cr1", "I want to kill myself tonight", contact="ravi")
-    sent = await run_agent(fresh_db, monkeypatch, [(partition_key(e.tenant_id, e.contact_id), encode(e), None)],
+    sent = await run_agent(fresh_db, [(partition_key(e.tenant_id, e.contact_id), encode(e), None)],
                            applied=1)
     kinds = [orjson.loads(v)["event_type"] for _, v, _ in sent["triggers"]]
     assert kinds == ["TriggerCreated"]

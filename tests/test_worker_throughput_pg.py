@@ -97,31 +97,34 @@ async def test_a_fact_two_contacts_state_alike_in_two_batches_is_embedded_once(p
     assert va == vb
 
 
-@pytest.fixture
-def agent_env(pg_url, version, monkeypatch):  # noqa: ANN001, ANN201
-    """app_agents wired to this test's database, with the topics' sends observed."""
-    from agents import app_agents
+class Observed:
+    """A topic whose sends are observed: one broker round trip each, failing while `state["fail"]`."""
 
-    sent: list[str] = []  # event ids, in the order they reached the memory-events topic
-    state = {"in_flight": 0, "max_in_flight": 0, "fail": False}
+    def __init__(self, sent: list[str] | None, state: dict) -> None:
+        self.sent, self.state = sent, state
 
-    async def fake_send(*, key, value, headers=None, _record=True):  # noqa: ANN001, ANN202
+    async def send(self, *, key, value, headers=None):  # noqa: ANN001, ANN201
+        state = self.state
         state["in_flight"] += 1
         state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
         await asyncio.sleep(0.002)  # a broker round trip: the next batch runs meanwhile
         state["in_flight"] -= 1
         if state["fail"]:
             raise ConnectionError("broker down")
-        if _record:
-            sent.append(orjson.loads(value)["event_id"])
+        if self.sent is not None:
+            self.sent.append(orjson.loads(value)["event_id"])
 
-    async def trigger_send(**kw):  # noqa: ANN003, ANN202
-        await fake_send(**kw, _record=False)
 
-    monkeypatch.setattr(app_agents.memory_events_topic, "send", fake_send)
-    monkeypatch.setattr(app_agents.triggers_topic, "send", trigger_send)
-    monkeypatch.setattr(app_agents, "_publishing", None)
-    return app_agents, sent, state
+@pytest.fixture
+def agent_env():  # noqa: ANN201
+    """The worker's topics, with their sends observed (event ids, in the order they reached the
+    memory-events topic)."""
+    from agents.worker import Topics
+
+    sent: list[str] = []
+    state = {"in_flight": 0, "max_in_flight": 0, "fail": False}
+    return Topics(interactions=None, memory_events=Observed(sent, state), triggers=Observed(None, state),
+                  dead_letter=Observed(None, state)), sent, state
 
 
 def outbox(pg_url: str, version: str) -> list[str]:
@@ -129,24 +132,26 @@ def outbox(pg_url: str, version: str) -> list[str]:
         return [r[0] for r in c.execute(f"SELECT event_id FROM {db.schema_of(version)}.derived_outbox ORDER BY seq")]
 
 
-async def test_sends_run_beside_the_next_batch_in_batch_order_and_empty_the_outbox(pg_url, version, agent_env,
-                                                                                    monkeypatch):
-    app_agents, sent, state = agent_env
+async def test_sends_run_beside_the_next_batch_in_batch_order_and_empty_the_outbox(pg_url, version, agent_env):
+    from agents.worker import build_worker
+    from streams import config
+
+    topics, sent, state = agent_env
     conn = await db.connect_async(pg_url, schema=db.schema_of(version))
     keys_conn = await db.connect_async(pg_url, autocommit=True)
-    monkeypatch.setattr(app_agents, "_keys_conn", keys_conn)
     try:
         p = InteractionPipeline(conn, FakeEmbedder(), broker_epoch="e", version=version)
+        w = build_worker(config.settings(), topics, pipeline=p, keys_conn=keys_conn)
         first = await p.process(records([interaction("b1", "I have a dog named Bruno", contact="mia"),
                                          interaction("b2", "I live in Lisbon now", contact="kai")]))
-        await app_agents.publish_outcome(p, first)
-        task = app_agents._publishing
+        await w.publish_outcome(first)
+        task = w.publishing
         assert task is not None and not task.done()  # sending while the next batch is processed
         second = await p.process(records([interaction("b3", "Bruno ate my shoes", contact="mia", minutes=1)],
                                          start_offset=2))
-        await app_agents.publish_outcome(p, second)  # waits for the first batch's sends
+        await w.publish_outcome(second)  # waits for the first batch's sends
         assert task.done() and sent == [e.event_id for e in first.derived]  # all of the first, none of the second
-        await app_agents.finish_publishing()
+        await w.finish_publishing()
         assert sent == [e.event_id for e in first.derived + second.derived]
         assert state["max_in_flight"] == 1
         assert outbox(pg_url, version) == []  # sent, so out of the outbox
@@ -154,8 +159,8 @@ async def test_sends_run_beside_the_next_batch_in_batch_order_and_empty_the_outb
         state["fail"] = True  # a broker that fails: the batch's events stay for the relay, the worker goes on
         third = await p.process(records([interaction("b4", "I love sushi", contact="kai", minutes=2)],
                                         start_offset=3))
-        await app_agents.publish_outcome(p, third)
-        await app_agents.finish_publishing()  # logged, not raised
+        await w.publish_outcome(third)
+        await w.finish_publishing()  # logged, not raised
         assert outbox(pg_url, version) == [e.event_id for e in third.derived]
     finally:
         await keys_conn.close()

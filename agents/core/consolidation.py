@@ -439,85 +439,115 @@ def _background(s: State, known: Known, members: list[str], key: str) -> tuple[d
 
 
 def compress(s: State, env: Envelope, known: Known) -> list[Envelope]:
-    idx = s["memoryIndex"]
-    at = env.occurred_at
+    """Each theme of the settled episodes into its pattern (a new one, or the one the theme grows)."""
     graph = s.get("entities") or {}
     names = {ref: node.get("displayName") or ref for ref, node in graph.items()}
-    out = []
-    for key, label, members in themes(s, _settled_episodes(idx, at, known), known, names):
-        model = known[members[0]].get("embeddingModel")
-        vecs = [np.asarray(known[m]["embedding"], dtype=np.float32) for m in members
-                if known[m].get("embedding") is not None and known[m].get("embeddingModel") == model]
-        centroid = None
-        if vecs:
-            c = np.mean(vecs, axis=0)
-            centroid = (c / (np.linalg.norm(c) or 1.0)).astype(np.float32)
-        key, pid = _find_theme_pattern(s, key, centroid, model, known)
-        theme = (idx["items"][pid].get("theme") if pid else None) or {"label": label, "count": 0, "snippets": [],
-                                                                      "speakers": []}
-        episodes = sorted(members, key=lambda m: (idx["items"][m]["createdAt"], m))
-        first_at = theme.get("first") or idx["items"][episodes[0]]["createdAt"]
-        last_at = idx["items"][episodes[-1]]["createdAt"]
-        count = theme["count"] + len(episodes)
-        texts = [_snippet(known[m]["content"]) for m in reversed(episodes)]
-        snippets = list({normalize_text(t): t for t in reversed(texts + theme["snippets"])}.values())[::-1]
-        snippets = snippets[:SNIPPETS_KEPT]  # the newest distinct ones
-        phrases = insights.count_phrases([known[m]["content"] for m in episodes], theme.get("phrases"))
-        speakers = sorted(set(theme["speakers"]) | {known[m]["speaker"] for m in episodes if known[m].get("speaker")})
-        if not speakers and s.get("displayName"):
-            speakers = [s["displayName"]]
-        # relabelled as it grows, unless a model named it or it predates phrase counts (then it keeps its label)
-        theme_label = theme["label"]
-        if theme.get("labelSource") != "llm" and ("phrases" in theme or not pid):
-            topic = names.get(key.split("|", 1)[1], key.split(":", 1)[-1]) if key.startswith("entity|") else None
-            theme_label = insights.label(phrases, count, *_background(s, known, members, key), snippets,
-                                         topic=topic, speakers=speakers + [s.get("displayName") or ""])
-        content = _digest(theme_label, speakers, count, first_at, last_at, insights.examples(snippets, phrases))
-        sources = list(dict.fromkeys((known.get(pid, {}).get("sourceEventIds", []) if pid else [])
-                                     + [x for m in episodes for x in known[m].get("sourceEventIds", [])]))
-        refs = sorted({r for m in episodes for r in idx["items"][m]["refs"]}
-                      | (set(idx["items"][pid]["refs"]) if pid else set()))
-        if key.startswith("entity|"):
-            refs = [key.split("|", 1)[1]] + [r for r in refs if r != key.split("|", 1)[1]]
-        if pid and centroid is not None and known[pid].get("embedding") is not None:
-            # the pattern's vector follows all its episodes (weighted by how many each side holds)
-            n_old = theme["count"]
-            c = np.asarray(known[pid]["embedding"], dtype=np.float32) * n_old + centroid * len(episodes)
-            centroid = (c / (np.linalg.norm(c) or 1.0)).astype(np.float32)
-        created = pid is None
-        if created:
-            pid = derived_id(env, f"pattern:{key}")
-            importance, access_count, created_at = PATTERN_IMPORTANCE, 0, at
-        else:
-            old = idx["items"][pid]
-            importance = round(min(1.0, importance_at(old["importance"], old["accessedAt"], old["decayRate"], at)
-                                   + MERGE_BOOST), 4)
-            access_count, created_at = old["accessCount"], old["createdAt"]
-        pattern = {**new_memory(
-            memory_id=pid, tenant_id=s["tenantId"], contact_id=s["contactId"], memory_type="pattern", content=content,
-            created_at=created_at, source_event_ids=sources, source="consolidation", importance=importance,
-            confidence=0.8, entity_refs=refs, scope="tenant" if s.get("contactId") == ev.TENANT_CONTACT else "contact"),
-            "accessCount": access_count, "accessedAt": at, "updatedAt": at}
-        if centroid is not None:
-            pattern["embedding"], pattern["embeddingModel"] = [float(x) for x in centroid], model
-        for m in episodes:
-            remember.drop(idx, m)
-        if not created:
-            remember.drop(idx, pid)
-        join_at = theme.get("joinAt")
-        if join_at is None and vecs and centroid is not None:  # founding: how close its episodes are to it
-            join_at = round(min(float(v @ centroid) for v in vecs), 4)
-        idx["items"][pid] = {**remember.index_item(pattern),
-                             "theme": {"label": theme_label, "count": count, "first": first_at, "last": last_at,
-                                       "snippets": snippets, "speakers": speakers, "phrases": phrases,
-                                       **({"labelSource": "llm"} if theme.get("labelSource") == "llm" else {}),
-                                       **({"joinAt": join_at} if join_at is not None else {})}}
-        s["consolidation"]["themes"][key] = pid
-        known[pid] = known_entry(pattern)
-        out.append(ev.derived(env, ev.EPISODES_COMPRESSED, f"compress:{key}:{episodes[0]}", {
-            "pattern": pattern, "episodeIds": episodes, "theme": key, "created": created, "at": at,
-            "count": count}))
-    return out
+    return [_compress_theme(s, env, known, names, key, label, members)
+            for key, label, members in themes(s, _settled_episodes(s["memoryIndex"], env.occurred_at, known),
+                                              known, names)]
+
+
+def _centroid(known: Known, members: list[str]) -> tuple[str | None, list[np.ndarray], np.ndarray | None]:
+    """The members' model, their vectors of that model, and the normalised mean of those (or None)."""
+    model = known[members[0]].get("embeddingModel")
+    vecs = [np.asarray(known[m]["embedding"], dtype=np.float32) for m in members
+            if known[m].get("embedding") is not None and known[m].get("embeddingModel") == model]
+    if not vecs:
+        return model, vecs, None
+    c = np.mean(vecs, axis=0)
+    return model, vecs, (c / (np.linalg.norm(c) or 1.0)).astype(np.float32)
+
+
+def _theme_words(s: State, known: Known, names: dict[str, str], key: str, theme: dict[str, Any], pid: str | None,
+                 members: list[str], episodes: list[str], count: int) -> tuple[list[str], Any, list[str], str]:
+    """The theme's snippets (the newest distinct ones), phrase counts, speakers and label."""
+    texts = [_snippet(known[m]["content"]) for m in reversed(episodes)]
+    snippets = list({normalize_text(t): t for t in reversed(texts + theme["snippets"])}.values())[::-1]
+    snippets = snippets[:SNIPPETS_KEPT]
+    phrases = insights.count_phrases([known[m]["content"] for m in episodes], theme.get("phrases"))
+    speakers = sorted(set(theme["speakers"]) | {known[m]["speaker"] for m in episodes if known[m].get("speaker")})
+    if not speakers and s.get("displayName"):
+        speakers = [s["displayName"]]
+    # relabelled as it grows, unless a model named it or it predates phrase counts (then it keeps its label)
+    theme_label = theme["label"]
+    if theme.get("labelSource") != "llm" and ("phrases" in theme or not pid):
+        topic = names.get(key.split("|", 1)[1], key.split(":", 1)[-1]) if key.startswith("entity|") else None
+        theme_label = insights.label(phrases, count, *_background(s, known, members, key), snippets,
+                                     topic=topic, speakers=speakers + [s.get("displayName") or ""])
+    return snippets, phrases, speakers, theme_label
+
+
+def _provenance(idx: dict[str, Any], known: Known, key: str, pid: str | None, episodes: list[str]
+                ) -> tuple[list[str], list[str]]:
+    """The pattern's source events and entity refs: its own and its new episodes' (an entity theme's
+    entity first)."""
+    sources = list(dict.fromkeys((known.get(pid, {}).get("sourceEventIds", []) if pid else [])
+                                 + [x for m in episodes for x in known[m].get("sourceEventIds", [])]))
+    refs = sorted({r for m in episodes for r in idx["items"][m]["refs"]}
+                  | (set(idx["items"][pid]["refs"]) if pid else set()))
+    if key.startswith("entity|"):
+        refs = [key.split("|", 1)[1]] + [r for r in refs if r != key.split("|", 1)[1]]
+    return sources, refs
+
+
+def _pattern_memory(s: State, env: Envelope, pid: str | None, key: str, content: str, sources: list[str],
+                    refs: list[str]) -> tuple[dict[str, Any], bool]:
+    """The pattern memory (new, or the grown one with its importance boosted); whether it is new."""
+    idx, at = s["memoryIndex"], env.occurred_at
+    created = pid is None
+    if pid is None:
+        pid = derived_id(env, f"pattern:{key}")
+        importance, access_count, created_at = PATTERN_IMPORTANCE, 0, at
+    else:
+        old = idx["items"][pid]
+        importance = round(min(1.0, importance_at(old["importance"], old["accessedAt"], old["decayRate"], at)
+                               + MERGE_BOOST), 4)
+        access_count, created_at = old["accessCount"], old["createdAt"]
+    return {**new_memory(
+        memory_id=pid, tenant_id=s["tenantId"], contact_id=s["contactId"], memory_type="pattern", content=content,
+        created_at=created_at, source_event_ids=sources, source="consolidation", importance=importance,
+        confidence=0.8, entity_refs=refs, scope="tenant" if s.get("contactId") == ev.TENANT_CONTACT else "contact"),
+        "accessCount": access_count, "accessedAt": at, "updatedAt": at}, created
+
+
+def _compress_theme(s: State, env: Envelope, known: Known, names: dict[str, str], key: str, label: str,
+                    members: list[str]) -> Envelope:
+    idx, at = s["memoryIndex"], env.occurred_at
+    model, vecs, centroid = _centroid(known, members)
+    key, pid = _find_theme_pattern(s, key, centroid, model, known)
+    theme = (idx["items"][pid].get("theme") if pid else None) or {"label": label, "count": 0, "snippets": [],
+                                                                  "speakers": []}
+    episodes = sorted(members, key=lambda m: (idx["items"][m]["createdAt"], m))
+    first_at = theme.get("first") or idx["items"][episodes[0]]["createdAt"]
+    last_at = idx["items"][episodes[-1]]["createdAt"]
+    count = theme["count"] + len(episodes)
+    snippets, phrases, speakers, theme_label = _theme_words(s, known, names, key, theme, pid, members, episodes, count)
+    content = _digest(theme_label, speakers, count, first_at, last_at, insights.examples(snippets, phrases))
+    sources, refs = _provenance(idx, known, key, pid, episodes)
+    if pid and centroid is not None and known[pid].get("embedding") is not None:
+        # the pattern's vector follows all its episodes (weighted by how many each side holds)
+        c = np.asarray(known[pid]["embedding"], dtype=np.float32) * theme["count"] + centroid * len(episodes)
+        centroid = (c / (np.linalg.norm(c) or 1.0)).astype(np.float32)
+    pattern, created = _pattern_memory(s, env, pid, key, content, sources, refs)
+    if centroid is not None:
+        pattern["embedding"], pattern["embeddingModel"] = [float(x) for x in centroid], model
+    for m in episodes:
+        remember.drop(idx, m)
+    if not created:
+        remember.drop(idx, pid)
+    pid = pattern["id"]
+    join_at = theme.get("joinAt")
+    if join_at is None and vecs and centroid is not None:  # founding: how close its episodes are to it
+        join_at = round(min(float(v @ centroid) for v in vecs), 4)
+    idx["items"][pid] = {**remember.index_item(pattern),
+                         "theme": {"label": theme_label, "count": count, "first": first_at, "last": last_at,
+                                   "snippets": snippets, "speakers": speakers, "phrases": phrases,
+                                   **({"labelSource": "llm"} if theme.get("labelSource") == "llm" else {}),
+                                   **({"joinAt": join_at} if join_at is not None else {})}}
+    s["consolidation"]["themes"][key] = pid
+    known[pid] = known_entry(pattern)
+    return ev.derived(env, ev.EPISODES_COMPRESSED, f"compress:{key}:{episodes[0]}", {
+        "pattern": pattern, "episodeIds": episodes, "theme": key, "created": created, "at": at, "count": count})
 
 
 def relabel(s: State, env: Envelope, pattern_id: str, label: str, count: int) -> list[Envelope]:

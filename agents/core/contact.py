@@ -1,4 +1,4 @@
-"""The per-contact fold: (contact state, interaction) -> (new state, derived events).
+"""The per-contact fold: (contact state, source event) -> (new state, derived events).
 
 This is the functional core of the interaction processor. It never reads a clock, a database or a
 broker: time is the event's `occurred_at`, ids are derived from the source event id, so processing the
@@ -7,15 +7,20 @@ same events again (a redelivery, a replay) gives the same state and the same eve
 Processing one batch is two phases so that embeddings can be computed for a whole batch at once:
   1. `plan_memories(event)`   -> candidate memories of one event (state-free)
   2. the shell embeds all candidates' contents in one call
-  3. `apply_interaction(state, event, candidates, config, hot_vectors)` -> (state, events), in log
-     order; candidates are deduplicated against the contact's memory (agents/core/remember.py)
+  3. `apply(state, event, Inputs(candidates, hot_vectors, ...))` -> (state, events), in log order;
+     candidates are deduplicated against the contact's memory (agents/core/remember.py)
+
+`apply` is the one entry point: it dispatches on the event type to that kind's rule (RULES: a
+message, a tick, an access, a correction, a forget request, a model's proposals, summary or label),
+then runs the closing steps every kind shares in one place (the profile follows the memory events,
+the next due work is scheduled, seq moves on). The `apply_<kind>` functions are its one-kind entries.
 """
 from __future__ import annotations
 
 import orjson
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable
 
 from agents.core import memory as mem
 from domain.decay import latest
@@ -108,64 +113,86 @@ NO_LONGER_TRUE = frozenset({ev.MEMORY_SUPERSEDED, ev.MEMORY_MERGED, ev.MEMORY_EX
 RETIRING = NO_LONGER_TRUE | {ev.MEMORY_PRUNED, ev.MEMORY_ARCHIVED}
 
 
+class _Facts:
+    """The profile's items being updated: `put` keeps an item's place ("n": the order items arrived in,
+    kept in the item since dict order does not survive jsonb), `drop` takes one out; `changed` says
+    whether the paragraph must be rebuilt."""
+
+    def __init__(self, facts: dict[str, Any]) -> None:
+        self.facts = dict(facts)
+        self.last_n = max((f.get("n", 0) for f in self.facts.values()), default=0)
+        self.changed = False
+
+    def put(self, mid: str, entry: dict[str, Any]) -> None:
+        text = mem.normalize_text(entry["content"])
+        for o in [o for o, f in self.facts.items() if o != mid and mem.normalize_text(f["content"]) == text]:
+            self.facts.pop(o)  # said again after its first memory was let go of: one item
+        if mid in self.facts and "n" in self.facts[mid]:
+            n = self.facts[mid]["n"]
+        else:
+            self.last_n = n = self.last_n + 1
+        self.facts[mid] = {**entry, "n": n}
+        self.changed = True
+
+    def drop(self, mid: str) -> None:
+        self.changed |= self.facts.pop(mid, None) is not None
+
+
+def _profile_corrected(f: _Facts, e: Envelope) -> None:
+    """The profile says what the memory now says."""
+    mid, item = e.payload["memoryId"], f.facts.get(e.payload["memoryId"])
+    if item is not None and ("content" in e.payload or "importance" in e.payload):
+        f.put(mid, {**{k: v for k, v in item.items() if k != "n"}, "content": e.payload.get("content", item["content"]),
+                    **({"importance": e.payload["importance"]} if "importance" in e.payload else {})})
+
+
+def _profile_extracted(f: _Facts, e: Envelope) -> None:
+    m = e.payload["memory"]
+    if m["memoryType"] in ("fact", "preference") and not m.get("expiresAt"):
+        # a new value of a one-value slot ("lives_in"), or one that says it replaces the slot's values
+        # ("a new job at ..."), retires what the profile held there, even a value the working set has
+        # let go of (which supersession no longer sees)
+        replaces = e.payload.get("replaces")
+        for o in [o for o, item in f.facts.items() if o != m["id"] and item.get("key") and (
+                item["key"] == m.get("memoryKey") or replaces and
+                (item["key"] == replaces or item["key"].startswith(replaces + "|")))]:
+            f.facts.pop(o)
+        f.put(m["id"], {"type": m["memoryType"], "content": m["content"], "key": m.get("memoryKey"),
+                        "importance": round(float(m.get("importance", 0.5)), 4)})
+    elif m["memoryType"] == "pattern":  # a habit the detectors found ("Usually chats between ...")
+        f.put(m["id"], {"type": "habit", "content": m["content"], "count": 1})
+
+
+def _profile_event(f: _Facts, e: Envelope, items: dict[str, Any]) -> None:
+    """One memory event's effect on the profile's items."""
+    if e.event_type == ev.MEMORY_FORGOTTEN:
+        f.drop(e.payload["memoryId"])
+    elif e.event_type == ev.MEMORY_CORRECTED:
+        _profile_corrected(f, e)
+    elif e.event_type in RETIRING:
+        mid = e.payload["memoryId"]
+        if e.event_type in NO_LONGER_TRUE or (f.facts.get(mid) or {}).get("type") == "habit":
+            f.drop(mid)
+    elif e.event_type == ev.MEMORY_EXTRACTED:
+        _profile_extracted(f, e)
+    elif e.event_type in (ev.EPISODES_COMPRESSED, ev.PATTERN_RELABELLED):
+        pid = e.payload["pattern"]["id"] if e.event_type == ev.EPISODES_COMPRESSED else e.payload["memoryId"]
+        theme = (items.get(pid) or {}).get("theme")
+        if theme:
+            f.put(pid, {"type": "habit", "content": consolidation.gist(theme), "count": theme["count"]})
+
+
 def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
     """Track what the profile is made of: durable facts and preferences, and the habits and themes the
     patterns found; when they change, the profile paragraph is rebuilt whole (seed 003). Returns the new
     paragraph, or None when nothing changed."""
-    facts = dict(s.get("profileFacts") or {})
-    last_n = max((f.get("n", 0) for f in facts.values()), default=0)
-    changed = False
-
-    def put(mid: str, entry: dict[str, Any]) -> None:
-        nonlocal last_n, changed
-        # "n": the order items arrived in, kept in the item (dict order does not survive jsonb); an item
-        # seen again keeps its place
-        text = mem.normalize_text(entry["content"])
-        for o in [o for o, f in facts.items() if o != mid and mem.normalize_text(f["content"]) == text]:
-            facts.pop(o)  # said again after its first memory was let go of: one item
-        if mid in facts and "n" in facts[mid]:
-            n = facts[mid]["n"]
-        else:
-            last_n = n = last_n + 1
-        facts[mid] = {**entry, "n": n}
-        changed = True
-
+    f = _Facts(s.get("profileFacts") or {})
     items = (s.get("memoryIndex") or {}).get("items", {})
     for e in memory_events:
-        if e.event_type == ev.MEMORY_FORGOTTEN:
-            changed |= facts.pop(e.payload["memoryId"], None) is not None
-            continue
-        if e.event_type == ev.MEMORY_CORRECTED:  # the profile says what the memory now says
-            mid, f = e.payload["memoryId"], facts.get(e.payload["memoryId"])
-            if f is not None and ("content" in e.payload or "importance" in e.payload):
-                put(mid, {**{k: v for k, v in f.items() if k != "n"}, "content": e.payload.get("content", f["content"]),
-                          **({"importance": e.payload["importance"]} if "importance" in e.payload else {})})
-            continue
-        if e.event_type in RETIRING:
-            mid = e.payload["memoryId"]
-            if e.event_type in NO_LONGER_TRUE or (facts.get(mid) or {}).get("type") == "habit":
-                changed |= facts.pop(mid, None) is not None
-        elif e.event_type == ev.MEMORY_EXTRACTED:
-            m = e.payload["memory"]
-            if m["memoryType"] in ("fact", "preference") and not m.get("expiresAt"):
-                # a new value of a one-value slot ("lives_in"), or one that says it replaces the slot's
-                # values ("a new job at ..."), retires what the profile held there, even a value the
-                # working set has let go of (which supersession no longer sees)
-                for o in [o for o, f in facts.items() if o != m["id"] and f.get("key") and (
-                        f["key"] == m.get("memoryKey") or e.payload.get("replaces") and
-                        (f["key"] == e.payload["replaces"] or f["key"].startswith(e.payload["replaces"] + "|")))]:
-                    facts.pop(o)
-                put(m["id"], {"type": m["memoryType"], "content": m["content"], "key": m.get("memoryKey"),
-                              "importance": round(float(m.get("importance", 0.5)), 4)})
-            elif m["memoryType"] == "pattern":  # a habit the detectors found ("Usually chats between ...")
-                put(m["id"], {"type": "habit", "content": m["content"], "count": 1})
-        elif e.event_type in (ev.EPISODES_COMPRESSED, ev.PATTERN_RELABELLED):
-            pid = e.payload["pattern"]["id"] if e.event_type == ev.EPISODES_COMPRESSED else e.payload["memoryId"]
-            theme = (items.get(pid) or {}).get("theme")
-            if theme:
-                put(pid, {"type": "habit", "content": consolidation.gist(theme), "count": theme["count"]})
-    if not changed:
+        _profile_event(f, e, items)
+    if not f.changed:
         return None
+    facts = f.facts
     # over the bound, what says least about the person goes first (then the oldest)
     ordered = sorted(facts, key=lambda mid: (summaries.item_weight(facts[mid]), facts[mid].get("n", 0), mid))
     for mid in ordered[:max(0, len(ordered) - PROFILE_FACTS)]:
@@ -176,48 +203,6 @@ def _profile_after(s: State, memory_events: list[Envelope]) -> str | None:
     s["profileItems"] = summaries.profile_items(facts, s.get("displayName"))
     s["profile"] = summaries.profile_paragraph(s.get("displayName"), s["profileItems"])
     return s["profile"]
-
-
-def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
-    """/context served these memories at `occurred_at` (the wall clock): recorded (MemoryAccessed, in
-    the memories' history), but being shown is not being used. Recency, access frequency and the decay
-    clock move when the contact mentions a memory again (remember.touch), not when it is served: what
-    was shown once would otherwise be shown forever (issue 23). Not a message: sessions, counters and
-    the consolidation clock stay."""
-    s = _copy(state)
-    ids = list(dict.fromkeys(env.payload["memoryIds"]))
-    s["seq"] += 1
-    # one event for the response, not one per memory: each derived event is a row written three times
-    # (projection, outbox, history) and a record sent, and /context makes one of these per answer.
-    # Archived ids stay in it: their rows' statistics move too, though the state no longer lists them.
-    if not ids:
-        return s, []
-    return s, [ev.derived(env, ev.MEMORY_ACCESSED, "access", {"memoryIds": ids, "at": env.occurred_at})]
-
-
-def apply_correction(state: State, env: Envelope, vector: Any = None, model: str | None = None
-                     ) -> tuple[State, list[Envelope]]:
-    """A memory corrected (agents/core/curation.py): MemoryCorrected, and the profile rebuilt when it
-    held the memory. Not a message: sessions, counters and the consolidation clock stay."""
-    s = _copy(state)
-    out = curation.correct(s, env, vector, model)
-    profile = _profile_after(s, out)
-    if profile is not None:
-        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
-    s["seq"] += 1
-    return s, out
-
-
-def apply_forget(state: State, env: Envelope, memory: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
-    """A memory forgotten (agents/core/curation.py): MemoryForgotten, and the profile rebuilt without it.
-    `memory`: its {content, memoryType} as the log stands here (an episode's message leaves the window)."""
-    s = _copy(state)
-    out = curation.forget(s, env, memory)
-    profile = _profile_after(s, out)
-    if profile is not None:
-        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
-    s["seq"] += 1
-    return s, out
 
 
 LIFETIME_DAYS = {"1d": 1, "3d": 3, "7d": 7, "30d": 30}  # seed 003; "permanent" never expires
@@ -242,51 +227,6 @@ def plan_proposals(env: Envelope) -> list[dict[str, Any]]:
     return out
 
 
-def apply_summary(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
-    """A model's summary of a closed session replaces the extractive one (seed 004's fields)."""
-    s = _copy(state)
-    p = env.payload
-    key = p.get("personaId") or ""
-    last = (s.get("lastSessionSummary") or {}).get(key)
-    if last and last.get("sessionId") == p["sessionId"]:
-        s["lastSessionSummary"][key] = {"sessionId": p["sessionId"], **p["summary"]}
-    s["seq"] += 1
-    return s, [ev.derived(env, ev.SESSION_SUMMARIZED, "summary:llm", {
-        "sessionId": p["sessionId"], "personaId": p.get("personaId"), "endedAt": p["endedAt"],
-        "summary": p["summary"], "source": "llm"}, occurred_at=p["endedAt"])]
-
-
-def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]],
-                    hot_vectors: dict[str, Any] | None = None, known: consolidation.Known | None = None,
-                    fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
-    """Merge an LLM's proposals through the same dedup/supersession path as the rules' memories."""
-    s = _copy(state)
-    out = consolidation.run_due(s, env, known, fresh)
-    candidates = curation.admit(s, candidates)  # nothing corrected or forgotten comes back
-    s["memoryIndex"], memory_events, _ = remember.remember(
-        s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
-    out += memory_events
-    if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
-        s["memoryVersion"] = s.get("memoryVersion", 0) + 1
-    consolidation.note_created(s, memory_events)
-    # a model's profile rewrite made before a memory of this message was forgotten may still state it
-    if env.payload.get("profileUpdate") and not curation.from_forgotten(s, env.payload.get("sourceEventId")):
-        s["profile"], s["profileSource"] = env.payload["profileUpdate"], "llm"
-        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
-    s["seq"] += 1
-    return s, out
-
-
-def apply_label(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
-    """A model's label for a theme replaces the offline one (consolidation.relabel)."""
-    s = _copy(state)
-    p = env.payload
-    out = consolidation.relabel(s, env, p["patternId"], p["label"], p["count"])
-    profile = _profile_after(s, out)
-    if profile is not None:
-        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
-    s["seq"] += 1
-    return s, out
 
 
 CARRY_KEY = "redactionCarry"  # what the contact's last message left open to its next (redaction.Carry)
@@ -364,6 +304,7 @@ def message_embedding_text(env: Envelope, carry: Any = None, cfg: CoreConfig = C
     return mem.episode_content(p["message"])
 
 
+
 def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
     """End the open session: SessionClosed, and its structured summary (persona-scoped)."""
     session = {**s["session"], "endedAt": s["session"]["lastActivityAt"]}
@@ -401,50 +342,203 @@ def _advance_clock(s: State, env: Envelope) -> None:
         s["clockSkewS"] = clock.skew_s(env.occurred, parse_time(env.recorded_at))
 
 
-def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig(), known: consolidation.Known | None = None,
-               fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
-    """Time reached work the contact had due: close a session that has gone silent, run a due
-    consolidation tier."""
+
+# ------------------------------------------------------------------------------------------ one apply
+@dataclass(frozen=True)
+class Inputs:
+    """What the shell gathers for one event before folding it; each kind reads the fields it needs.
+    `candidates`: its planned memories, embedded (plan_memories, plan_proposals; for a correction, its
+    new content with its vector: curation.plan_correction); `hot_vectors`: the embeddings of the
+    memories in the state's hot set; `llm_mood`: a mood an OpenAI-compatible model gave for a message
+    (else the offline classifier); `known`, `fresh`: what a due consolidation tier needs
+    (agents/core/consolidation.py); `message_vector`: the sentence embedding of a user message's text as
+    the fold sees it (`message_embedding_text`), a float32 numpy vector of the local model, or None (the
+    detectors then work from the words alone); `memory`: for a forget request, the memory's
+    {content, memoryType} as the log stands (the fold keeps no texts)."""
+    config: CoreConfig = field(default_factory=CoreConfig)
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    hot_vectors: dict[str, Any] | None = None
+    llm_mood: dict[str, Any] | None = None
+    known: consolidation.Known | None = None
+    fresh: consolidation.Known | None = None
+    message_vector: Any = None
+    memory: dict[str, Any] | None = None
+
+
+@dataclass
+class Step:
+    """What one kind's rule did on the working copy: the events it derived, the memory events the
+    profile follows, and a profile paragraph the event itself gives (a model's rewrite), if any."""
+    events: list[Envelope]
+    memory_events: list[Envelope] = field(default_factory=list)
+    profile_text: str | None = None
+
+
+Rule = Callable[[State, Envelope, Inputs], Step]
+RULES: dict[str, Rule] = {}  # event type -> its rule (a contact's erasure is the shell's: a new state)
+
+
+def rule(event_type: str) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        RULES[event_type] = fn
+        return fn
+    return register
+
+
+def apply(state: State, env: Envelope, inputs: Inputs = Inputs()) -> tuple[State, list[Envelope]]:
+    """The fold of one source event: (state, event, what the shell gathered) -> (new state, derived
+    events). The event type's rule runs on a copy of the state (the input is never mutated); then the
+    closing steps every event shares, here only: the profile follows the memory events the rule
+    reports, the contact's next due work is scheduled, and its seq moves on by one."""
+    fold = RULES.get(env.event_type)
+    if fold is None:
+        raise ValueError(f"{env.event_type} is not an event the fold applies")
     s = _copy(state)
-    out: list[Envelope] = []
-    session = s.get("session")
-    if session is not None and env.occurred >= parse_time(session["lastActivityAt"]) + timedelta(
-            seconds=cfg.session_gap_s):
-        out += _close_session(s, env, "tick:session")
-    tier_events = consolidation.run_due(s, env, known, fresh)
-    profile = _profile_after(s, tier_events)
-    out += tier_events + ([ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile})]
-                          if profile is not None else [])
-    _schedule(s, cfg)
+    step = fold(s, env, inputs)
+    out = step.events
+    profile = _profile_after(s, step.memory_events)
+    if step.profile_text is not None:  # the event's own paragraph wins over the one rebuilt from the items
+        s["profile"], s["profileSource"] = step.profile_text, "llm"
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": s["profile"], "source": "llm"}))
+    elif profile is not None:
+        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
+    _schedule(s, inputs.config)
     s["seq"] += 1
     return s, out
 
 
-def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
-                      cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None,
-                      llm_mood: dict[str, Any] | None = None, known: consolidation.Known | None = None,
-                      fresh: consolidation.Known | None = None, message_vector: Any = None
-                      ) -> tuple[State, list[Envelope]]:
-    """`hot_vectors`: the embeddings of the memories in the state's hot set (the shell loads them);
-    `llm_mood`: a mood an OpenAI-compatible model gave for this message (else the offline classifier);
-    `known`, `fresh`: what a due consolidation tier needs (agents/core/consolidation.py);
-    `message_vector`: the sentence embedding of a user message's text as the fold sees it
-    (`message_embedding_text`), a float32 numpy vector of the local model, or None (no model, another
-    embedding model, a fold without vectors): the detectors then work from the words alone."""
+def _merge_memories(s: State, env: Envelope, candidates: list[dict[str, Any]], hot_vectors: dict[str, Any] | None,
+                    boost_of: str | None = None) -> list[Envelope]:
+    """Candidates through dedup and supersession into the contact's memory (agents/core/remember.py);
+    nothing corrected or forgotten comes back. `boost_of`: the memory a positive outcome credits."""
+    candidates = curation.admit(s, candidates)
+    s["memoryIndex"], memory_events, _ = remember.remember(
+        s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
+    if boost_of:
+        s["memoryIndex"], boosted = remember.boost_outcome(s["memoryIndex"], env, boost_of)
+        memory_events += boosted
+    if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
+        # the set or text of memories changed (readers key their keyword index on this)
+        s["memoryVersion"] = s.get("memoryVersion", 0) + 1
+    return memory_events
+
+
+@rule(ev.MEMORIES_ACCESSED)
+def _access(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """/context served these memories at `occurred_at` (the wall clock): recorded (MemoryAccessed, in
+    the memories' history), but being shown is not being used. Recency, access frequency and the decay
+    clock move when the contact mentions a memory again (remember.touch), not when it is served: what
+    was shown once would otherwise be shown forever (issue 23). Not a message: sessions, counters and
+    the consolidation clock stay."""
+    ids = list(dict.fromkeys(env.payload["memoryIds"]))
+    # one event for the response, not one per memory: each derived event is a row written three times
+    # (projection, outbox, history) and a record sent, and /context makes one of these per answer.
+    # Archived ids stay in it: their rows' statistics move too, though the state no longer lists them.
+    return Step([ev.derived(env, ev.MEMORY_ACCESSED, "access", {"memoryIds": ids, "at": env.occurred_at})]
+                if ids else [])
+
+
+@rule(ev.MEMORY_CORRECTION_REQUESTED)
+def _correction(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """A memory corrected (agents/core/curation.py): MemoryCorrected with its new content's vector when
+    the shell embedded it. Not a message: sessions, counters and the consolidation clock stay."""
+    vec = inputs.candidates[0] if inputs.candidates else {}
+    out = curation.correct(s, env, vec.get("embedding"), vec.get("embeddingModel"))
+    return Step(out, memory_events=out)
+
+
+@rule(ev.MEMORY_FORGET_REQUESTED)
+def _forget(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """A memory forgotten (agents/core/curation.py): MemoryForgotten; an episode's message leaves the
+    window too."""
+    out = curation.forget(s, env, inputs.memory)
+    return Step(out, memory_events=out)
+
+
+@rule(ev.SUMMARY_PROPOSED)
+def _summary(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """A model's summary of a closed session replaces the extractive one (seed 004's fields)."""
+    p = env.payload
+    key = p.get("personaId") or ""
+    last = (s.get("lastSessionSummary") or {}).get(key)
+    if last and last.get("sessionId") == p["sessionId"]:
+        s["lastSessionSummary"][key] = {"sessionId": p["sessionId"], **p["summary"]}
+    return Step([ev.derived(env, ev.SESSION_SUMMARIZED, "summary:llm", {
+        "sessionId": p["sessionId"], "personaId": p.get("personaId"), "endedAt": p["endedAt"],
+        "summary": p["summary"], "source": "llm"}, occurred_at=p["endedAt"])])
+
+
+@rule(ev.LABEL_PROPOSED)
+def _label(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """A model's label for a theme replaces the offline one (consolidation.relabel)."""
+    p = env.payload
+    out = consolidation.relabel(s, env, p["patternId"], p["label"], p["count"])
+    return Step(out, memory_events=out)
+
+
+@rule(ev.MEMORIES_PROPOSED)
+def _proposals(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """An LLM's proposals through the same dedup/supersession path as the rules' memories. Consolidation
+    due by this event's time runs first, as on a tick in between; the profile follows the tiers' and
+    the proposals' memory events like a message's, and the model's own paragraph, when it gave one,
+    is the profile (unless a memory of its message was forgotten since: it may still state it)."""
+    tiers = consolidation.run_due(s, env, inputs.known, inputs.fresh)
+    memory_events = _merge_memories(s, env, inputs.candidates, inputs.hot_vectors)
+    consolidation.note_created(s, memory_events)
+    rewrite = env.payload.get("profileUpdate")
+    accepted = bool(rewrite) and not curation.from_forgotten(s, env.payload.get("sourceEventId"))
+    return Step(tiers + memory_events, memory_events=tiers + memory_events, profile_text=rewrite if accepted else None)
+
+
+@rule(ev.CONTACT_TICK)
+def _tick(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """Time reached work the contact had due: close a session that has gone silent, run a due
+    consolidation tier."""
+    out: list[Envelope] = []
+    session = s.get("session")
+    if session is not None and env.occurred >= parse_time(session["lastActivityAt"]) + timedelta(
+            seconds=inputs.config.session_gap_s):
+        out += _close_session(s, env, "tick:session")
+    tiers = consolidation.run_due(s, env, inputs.known, inputs.fresh)
+    return Step(out + tiers, memory_events=tiers)
+
+
+@rule(ev.INTERACTION_RECORDED)
+def _interaction(s: State, env: Envelope, inputs: Inputs) -> Step:
+    """A message: consolidation due by its time first (as a tick in between would have run it), then
+    sessions, counters, the producer's profile fields, the window, entities, mood, and its memories."""
+    cfg = inputs.config
     # secrets never reach the window, episodes or summaries (agents/core/redaction.py)
-    env, carry = admit(env, state.get(CARRY_KEY), cfg.redaction)
-    s = _copy(state)
+    env, carry = admit(env, s.get(CARRY_KEY), cfg.redaction)
     if carry is None:
         s.pop(CARRY_KEY, None)
     else:
         s[CARRY_KEY] = carry
-    p, at = env.payload, env.occurred
-    # consolidation due by this event's time runs first, as it would have on a tick in between
-    out: list[Envelope] = consolidation.run_due(s, env, known, fresh)
-    tiers = len(out)
+    tiers = consolidation.run_due(s, env, inputs.known, inputs.fresh)
     _advance_clock(s, env)
+    out = tiers + _session_of(s, env, cfg)
+    _count(s, env)
+    out += _producer_fields(s, env) + _window(s, env, cfg)
+    candidates = inputs.candidates
+    if candidates:
+        candidates, entity_events = link_entities(s, env, candidates)
+        out += entity_events
+    if env.payload["role"] == "user":
+        emotion_events, emotion_memories = emotion.step_message(s, env, inputs.llm_mood,
+                                                                message_vector=inputs.message_vector)
+        out += emotion_events
+        candidates = candidates + emotion_memories
+    memory_events = _merge_memories(s, env, candidates, inputs.hot_vectors,
+                                    env.payload.get("outcome_of") if env.payload.get("outcome") == "positive" else None)
+    consolidation.note_created(s, memory_events)
+    return Step(out + memory_events, memory_events=tiers + memory_events)
 
-    # sessions: close the previous one and open a new one after the gap (or a new producer session id)
+
+def _session_of(s: State, env: Envelope, cfg: CoreConfig) -> list[Envelope]:
+    """Close the previous session and open a new one after the gap (or a new producer session id);
+    the message joins the session."""
+    p, at = env.payload, env.occurred
+    out: list[Envelope] = []
     s.setdefault("lastSessionSummary", {})
     if sessions.starts_new_session(s["session"], at, cfg.session_gap_s, p.get("session_id")):
         if s["session"] is not None:
@@ -458,8 +552,12 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     s["session"] = sessions.touch_session(s["session"], at, p["role"])
     if p.get("session_id") and not s["session"].get("producerSessionId"):
         s["session"]["producerSessionId"] = p["session_id"]  # named later: a later switch is detected
+    return out
 
-    # counters and the active-day streak
+
+def _count(s: State, env: Envelope) -> None:
+    """Counters, first and last seen, and the active-day streak."""
+    p, at = env.payload, env.occurred
     s["messageCount"] += 1
     s["userMessageCount"] += p["role"] == "user"
     if s["firstSeen"] is None or at < parse_time(s["firstSeen"]):
@@ -469,7 +567,11 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
     s["lastActiveDay"], s["activeStreak"] = sessions.next_streak(
         s["lastActiveDay"], s["activeStreak"], sessions.local_day(at))
 
-    # profile fields the producer tells us about
+
+def _producer_fields(s: State, env: Envelope) -> list[Envelope]:
+    """The profile fields the producer tells us about (a user's name and channel), and the persona."""
+    p = env.payload
+    out = []
     profile = {k: p.get(k) for k in ("display_name", "channel") if p.get(k)}
     if p["role"] == "user" and profile and (
             profile.get("display_name", s["displayName"]) != s["displayName"]
@@ -480,39 +582,60 @@ def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, An
                               {"displayName": s["displayName"], "channel": s["channel"]}))
     if p.get("persona_id"):
         s["personaId"] = p["persona_id"]
+    return out
 
-    # the session window (history for the chat engine), and the rolling summary every 4 turns
+
+def _window(s: State, env: Envelope, cfg: CoreConfig) -> list[Envelope]:
+    """The session window (history for the chat engine), and the rolling summary every 4 turns."""
+    p = env.payload
     s["window"] = sessions.push_window(
-        s["window"], {"role": p["role"], "content": p["message"], "occurredAt": env.occurred_at},
-        cfg.window_size)
-    if s["session"]["turnCount"] % summaries.ROLLING_EVERY == 0:
-        s["session"]["rollingSummary"] = summaries.rolling_summary(s["window"])
-        out.append(ev.derived(env, ev.ROLLING_SUMMARY_UPDATED, "rolling", {
-            "sessionId": s["session"]["sessionId"], "personaId": s["session"].get("personaId"),
-            "summary": s["session"]["rollingSummary"]}))
+        s["window"], {"role": p["role"], "content": p["message"], "occurredAt": env.occurred_at}, cfg.window_size)
+    if s["session"]["turnCount"] % summaries.ROLLING_EVERY != 0:
+        return []
+    s["session"]["rollingSummary"] = summaries.rolling_summary(s["window"])
+    return [ev.derived(env, ev.ROLLING_SUMMARY_UPDATED, "rolling", {
+        "sessionId": s["session"]["sessionId"], "personaId": s["session"].get("personaId"),
+        "summary": s["session"]["rollingSummary"]})]
 
-    if candidates:
-        candidates, entity_events = link_entities(s, env, candidates)
-        out.extend(entity_events)
-    if p["role"] == "user":
-        emotion_events, emotion_memories = emotion.step_message(s, env, llm_mood, message_vector=message_vector)
-        out.extend(emotion_events)
-        candidates = candidates + emotion_memories
-    candidates = curation.admit(s, candidates)  # nothing corrected or forgotten comes back
-    s["memoryIndex"], memory_events, _ = remember.remember(
-        s.get("memoryIndex") or remember.empty_index(), env, candidates, hot_vectors or {})
-    if p.get("outcome") == "positive" and p.get("outcome_of"):
-        s["memoryIndex"], boosted = remember.boost_outcome(s["memoryIndex"], env, p["outcome_of"])
-        memory_events += boosted
-    out.extend(memory_events)
-    if any(e.event_type != ev.MEMORY_REINFORCED for e in memory_events):
-        # the set or text of memories changed (readers key their keyword index on this)
-        s["memoryVersion"] = s.get("memoryVersion", 0) + 1
-    profile = _profile_after(s, out[:tiers] + memory_events)
-    if profile is not None:
-        out.append(ev.derived(env, ev.PROFILE_REWRITTEN, "profile-text", {"profile": profile}))
-    consolidation.note_created(s, memory_events)
-    _schedule(s, cfg)
 
-    s["seq"] += 1
-    return s, out
+# ------------------------------------------------- one entry per kind, for callers that fold one kind
+def apply_access(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
+    return apply(state, env)
+
+
+def apply_correction(state: State, env: Envelope, vector: Any = None, model: str | None = None
+                     ) -> tuple[State, list[Envelope]]:
+    """`vector`: the embedding of the new content (the shell computes it, as for extracted memories)."""
+    return apply(state, env, Inputs(candidates=[{"embedding": vector, "embeddingModel": model}]))
+
+
+def apply_forget(state: State, env: Envelope, memory: dict[str, Any] | None = None) -> tuple[State, list[Envelope]]:
+    return apply(state, env, Inputs(memory=memory))
+
+
+def apply_summary(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
+    return apply(state, env)
+
+
+def apply_label(state: State, env: Envelope) -> tuple[State, list[Envelope]]:
+    return apply(state, env)
+
+
+def apply_proposals(state: State, env: Envelope, candidates: list[dict[str, Any]],
+                    hot_vectors: dict[str, Any] | None = None, known: consolidation.Known | None = None,
+                    fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
+    return apply(state, env, Inputs(candidates=candidates, hot_vectors=hot_vectors, known=known, fresh=fresh))
+
+
+def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig(), known: consolidation.Known | None = None,
+               fresh: consolidation.Known | None = None) -> tuple[State, list[Envelope]]:
+    return apply(state, env, Inputs(config=cfg, known=known, fresh=fresh))
+
+
+def apply_interaction(state: State, env: Envelope, candidates: list[dict[str, Any]],
+                      cfg: CoreConfig = CoreConfig(), hot_vectors: dict[str, Any] | None = None,
+                      llm_mood: dict[str, Any] | None = None, known: consolidation.Known | None = None,
+                      fresh: consolidation.Known | None = None, message_vector: Any = None
+                      ) -> tuple[State, list[Envelope]]:
+    return apply(state, env, Inputs(config=cfg, candidates=candidates, hot_vectors=hot_vectors, llm_mood=llm_mood,
+                                    known=known, fresh=fresh, message_vector=message_vector))

@@ -31,25 +31,32 @@ def _pattern_memory(env: Envelope, content: str, key: str, importance: float, re
                           importance=importance, memory_key=key, entity_refs=refs or [], source="rules")
 
 
+def _mood_answer(s: dict[str, Any], text: str, llm_mood: dict[str, Any] | str | None, message_vector: Any
+                 ) -> dict[str, Any]:
+    """The message's mood: the model's answer, the previous mood when the model was too slow, else the
+    offline classifier's (with this session's moods so far as context)."""
+    previous = s.get("mood")
+    if isinstance(llm_mood, dict):
+        return llm_mood
+    if llm_mood == "timeout" and previous:  # the model was too slow: keep the mood we had
+        return {k: previous[k] for k in ("mood", "energy", "style", "confidence")} | {"source": "previous"}
+    # no model, the model down, or no previous mood: the offline classifier
+    said = (s.get("session") or {}).get("moods") or []
+    return {**mood_model.classify(text, vector=message_vector, previous=said[-1] if said else None),
+            "source": "offline"}
+
+
 def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | str | None = None,
                  message_vector: Any = None) -> tuple[list[Envelope], list[dict[str, Any]]]:
     """Classify the user's message and run the per-message detectors. Mutates `s` (the fold's copy).
     `llm_mood`: the mood model's answer (a dict), "timeout" or "error" (see agents/llm.py), or None.
-    `message_vector`: the message's sentence embedding (contact.apply_interaction), or None.
+    `message_vector`: the message's sentence embedding (contact.Inputs.message_vector), or None.
     Returns (events, pattern/episode memories to integrate through the usual dedup path)."""
     text, at = env.payload["message"], env.occurred_at
     out: list[Envelope] = []
     memories: list[dict[str, Any]] = []
 
-    previous = s.get("mood")
-    if isinstance(llm_mood, dict):
-        m = llm_mood
-    elif llm_mood == "timeout" and previous:  # the model was too slow: keep the mood we had
-        m = {k: previous[k] for k in ("mood", "energy", "style", "confidence")} | {"source": "previous"}
-    else:  # no model, the model down, or no previous mood: the offline classifier
-        said = (s.get("session") or {}).get("moods") or []  # this session's moods so far (context)
-        m = {**mood_model.classify(text, vector=message_vector, previous=said[-1] if said else None),
-             "source": "offline"}
+    m = _mood_answer(s, text, llm_mood, message_vector)
     history = s.get("moodHistory")
     base = patterns.baseline(history)
     unusual = bool(base) and patterns.is_unusual(m, base)
