@@ -13,12 +13,13 @@ import psycopg
 import pytest
 
 from agents.core.memory import content_hash, new_memory
-from projections import db, edge_routes, metrics
-from projections.lexical import STOP
-from projections.projector import Applied, Batch, project_segments
+from agents.projector import Applied, Batch, project_segments
+from domain.text import STOP
+from projections import edge_routes, metrics
 from projections.store import Store
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
+from streams import db
 from tests.helpers import T0, api_in_process
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
@@ -26,10 +27,11 @@ pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 WORD = re.compile(r"[^\W_]+")  # the spec: a memory is indexed by the lower-cased words of "speaker: content"
 
 
-def scratch(rows: list[tuple]) -> tuple[dict, dict]:
+def scratch(rows: list[tuple]) -> tuple[dict, dict, tuple[int, int]]:
     """What the tables must hold for these memory rows (id, speaker, content, status, created_at, type),
     counted here: postings {(term, id): (tf, length)}, docs {id: (length, [(term, tf)...], created_at, type)}
-    with the terms in the order the text first says them; a memory merged into another is not searched."""
+    with the terms in the order the text first says them, and the contact's totals (docs, summed length);
+    a memory merged into another is not searched."""
     postings, docs = {}, {}
     for mid, speaker, content, status, created_at, memory_type in rows:
         if status == "merged":
@@ -39,20 +41,23 @@ def scratch(rows: list[tuple]) -> tuple[dict, dict]:
         docs[mid] = (len(words), list(counts.items()), created_at, memory_type)
         for term, tf in counts.items():
             postings[(term, mid)] = (tf, len(words))
-    return postings, docs
+    return postings, docs, (len(docs), sum(d[0] for d in docs.values()))
 
 
-async def stored(conn, tenant: str, contact: str) -> tuple[dict, dict]:
+async def stored(conn, tenant: str, contact: str) -> tuple[dict, dict, tuple[int, int]]:
     cur = await conn.execute("SELECT term, memory_id, tf, length FROM memory_terms WHERE tenant_id=%s AND "
                              "contact_id=%s", (tenant, contact))
     postings = {(t, m): (tf, n) for t, m, tf, n in await cur.fetchall()}
     cur = await conn.execute("SELECT memory_id, length, terms, tfs, created_at, memory_type FROM memory_term_docs "
                              "WHERE tenant_id=%s AND contact_id=%s", (tenant, contact))
     docs = {m: (n, list(zip(terms, tfs)), at, mt) for m, n, terms, tfs, at, mt in await cur.fetchall()}
-    return postings, docs
+    cur = await conn.execute("SELECT docs, total_length FROM memory_term_stats WHERE tenant_id=%s AND contact_id=%s",
+                             (tenant, contact))
+    totals = await cur.fetchone()  # none: no memory searched (a row may also stay at 0 / 0)
+    return postings, docs, tuple(totals) if totals is not None else (0, 0)
 
 
-async def from_scratch(conn, tenant: str, contact: str) -> tuple[dict, dict]:
+async def from_scratch(conn, tenant: str, contact: str) -> tuple[dict, dict, tuple[int, int]]:
     cur = await conn.execute("SELECT id, speaker, content, status, created_at, memory_type FROM memories "
                              "WHERE tenant_id=%s AND contact_id=%s", (tenant, contact))
     return scratch(await cur.fetchall())
@@ -112,33 +117,35 @@ async def test_the_statistics_equal_a_count_from_scratch_through_every_change_an
 
     # hand-counted, for the first memory: 12 words, of which "i", "to", "the" (twice) and "was" are stop words
     await project_segments(conn, batches[:1])
-    postings, docs = await stored(conn, "default", a)
+    postings, docs, totals = await stored(conn, "default", a)
     assert docs[f"{a}-m0"][:2] == (12, [("caroline", 1), ("went", 1), ("lgbtq", 1), ("support", 1), ("group", 2),
                                         ("great", 1)])
     assert postings[("pottery", f"{a}-m4")] == (3, 7) and ("the", f"{a}-m0") not in postings
+    assert totals == (5, 12 + 8 + 8 + 10 + 7)
     for contact in (a, b):
         assert await stored(conn, "default", contact) == await from_scratch(conn, "default", contact)
 
     await project_segments(conn, batches[1:2])
-    postings, docs = await stored(conn, "default", a)
+    postings, docs, totals = await stored(conn, "default", a)
     assert ("tuesdays", f"{a}-m1") in postings and ("mondays", f"{a}-m1") not in postings
     assert docs[f"{a}-m2"][3] == "fact"
-    assert (postings, docs) == await from_scratch(conn, "default", a)
+    assert (postings, docs, totals) == await from_scratch(conn, "default", a)
 
     await project_segments(conn, batches[2:3])
-    postings, docs = await stored(conn, "default", a)
+    postings, docs, totals = await stored(conn, "default", a)
     assert f"{a}-m3" not in docs and not any(m == f"{a}-m3" for _, m in postings)
-    assert (postings, docs) == await from_scratch(conn, "default", a)
+    assert (postings, docs, totals) == await from_scratch(conn, "default", a)
 
     await project_segments(conn, batches[3:])
-    postings, docs = await stored(conn, "default", a)
+    postings, docs, totals = await stored(conn, "default", a)
     assert f"{a}-m4" not in docs and ("pottery", f"{a}-m4") not in postings and ("clay", f"{a}-m4") not in postings
-    assert (postings, docs) == await from_scratch(conn, "default", a)
+    assert (postings, docs, totals) == await from_scratch(conn, "default", a)
     assert set(docs) == {f"{a}-m0", f"{a}-m1", f"{a}-m2"}
+    assert totals == (3, 12 + 13 + 8)  # the corrected text is 13 words ("caroline", "s", ...)
 
     await project_segments(conn, [erase_b])
-    assert await stored(conn, "default", b) == ({}, {})
-    assert (postings, docs) == await stored(conn, "default", a)  # another contact's stay as they were
+    assert await stored(conn, "default", b) == ({}, {}, (0, 0))
+    assert (postings, docs, totals) == await stored(conn, "default", a)  # another contact's stay as they were
 
     # a replay of the same events into a new version builds the same rows
     v2, conn2 = await _version(pg_url)
@@ -204,4 +211,22 @@ async def test_a_question_reads_the_statistics_and_builds_no_index(pg_url, versi
         assert _builds() == before + 1 and reads == [contact]
     finally:
         await pool.close()
+        await conn.close()
+
+
+async def test_the_bench_load_writes_what_the_projector_would(pg_url, version):
+    """`rapport bench context` copies memories in bulk beside their keyword statistics: they must be those
+    of the projector (a wrong total would change every BM25 score the benchmark times)."""
+    from ops.bench import bulk_load
+
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("INSERT INTO rapport.active_version (version) VALUES (%s) "
+                  "ON CONFLICT (singleton) DO UPDATE SET version = excluded.version", (version,))
+    bulk_load(pg_url, 3, 4, archived=5)
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version), autocommit=True)
+    try:
+        for contact in ("s0", "s1", "s2"):
+            got, want = await stored(conn, "scale", contact), await from_scratch(conn, "scale", contact)
+            assert got == want and want[2][0] == 9
+    finally:
         await conn.close()
