@@ -60,7 +60,8 @@ class Batch:
 
 
 # Every table of a projection version that holds rows of a contact (erasure deletes from all of them).
-CONTACT_TABLES = ("derived_outbox", "memory_entities", "memory_terms", "memory_term_docs", "memory_terms_pending",
+CONTACT_TABLES = ("derived_outbox", "memory_entities", "memory_terms", "memory_term_docs", "memory_term_stats",
+                  "memory_terms_pending",
                   "entities", "memories", "sessions", "session_summaries", "mood_log",
                   "triggers", "events", "processed_events", "contacts")
 
@@ -143,6 +144,13 @@ TERMS_UPSERT = (
     "gone AS (DELETE FROM memory_terms p USING memory_term_docs d WHERE EXISTS (SELECT 1 FROM mem) "
     "AND d.tenant_id=%(t)s AND d.contact_id=%(c)s AND d.memory_id=%(m)s AND p.tenant_id=%(t)s "
     "AND p.contact_id=%(c)s AND p.memory_id=%(m)s AND p.term = ANY(d.terms) AND p.term <> ALL(%(terms)s::text[])), "
+    # the contact's totals (memory_term_stats) move by this memory's difference: one more doc if it had none
+    "old AS (SELECT d.length FROM memory_term_docs d WHERE d.tenant_id=%(t)s AND d.contact_id=%(c)s "
+    "AND d.memory_id=%(m)s), "
+    "stats AS (INSERT INTO memory_term_stats (tenant_id, contact_id, docs, total_length) SELECT %(t)s, %(c)s, "
+    "CASE WHEN EXISTS (SELECT 1 FROM old) THEN 0 ELSE 1 END, %(length)s - coalesce((SELECT length FROM old), 0) "
+    "FROM mem ON CONFLICT (tenant_id, contact_id) DO UPDATE SET docs = memory_term_stats.docs + EXCLUDED.docs, "
+    "total_length = memory_term_stats.total_length + EXCLUDED.total_length), "
     "doc AS (INSERT INTO memory_term_docs (tenant_id, contact_id, memory_id, length, terms, tfs, created_at, "
     "memory_type) SELECT %(t)s, %(c)s, %(m)s, %(length)s, %(terms)s::text[], %(tfs)s::int[], created_at, "
     "memory_type FROM mem ON CONFLICT (tenant_id, contact_id, memory_id) DO UPDATE SET "
@@ -154,7 +162,11 @@ TERMS_UPSERT = (
 # a memory merged into another is searched no more (Store.memory_docs leaves it out too)
 TERMS_DELETE = (
     "WITH d AS (DELETE FROM memory_term_docs WHERE tenant_id=%(t)s AND contact_id=%(c)s AND memory_id=%(m)s "
-    "RETURNING terms) DELETE FROM memory_terms p USING d WHERE p.tenant_id=%(t)s AND p.contact_id=%(c)s "
+    "RETURNING terms, length), "
+    "s AS (UPDATE memory_term_stats SET docs = docs - (SELECT count(*) FROM d), "
+    "total_length = total_length - (SELECT coalesce(sum(length), 0) FROM d) "
+    "WHERE tenant_id=%(t)s AND contact_id=%(c)s AND EXISTS (SELECT 1 FROM d)) "
+    "DELETE FROM memory_terms p USING d WHERE p.tenant_id=%(t)s AND p.contact_id=%(c)s "
     "AND p.memory_id=%(m)s AND p.term = ANY(d.terms)")
 
 

@@ -31,6 +31,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "memory_terms": ("tenant_id, contact_id, term, memory_id, tf, length", "tenant_id, contact_id, term, memory_id"),
     "memory_term_docs": ("tenant_id, contact_id, memory_id, length, terms, tfs, created_at, memory_type",
                          "tenant_id, contact_id, memory_id"),
+    "memory_term_stats": ("tenant_id, contact_id, docs, total_length", "tenant_id, contact_id"),
     "memory_terms_pending": ("tenant_id, contact_id", "tenant_id, contact_id"),
     "processed_events": ("tenant_id, event_id, contact_id, contact_seq", "tenant_id, event_id"),
     "mood_log": ("tenant_id, contact_id, event_id, source_id, at, mood, energy, style, confidence, unusual, source",

@@ -396,6 +396,7 @@ class Service:
         index = self.lexical.get(key, seq)
         if index is None:
             docs = await self.store.memory_docs(tenant_id, contact_id)
+            metrics.KEYWORD_INDEX_BUILDS.inc()
             index = (BM25Index((d["id"], d["text"]) for d in docs), Timeline(docs))
             self.lexical.put(key, seq, index)
         return index

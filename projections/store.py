@@ -83,16 +83,20 @@ def _bm25(s: str, name: str, terms: str) -> str:
 
 def keyword_search_sql(s: str) -> str:
     """Okapi BM25 with pseudo-relevance feedback (lexical.BM25Index.search) over the postings the projector
-    keeps in schema `s`: the query's terms' postings, the best FEEDBACK_DOCS matches' own terms and those
-    terms' document frequencies, then the feedback terms' postings; never all of the contact's memories.
+    keeps in schema `s`: the contact's totals (memory_term_stats), the query's terms' postings, the best
+    FEEDBACK_DOCS matches' own terms and those terms' document frequencies, then the feedback terms'
+    postings; never all of the contact's memories.
     Rows (pass, id, score): (0, NULL, NULL) if the contact's memories predate the postings
     (memory_terms_pending), then the first search's top k (pass 1) and the feedback search's (pass 2),
     each best first. Every step is computed once (MATERIALIZED) and each term's postings are read by their
     index range (the LATERAL): on tables not yet analysed, a contact just ingested, the planner otherwise
     walked all the contact's postings once per query term and the idf once per posting."""
     return (
-        f"WITH st AS MATERIALIZED (SELECT count(*) AS n, sum(length)::float8 / nullif(count(*), 0) AS avgdl "
-        f"FROM {s}.memory_term_docs WHERE tenant_id=%(t)s AND contact_id=%(c)s), "
+        # N and the average length from the contact's totals the projector keeps (memory_term_stats): one
+        # row, where counting the lengths of its memory_term_docs read every memory's index entry; the same
+        # integers, so the same doubles. Always one row (none when the contact has no searched memory).
+        f"WITH st AS MATERIALIZED (SELECT coalesce(max(docs), 0) AS n, max(total_length)::float8 / "
+        f"nullif(max(docs), 0) AS avgdl FROM {s}.memory_term_stats WHERE tenant_id=%(t)s AND contact_id=%(c)s), "
         f"q1 AS MATERIALIZED (SELECT term, ord FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS u(term, ord)), "
         + _bm25(s, "s1", "q1") + ", "
         f"top AS MATERIALIZED (SELECT memory_id, row_number() OVER (ORDER BY score DESC, memory_id) AS r FROM s1 "
