@@ -12,6 +12,7 @@ import pytest
 from agents.core import extraction as ex
 from agents.core.rules import engine
 from agents.core.rules.engine import Rule, first, rule, which
+from agents.core.rules.extraction_complement import SIMPLE_RULES
 
 
 def _ctx(scope: str = "contact") -> dict:
@@ -70,14 +71,19 @@ def test_handlers_get_the_match_and_the_callers_arguments():
 
 # ---------------------------------------------------------------- the extraction tables
 TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES,
-          "complement": ex.COMPLEMENT_RULES, "self": ex.SELF_RULES}
+          "complement": ex.COMPLEMENT_RULES, "self": ex.SELF_RULES, "request": ex.REQUEST_RULES,
+          "business": ex.BUSINESS_RULES, "simple": SIMPLE_RULES}
 
 
 def _args(table: str, text: str) -> tuple:
     """The arguments the table's caller passes (the complement rules also get the clause's time cue)."""
-    ctx = _ctx("tenant" if table == "tenant" else "contact")
+    ctx = _ctx("tenant" if table in {"tenant", "business"} else "contact")
     if table == "self":
         return (ctx, 0)
+    if table in {"request", "business"}:
+        return (ctx,)
+    if table == "simple":  # a pet subject, so the breed rule can answer too
+        return (ex._role_subject("dog", "Bruno"), ctx, True)
     return (ex.SELF, ctx, text, ex._cue(text)) if table == "complement" else (ex.SELF, ctx, text)
 
 
@@ -188,6 +194,62 @@ def test_here_introduces_only_in_the_first_clause():
                    "so 'my flat is in Pune' never reaches the lives_in reader (found moving the rules; kept as is)")
 def test_my_home_is_in_a_place():
     assert _facts(ex._self_statements("my flat is in Pune", _ctx(), 0) or []) == [("lives_in", "pune")]
+
+
+# ---------------------------------------------------------------- requests, business statements, simple complements
+def _rule(table, name):
+    return next(r for r in table if r.name == name)
+
+
+def test_a_request_rule_answers_alone_and_owns_its_clause():
+    alone = (_rule(ex.REQUEST_RULES, "can_we_not"),)
+    assert _facts(first(alone, "can we not talk about politics", _ctx())) == [("avoid_topic", "politics")]
+    dont = (_rule(ex.REQUEST_RULES, "dont_talk"),)
+    # a manner ("like that") or no topic ("yourself") is no avoided topic, and the rule still owns the clause
+    assert first(dont, "do not talk to me about it like that", _ctx()) == []
+    assert first(dont, "stop talking about yourself", _ctx()) == []
+    love = (_rule(ex.REQUEST_RULES, "love_talking"),)
+    assert _facts(first(love, "I love talking about old movies", _ctx())) == [("interest", "old movies")]
+    assert first((_rule(ex.REQUEST_RULES, "tell_me_about"),), "tell me about yourself", _ctx()) == []
+
+
+def test_call_me_is_a_request_of_a_contact_only():
+    alone = (_rule(ex.REQUEST_RULES, "asks_to_be_called"),)
+    assert _facts(first(alone, "call me Sam", _ctx())) == [("preferred_name", "sam")]
+    assert first(alone, "call me Sam", _ctx("tenant")) is None
+
+
+def test_business_rules_read_their_value_by_relation():
+    is_a = (_rule(ex.BUSINESS_RULES, "is_a"),)
+    assert _facts(first(is_a, "we are a small bakery in Pune", _ctx("tenant"))) == \
+        [("business_location", "pune"), ("business_type", "small bakery")]
+    assert first(is_a, "we are a bit busy", _ctx("tenant")) == []          # no kind of business
+    offers = (_rule(ex.BUSINESS_RULES, "offers"),)
+    assert first(offers, "we sell no cakes", _ctx("tenant")) == []          # a negated value
+    assert _facts(first(offers, "we sell cakes and cookies", _ctx("tenant"))) == \
+        [("business_offering", "cakes"), ("business_offering", "cookies")]
+    hours = (_rule(ex.BUSINESS_RULES, "hours"),)
+    assert _facts(first(hours, "our opening hours are 9 to 5!!", _ctx("tenant"))) == [("business_hours", "9 to 5")]
+
+
+def test_simple_complement_rules_alone():
+    dog = ex._role_subject("dog", "Bruno")
+    assert first((_rule(SIMPLE_RULES, "breed"),), "a beagle", ex.SELF, _ctx(), True) is None   # only a pet has one
+    assert _facts(first((_rule(SIMPLE_RULES, "breed"),), "a beagle", dog, _ctx(), True)) == [("breed", "beagle")]
+    zodiac = (_rule(SIMPLE_RULES, "zodiac"),)
+    assert first(zodiac, "leo", ex.SELF, _ctx(), True) is None                # lower case and bare: no sign
+    assert _facts(first(zodiac, "a leo", ex.SELF, _ctx(), True)) == [("zodiac_sign", "leo")]
+    name = (_rule(SIMPLE_RULES, "name"),)
+    assert first(name, "Priya", ex.SELF, _ctx(), False) is None                # a name only as the first part
+    assert _facts(first(name, "Priya", ex.SELF, _ctx(), True)) == [("name", "priya")]
+
+
+def test_an_age_out_of_range_ends_the_first_part_only():
+    age = (_rule(SIMPLE_RULES, "age"),)
+    assert first(age, "7", ex.SELF, _ctx(), True) == ()                        # a self under 12: owned, nothing
+    assert _facts(first(age, "7", ex._role_subject("dog", None), _ctx(), True)) == [("age", "7")]
+    assert ex._complement(ex.SELF, "200, a nurse", _ctx(), "I am 200, a nurse") == []
+    assert _facts(ex._complement(ex.SELF, "a nurse, 200", _ctx(), "I am a nurse, 200")) == [("job_title", "nurse")]
 
 
 # ---------------------------------------------------------------- the crisis table, one rule at a time

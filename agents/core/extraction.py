@@ -136,8 +136,11 @@ from agents.core.rules.extraction_patterns import (
 from agents.core.rules.extraction_phrases import (
     SELF, _clauses, _clean, _cue, _fold, _introduce, _norm_obj, _role_subject, _take_name, slugify,
 )
+from agents.core.rules.extraction_requests import (  # noqa: F401 (the tables re-exported for their tests)
+    BUSINESS_RULES, REQUEST_RULES, _requests, _tenant,
+)
 from agents.core.rules.extraction_rules import (  # noqa: F401 (the tables re-exported for their tests)
-    PREDICATE_RULES, PREFERENCE_RULES, SELF_RULES, TENANT_RULES, _predicate, _requests, _self_statements, _tenant,
+    PREDICATE_RULES, PREFERENCE_RULES, SELF_RULES, TENANT_RULES, _predicate, _self_statements,
 )
 
 

@@ -4,7 +4,7 @@ rule answers, each comma/and part by the simple complement readers. Pure.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from agents.core.entities import KINSHIP, PET_WORDS
 from agents.core.rules import engine
@@ -233,57 +233,105 @@ def _complement(subj: dict[str, Any], comp: str, ctx: dict[str, Any], clause: st
     return out
 
 
-def _simple_complement(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, first: bool
-                       ) -> list[dict[str, Any]] | None:
+# ---------------------------------------------------------------- the simple complements: handler(m, subj, ctx, first)
+# One part of "I am <part>, <part> and <part>" when no complement rule answered. A handler returns the
+# items, None to let the next rule try, or _NOTHING: "this rule owns the part and finds nothing" (an age
+# out of range, "from" no place), which ends the reading of the whole complement when it is the first part.
+_NOTHING: tuple = ()
+_ANY_WORD = re.compile(r"^(?:(?:a|an|the)\s+)?(.+)$", re.I | re.S)  # the part, one leading article dropped
+_A_BREED = re.compile(r"^(?:an?\s+)?(.+)$", re.I)
+_FROM = re.compile(r"^(?:originally\s+|also\s+)?from\s+(.+)$", re.I)
+Items = list[dict[str, Any]]
+
+
+def _s_age(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | tuple:
+    n = _age(m.group(1))
+    lo = 12 if subj["kind"] == "self" else 0
+    if n is None or n < lo or n > 110:
+        return _NOTHING
+    months = "month" in m.string.lower()
+    unit = ("month" if n == 1 else "months") if months else ("year" if n == 1 else "years")
+    return [_raw("age", _say(subj, f"is {n} {unit} old"), str(n) + (" months" if months else ""),
+                 tags=("age",), confidence=0.9)]
+
+
+def _s_from(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | tuple:
+    pl = _place(m.group(1))
+    return [_raw("from", _say(subj, f"is from {pl}"), pl, entities=[_ent("place", pl)], tags=("location",),
+                 confidence=0.85)] if pl else _NOTHING
+
+
+def _s_breed(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+    br = " ".join(m.group(1).lower().split())
+    if subj["kind"] != "pet" or br not in PET_WORDS:
+        return None
+    meta = pet_entity(br)
+    ents = [dict(subj["entity"], metadata={**subj["entity"]["metadata"], **meta["metadata"]})] \
+        if subj.get("entity") else []
+    return [_raw("breed", _say(subj, f"is {_article(br)} {br}"), br, entities=ents, tags=("pets",),
+                 confidence=0.85)]
+
+
+def _s_zodiac(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+    low, p = m.group(1).lower(), m.string
+    if low not in ZODIAC or not (p[:1].isupper() or _ARTICLE.match(p)):
+        return None
+    return [_raw("zodiac_sign", _say(subj, f"is {_article(low)} {_display(low)}"), low, tags=("identity",),
+                 confidence=0.8)]
+
+
+def _s_identity(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+    low = m.group(1).lower()
+    if low not in IDENTITY_NOUNS and low not in IDENTITY_ADJ:
+        return None
+    art = f"{_article(low)} " if _ARTICLE.match(m.string) else ""
+    return [_raw("identity", _say(subj, f"is {art}{low}"), low, key=slugify(low), tags=("identity",),
+                 confidence=0.8)]
+
+
+def _s_status(relation: str, lexicon: dict[str, str], tag: str) -> Callable[..., Items | None]:
+    """The whole part in a status lexicon ("married", "unemployed") -> the status it names."""
+    def handler(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+        st = lexicon.get(m.string.lower())
+        return [_raw(relation, _say(subj, f"is {st}"), st, tags=(tag,), confidence=0.85)] if st else None
+    return handler
+
+
+def _s_nationality(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+    low = m.group(1).lower()
+    return [_raw("nationality", _say(subj, f"is {_display(low)}"), low, tags=("identity",), confidence=0.75)] \
+        if low in DEMONYMS else None
+
+
+def _s_job(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+    return _job_items(subj, m.string, ctx, require_article=not first or subj["kind"] != "self") or None
+
+
+def _s_name(m: re.Match, subj: dict[str, Any], ctx: dict[str, Any], first: bool) -> Items | None:
+    return _bare_name(subj, m.string, ctx) if first and subj["kind"] in {"self", "person", "pet"} else None
+
+
+SIMPLE_RULES = (
+    engine.rule("age", _AGE_RX, _s_age, "29 years old"),
+    engine.rule("is_from", _FROM, _s_from, "originally from Chennai"),
+    engine.rule("breed", _A_BREED, _s_breed, "a beagle"),
+    engine.rule("zodiac", _ANY_WORD, _s_zodiac, "a Leo"),
+    engine.rule("identity", _ANY_WORD, _s_identity, "an introvert"),
+    engine.rule("relationship_status", _ANY_WORD, _s_status("relationship_status", REL_STATUS, "relationships"),
+                "married"),
+    engine.rule("employment_status", _ANY_WORD, _s_status("employment_status", EMPLOYMENT, "work"), "unemployed"),
+    engine.rule("nationality", _ANY_WORD, _s_nationality, "Indian"),
+    engine.rule("job", _ANY_WORD, _s_job, "a nurse"),
+    engine.rule("name", _ANY_WORD, _s_name, "Priya"),
+)
+
+
+def _simple_complement(subj: dict[str, Any], p: str, ctx: dict[str, Any], *, first: bool) -> Items | None:
+    """The items of one part, or None when it names nothing (see SIMPLE_RULES)."""
     p = _TAIL.sub("", _TRAIL_JUNK.sub("", p.strip(" .!,"))).strip()
     if not p:
         return None
-    m = _AGE_RX.match(p)
-    if m:
-        n = _age(m.group(1))
-        lo = 12 if subj["kind"] == "self" else 0
-        if n is None or n < lo or n > 110:
-            return None
-        months = "month" in p.lower()
-        unit = ("month" if n == 1 else "months") if months else ("year" if n == 1 else "years")
-        return [_raw("age", _say(subj, f"is {n} {unit} old"), str(n) + (" months" if months else ""),
-                     tags=("age",), confidence=0.9)]
-    m = re.match(r"^(?:originally\s+|also\s+)?from\s+(.+)$", p, re.I)
-    if m:
-        pl = _place(m.group(1))
-        return [_raw("from", _say(subj, f"is from {pl}"), pl, entities=[_ent("place", pl)], tags=("location",),
-                     confidence=0.85)] if pl else None
-    low = _ARTICLE.sub("", p.lower())
-    if subj["kind"] == "pet":
-        bm = re.match(r"^(?:an?\s+)?(.+)$", p.lower())
-        br = " ".join(bm.group(1).split()) if bm else ""
-        if br in PET_WORDS:
-            meta = pet_entity(br)
-            ents = [dict(subj["entity"], metadata={**subj["entity"]["metadata"], **meta["metadata"]})] \
-                if subj.get("entity") else []
-            return [_raw("breed", _say(subj, f"is {_article(br)} {br}"), br, entities=ents, tags=("pets",),
-                         confidence=0.85)]
-    if low in ZODIAC and (p[:1].isupper() or _ARTICLE.match(p)):
-        return [_raw("zodiac_sign", _say(subj, f"is {_article(low)} {_display(low)}"), low, tags=("identity",),
-                     confidence=0.8)]
-    if low in IDENTITY_NOUNS or low in IDENTITY_ADJ:
-        art = f"{_article(low)} " if _ARTICLE.match(p) else ""
-        return [_raw("identity", _say(subj, f"is {art}{low}"), low, key=slugify(low), tags=("identity",),
-                     confidence=0.8)]
-    if p.lower() in REL_STATUS:
-        st = REL_STATUS[p.lower()]
-        return [_raw("relationship_status", _say(subj, f"is {st}"), st, tags=("relationships",), confidence=0.85)]
-    if p.lower() in EMPLOYMENT:
-        st = EMPLOYMENT[p.lower()]
-        return [_raw("employment_status", _say(subj, f"is {st}"), st, tags=("work",), confidence=0.85)]
-    if low in DEMONYMS:
-        return [_raw("nationality", _say(subj, f"is {_display(low)}"), low, tags=("identity",), confidence=0.75)]
-    job = _job_items(subj, p, ctx, require_article=not first or subj["kind"] != "self")
-    if job:
-        return job
-    if first and subj["kind"] in {"self", "person", "pet"}:
-        return _bare_name(subj, p, ctx)
-    return None
+    return engine.first(SIMPLE_RULES, p, subj, ctx, first) or None
 
 
 def _bare_name(subj: dict[str, Any], p: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:

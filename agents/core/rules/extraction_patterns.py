@@ -297,45 +297,6 @@ _TALKV = (r"(?:(?:talk|talking|speak|speaking|chat|chatting|go\s+on|going\s+on|a
           r"dwelling\s+on)\s+")
 
 
-_AVOID = [(re.compile(p, re.I), content) for p, content in (
-    (rf"^(?:please\s+|kindly\s+|just\s+)?(?:do\s+not|never|stop|quit|no\s+more)\s+(?:ever\s+)?(?:again\s+)?{_TALKV}(.+)$",
-     "doesn't want to talk about"),
-    (rf"^(?:I|we)\s+(?:(?:really|just|honestly|seriously|actually)\s+)?(?:do\s+not|would\s+rather\s+not|would\s+prefer\s+not\s+to|"
-     rf"prefer\s+not\s+to|cannot|can\s+not|am\s+not\s+going\s+to|will\s+not)\s+(?:(?:really|even|particularly)\s+)?"
-     rf"(?:want\s+to\s+|feel\s+like\s+|care\s+to\s+|wish\s+to\s+)?{_TALKV}(.+)$", "doesn't want to talk about"),
-    (rf"^(?:I|we)\s+(?:(?:really|just|honestly|actually)\s+)?(?:do\s+not|never)\s+(?:(?:really|particularly|even|much)\s+)?"
-     rf"(?:like|enjoy|love)\s+(?:to\s+)?{_TALKV}(.+)$", "doesn't like talking about"),
-    (rf"^(?:I|we)\s+(?:(?:really|just|honestly|absolutely|totally)\s+)?(?:hate|dislike|avoid|cannot\s+stand)\s+{_TALKV}(.+)$",
-     "hates talking about"),
-    (rf"^(?:I|we)\s+am\s+(?:really\s+)?not\s+(?:comfortable|ok|okay|keen\s+on|up\s+for|in\s+the\s+mood\s+for|"
-     rf"ready\s+to|interested\s+in)\s+{_TALKV}(.+)$", "doesn't want to talk about"),
-    (rf"^(?:can|could|would|will)\s+(?:we|you)\s+(?:please\s+)?(?:not|stop|avoid)\s+(?:ever\s+)?{_TALKV}(.+)$",
-     "doesn't want to talk about"),
-    (rf"^let\s+us\s+(?:please\s+)?(?:not|stop|avoid)\s+{_TALKV}(.+)$", "doesn't want to talk about"),
-    (r"^(?:please\s+)?(?:leave|keep)\s+(.+?)\s+out\s+of\s+(?:this|it|our\s+conversations?|our\s+chats?)$",
-     "doesn't want to talk about"),
-    (r"^(.+?)\s+(?:is|are)\s+(?:totally\s+|completely\s+|strictly\s+)?(?:off[\s-]limits|a\s+sore\s+(?:topic|subject|spot)|"
-     r"a\s+touchy\s+subject|not\s+something\s+I\s+(?:want\s+to|like\s+to)\s+(?:talk|discuss))(?:\s+for\s+me)?$",
-     "doesn't want to talk about"),
-    (r"^no\s+(?:more\s+)?(?:talk(?:ing)?\s+about|questions\s+about|(?:politics|religion)\s+talk)\s+(.+)$",
-     "doesn't want to talk about"),
-)]
-_INTEREST = [(re.compile(p, re.I), content, conf) for p, content, conf in (
-    (r"^(?:(?:can|could|shall|should)\s+we|(?:can|could)\s+you\s+and\s+I|would\s+you\s+(?:mind|like\s+to)|"
-     r"do\s+you\s+want\s+to|want\s+to)\s+(?:please\s+)?(?:talk|chat|speak|have\s+a\s+chat)\s+(?:a\s+bit\s+|more\s+|"
-     r"a\s+little\s+|for\s+a\s+bit\s+)?about\s+(.+)$", "wants to talk about", 0.75),
-    (r"^let\s+us\s+(?:talk|chat)\s+(?:a\s+bit\s+|more\s+|a\s+little\s+)?about\s+(.+)$", "wants to talk about", 0.75),
-    (r"^(?:please\s+)?tell\s+me\s+(?:more\s+|a\s+bit\s+|a\s+little\s+|something\s+|everything\s+|all\s+)?about\s+(.+)$",
-     "wants to know more about", 0.7),
-    (r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?tell\s+me\s+(?:more\s+|a\s+bit\s+|something\s+|a\s+little\s+)?"
-     r"about\s+(.+)$", "wants to know more about", 0.65),
-    (r"^I\s+(?:(?:really|just|would\s+really)\s+)?(?:want\s+to|would\s+like\s+to|would\s+love\s+to|need\s+to)\s+"
-     r"(?:talk|chat|speak|vent)\s+(?:more\s+|a\s+bit\s+)?about\s+(.+)$", "wants to talk about", 0.75),
-    (r"^I\s+(?:(?:really|also)\s+)?(?:love|like|enjoy)\s+(?:talking|chatting)\s+about\s+(.+)$",
-     "loves talking about", 0.8),
-    (r"^I\s+have\s+been\s+(?:really\s+)?(?:getting\s+into|curious\s+about|interested\s+in|reading\s+(?:a\s+lot\s+)?about)"
-     r"\s+(.+)$", "is interested in", 0.7),
-)]
 
 
 # ============================================================================ "my name is", "call me", "my favorite X is"
@@ -367,30 +328,6 @@ _FIRST_WORD = re.compile(r"^\w+\s+")
 _BIZ = "|".join(BUSINESS_WORDS)
 
 
-_T_RULES = [(re.compile(p, re.I), rel) for p, rel in (
-    (r"^(?:we|I)\s+(?:(?:also|mainly|mostly|only|just|primarily|now|currently)\s+)?(?:sell|offer|provide|make|bake|"
-     r"serve|specialize\s+in|specialise\s+in|deal\s+in|cater|stock|carry|brew|roast|design|build|manufacture|"
-     r"teach|organize|organise|host|rent\s+out|repair|fix|import|export|handle)\s+(.+)$", "business_offering"),
-    (r"^our\s+(?:main\s+|best[\s-]?selling\s+|signature\s+|most\s+popular\s+|core\s+|top\s+)?(?:products?|services?|"
-     r"offerings?|specialty|speciality|specialities|bestsellers?|menu)\s+(?:are|is|include|includes)\s+(.+)$",
-     "business_offering"),
-    (r"^(?:we|I)\s+(?:(?:also|only)\s+)?(?:deliver|ship)\s+(?:to\s+|across\s+|all\s+over\s+|within\s+|in\s+)(.+)$",
-     "business_delivery_area"),
-    (r"^(?:we\s+are|I\s+am)\s+(?:located|based|situated)\s+(?:in|at|on|out\s+of|near)\s+(.+)$", "business_location"),
-    (rf"^our\s+(?:{_BIZ})\s+is\s+(?:located\s+|based\s+|situated\s+)?(?:in|at|on|near)\s+(.+)$", "business_location"),
-    (r"^(?:located|based|situated)\s+(?:in|at|on)\s+(.+)$", "business_location"),
-    (r"^(?:we\s+are|our\s+\w+\s+is|we\s+stay)\s+open\s+(.+)$|^our\s+(?:opening\s+|business\s+|store\s+|shop\s+|working\s+)?"
-     r"(?:hours|timings|timing)\s+(?:are|is)\s+(.+)$|^we\s+open\s+(?:at\s+)?(.+)$", "business_hours"),
-    (rf"^(?:we\s+are\s+called|our\s+(?:{_BIZ})\s+is\s+called|our\s+(?:{_BIZ}\s+)?name\s+is|the\s+(?:{_BIZ})\s+is\s+called)\s+(.+)$",
-     "business_name"),
-    (r"^our\s+(?:main\s+|target\s+|typical\s+|ideal\s+|core\s+)?(?:customers|clients|audience|market|buyers|users|"
-     r"customer\s+base)\s+(?:are|is)\s+(?:mostly\s+|mainly\s+|usually\s+|largely\s+)?(.+)$", "business_audience"),
-    (r"^(?:we|I)\s+(?:mainly\s+|mostly\s+)?(?:cater\s+to|target|serve\s+mostly|work\s+with)\s+(.+)$",
-     "business_audience"),
-    (rf"^our\s+(?:{_BIZ})\s+is\s+(?:an?\s+)(.+)$|^(?:we\s+are|this\s+is)\s+an?\s+(.+)$", "business_type"),
-    (rf"^(?:we|I)\s+(?:run|own|have|started|founded|opened|manage)\s+(?:an?|my\s+own|our\s+own|my|our|the\s+family)\s+"
-     rf"((?:[\w'-]+\s+){{0,3}}(?:{_BIZ})\b.*)$", "business_type"),
-)]
 _BIZ_TYPE_REJECT = re.compile(r"^(?:bit|little|lot|team\s+of|few|couple|good|great|nice|new\s+here|"
                               r"(?:very\s+|really\s+)?(?:busy|small\s+team))\b", re.I)
 # "I have a dog but he died last year": no current possession is asserted

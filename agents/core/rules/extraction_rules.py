@@ -1,5 +1,5 @@
-"""The extraction rule tables: preferences, tenant wants and predicates after a subject, self statements
-("my name is", "call me", "my <attr> is"), requests (avoidance, interest) and tenant (business) statements.
+"""The extraction rule tables read after a subject: preferences, a tenant's wants and the predicates
+("live in", "work at", "have"), and the self statements ("my name is", "call me", "my <attr> is").
 Each table is an ordered tuple of engine rules (agents/core/rules/engine.py); each rule carries its example.
 """
 from __future__ import annotations
@@ -12,21 +12,21 @@ from agents.core.rules.extraction_complement import _complement
 from agents.core.rules.extraction_has import _has, _implied
 from agents.core.rules.extraction_lexicon import (
     ACTIVITIES_DO, BUSINESS_WORDS, NAME_STOP, SCHOOL_WORDS, _MONTHS, _NAMING, _NEG, _NOT_GO_ING, _POS,
-    _PRONOUN_OBJ, _TOPIC_REJECT,
+    _PRONOUN_OBJ,
 )
 from agents.core.rules.extraction_objects import (
-    _job_items, _name_items, _objects, _plays, _pref, _prefer, _studies, _talk, _work_in, _works_at,
+    _job_items, _name_items, _objects, _plays, _pref, _prefer, _studies, _work_in, _works_at,
 )
 from agents.core.rules.extraction_patterns import (
-    _ADV, _AGE_RX, _ARTICLE, _AT_PLACE, _AVOID, _BEEN_MOTION, _BEEN_TAIL, _BIRTHDAY, _BIZ_TYPE_REJECT, _CALL_ME,
-    _DIGIT, _FAVORITE, _FIRST_WORD, _HERE, _INTEREST, _IS_FAVORITE, _IS_MY_ROLE, _MY_ATTR, _MY_NAME, _NEG_RX,
-    _POS_RX, _PRONOUN_START, _P_BE, _P_BORN, _P_BUSINESS, _P_DO, _P_FROM, _P_GO_BY, _P_GO_ING, _P_GO_TO, _P_GREW,
-    _P_HAVE, _P_JOINED, _P_LIVE, _P_MOVED, _P_PLAY, _P_PREFER, _P_STUDY, _P_STUDY_AT, _P_TEACH, _P_TURNED, _P_WANT,
-    _P_WFH, _P_WORK_AS, _P_WORK_AT, _P_WORK_IN, _SOON, _TRAIL_JUNK, _TURNED_AGE, _T_RULES, _YEAR,
+    _ADV, _AGE_RX, _ARTICLE, _AT_PLACE, _BEEN_MOTION, _BEEN_TAIL, _BIRTHDAY, _CALL_ME, _DIGIT, _FAVORITE,
+    _FIRST_WORD, _HERE, _IS_FAVORITE, _IS_MY_ROLE, _MY_ATTR, _MY_NAME, _NEG_RX, _POS_RX, _PRONOUN_START, _P_BE,
+    _P_BORN, _P_BUSINESS, _P_DO, _P_FROM, _P_GO_BY, _P_GO_ING, _P_GO_TO, _P_GREW, _P_HAVE, _P_JOINED, _P_LIVE,
+    _P_MOVED, _P_PLAY, _P_PREFER, _P_STUDY, _P_STUDY_AT, _P_TEACH, _P_TURNED, _P_WANT, _P_WFH, _P_WORK_AS,
+    _P_WORK_AT, _P_WORK_IN, _SOON, _TURNED_AGE, _YEAR,
 )
 from agents.core.rules.extraction_phrases import (
-    SELF, _age, _article, _category, _clean, _cue, _display, _ent, _freq, _generic, _introduce, _job, _norm_obj,
-    _org, _place, _raw, _role_subject, _say, _take_name, _thing_entities, _third, slugify,
+    SELF, _age, _article, _category, _clean, _cue, _display, _ent, _freq, _generic, _introduce, _norm_obj, _org,
+    _place, _raw, _role_subject, _say, _take_name, _thing_entities, _third, slugify,
 )
 
 
@@ -245,29 +245,6 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
     return engine.first(PREDICATE_RULES, r, subj, ctx, clause) or []
 
 
-def _requests(c: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:
-    m = _CALL_ME.match(c)
-    if m and ctx["scope"] == "contact":
-        name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
-        return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
-                     confidence=0.9)] if name else []
-    for rx, verb in _AVOID:
-        m = rx.match(c)
-        if m:
-            if re.search(r"\b(?:to me like that|like that)\b", c, re.I):
-                return []
-            obj = m.group(1)
-            if _norm_obj(_clean(obj)) in _TOPIC_REJECT:
-                return []
-            return _talk(SELF, obj, "avoid_topic", verb, ctx)
-    for rx, verb, conf in _INTEREST:
-        m = rx.match(c)
-        if m:
-            obj = _clean(m.group(1))
-            if not obj or _norm_obj(obj) in _TOPIC_REJECT or obj.lower().startswith(("your ", "you ", "yourself")):
-                return []
-            return _talk(SELF, obj, "interest", verb, ctx, conf)
-    return None
 
 
 def _s_my_name(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
@@ -410,47 +387,3 @@ def _self_statements(c: str, ctx: dict[str, Any], index: int) -> list[dict[str, 
     return engine.first(SELF_RULES, c, ctx, index)
 
 
-def _tenant(c: str, ctx: dict[str, Any]) -> list[dict[str, Any]] | None:
-    for rx, rel in _T_RULES:
-        m = rx.match(c)
-        if not m:
-            continue
-        val = next(g for g in m.groups() if g)
-        if re.match(r"^(?:not|never|no)\b", val, re.I):
-            return []
-        if rel == "business_offering":
-            return [_raw(rel, f"Offers {d}", n, key=slugify(n), category=_category(n), tags=("business", "offering"),
-                         entities=[_ent("topic", d.lower())] if len(n.split()) <= 3 else [], confidence=0.8)
-                    for d, n in _objects(val)]
-        if rel in {"business_location", "business_delivery_area"}:
-            p = _place(val)
-            verb = "Is located in" if rel == "business_location" else "Delivers to"
-            return [_raw(rel, f"{verb} {p}", p, entities=[_ent("place", p)], tags=("business", "location"),
-                         confidence=0.85)] if p else []
-        if rel == "business_hours":
-            v = _TRAIL_JUNK.sub("", val).strip()
-            return [_raw(rel, f"Is open {v}", v, tags=("business", "hours"), confidence=0.8)] if v else []
-        if rel == "business_name":
-            v = _clean(val)
-            return [_raw(rel, f"Business is called {v}", v, entities=[_ent("org", v)], tags=("business",),
-                         confidence=0.85)] if v else []
-        if rel == "business_audience":
-            v = _clean(val)
-            return [_raw(rel, f"Customers are mostly {_third(v)}", v, tags=("business", "audience"),
-                         confidence=0.75)] if v else []
-        if rel == "business_type":
-            if c.lower().startswith(("I am a", "i am an", "i am")) and _job(val)[0]:
-                return None
-            v = _clean(val)
-            loc = re.match(r"^(.+?)\s+(?:in|based\s+in|located\s+in|out\s+of)\s+(.+)$", v, re.I)
-            place = None
-            if loc:
-                v, place = loc.group(1), _place(loc.group(2))
-            if not v or _BIZ_TYPE_REJECT.match(v):
-                return []
-            out = [_raw(rel, f"Is {_article(v)} {v}", v, tags=("business",), confidence=0.8)]
-            if place:
-                out.append(_raw("business_location", f"Is located in {place}", place,
-                                entities=[_ent("place", place)], tags=("business", "location"), confidence=0.8))
-            return out
-    return None
