@@ -329,6 +329,13 @@ _NEG = {"hate": "hates", "hates": "hates", "dislike": "dislikes", "dislikes": "d
 _VERBISH = frozenset("""stay go watch read play sleep eat drink cook walk run text call talk work study be do get
 have listen write travel sit chill relax hang spend take stay walk drive bike swim dance sing paint draw code
 write die wait cry fight lose win""".split())
+# verbs "going to <verb> ..." plans with (never a place one goes to: "work", "school", "dinner" are left out)
+PLAN_VERBS = _words("""
+visit see meet watch paint repaint cook bake make buy start finish clean fix build play read write call book sell
+hire throw host attend apply celebrate learn study spend travel fly drive take plant order rent pack join launch
+record pick hang renovate decorate organize organise prepare practice practise run walk hike swim ride climb adopt
+move quit sign register propose marry help teach binge grab check
+""")
 _NOT_PLANS = frozenset({"be", "go", "have", "get", "try", "need", "die", "cry", "sleep", "kill", "lose", "miss",
                         "say", "tell", "ask", "do"})
 _MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",

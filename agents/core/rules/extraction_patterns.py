@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 from agents.core.entities import KINSHIP, PET_WORDS
-from agents.core.rules.extraction_lexicon import ABBREVIATIONS, BUSINESS_WORDS, _NEG, _NOT_SUBJECT_ROLES, _POS
+from agents.core.rules.extraction_lexicon import (
+    ABBREVIATIONS, BUSINESS_WORDS, PLAN_VERBS, _NEG, _NOT_SUBJECT_ROLES, _POS,
+)
 
 
 _FOLDS = [(re.compile(p, re.I), r) for p, r in (
@@ -226,7 +228,8 @@ _LEARNING = re.compile(r"^(?:learning|teaching myself|taking (?:classes|lessons)
                        r"practicing|practising|training for)\s+(.+)$", re.I)
 # "learning (how) to play the cello" keeps the infinitive: "Is learning to play the cello", object "play the cello"
 _LEARNING_TO = re.compile(r"^(?:learning|teaching myself)\s+(how\s+)?to\s+([a-z]+\b.*)$", re.I)
-_GOING_TO_DO = re.compile(r"^going\s+to\s+(?!the\b|a\b|an\b|my\b)([a-z]+)\s+(.+)$", re.I)
+# "going to <verb> ...": only a verb of PLAN_VERBS, so "going to school/work/dinner" stays a trip (_GOING)
+_GOING_TO_DO = re.compile(rf"^going\s+to\s+({'|'.join(sorted(PLAN_VERBS))})\s+(.+)$", re.I)
 _STATUS_WITH = re.compile(r"^((?:happily\s+|newly\s+|recently\s+)?(?:married|engaged|divorced|single|separated|"
                           r"widowed))(?:\s+with\s+(.+))?$", re.I)
 _COMP_ADV = re.compile(r"^(?:(?:now|currently|still|also|officially|finally)\s+){1,2}", re.I)
@@ -318,7 +321,7 @@ _IS_FAVORITE = re.compile(r"^(.+?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all[\s-]ti
 _MY_ATTR = re.compile(r"^my\s+(hometown|home\s+town|age|major|pronouns|(?:star\s+|zodiac\s+|sun\s+)?sign|job|"
                       r"profession|occupation|day\s+job|(?:home|house|place|flat|apartment)\s+is\s+in|office|"
                       r"workplace|company|employer|native\s+place|native|mother\s+tongue|first\s+language|"
-                      r"native\s+language)\s+(?:is|are)\s+(.+)$", re.I)
+                      r"native\s+language)(?:(?<=\bin)|\s+(?:is|are))\s+(.+)$", re.I)  # "my flat is in Pune": no 2nd "is"
 _PRONOUN_START = re.compile(r"^(?:you|it|this|that|he|she|they)\b", re.I)
 _AT_PLACE = re.compile(r"^(?:in|at|near|on)\s", re.I)
 _FIRST_WORD = re.compile(r"^\w+\s+")
