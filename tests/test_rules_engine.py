@@ -13,6 +13,7 @@ from agents.core import extraction as ex
 from agents.core.rules import engine
 from agents.core.rules.engine import Rule, first, rule, which
 from agents.core.rules.extraction_complement import SIMPLE_RULES
+from agents.core.rules.extraction_phrases import _role_subject
 
 
 def _ctx(scope: str = "contact") -> dict:
@@ -72,7 +73,7 @@ def test_handlers_get_the_match_and_the_callers_arguments():
 # ---------------------------------------------------------------- the extraction tables
 TABLES = {"preference": ex.PREFERENCE_RULES, "tenant": ex.TENANT_RULES, "predicate": ex.PREDICATE_RULES,
           "complement": ex.COMPLEMENT_RULES, "self": ex.SELF_RULES, "request": ex.REQUEST_RULES,
-          "business": ex.BUSINESS_RULES, "simple": SIMPLE_RULES}
+          "business": ex.BUSINESS_RULES, "simple": SIMPLE_RULES, "subject": ex.SUBJECT_RULES}
 
 
 def _args(table: str, text: str) -> tuple:
@@ -82,8 +83,11 @@ def _args(table: str, text: str) -> tuple:
         return (ctx, 0)
     if table in {"request", "business"}:
         return (ctx,)
+    if table == "subject":  # one person introduced earlier in the message, by name
+        priya = _role_subject("sister", "Priya")
+        return ({**ctx, "introduced": [priya], "names": {"priya": priya}},)
     if table == "simple":  # a pet subject, so the breed rule can answer too
-        return (ex._role_subject("dog", "Bruno"), ctx, True)
+        return (_role_subject("dog", "Bruno"), ctx, True)
     return (ex.SELF, ctx, text, ex._cue(text)) if table == "complement" else (ex.SELF, ctx, text)
 
 
@@ -243,7 +247,7 @@ def test_business_rules_read_their_value_by_relation():
 
 
 def test_simple_complement_rules_alone():
-    dog = ex._role_subject("dog", "Bruno")
+    dog = _role_subject("dog", "Bruno")
     assert first((_rule(SIMPLE_RULES, "breed"),), "a beagle", ex.SELF, _ctx(), True) is None   # only a pet has one
     assert _facts(first((_rule(SIMPLE_RULES, "breed"),), "a beagle", dog, _ctx(), True)) == [("breed", "beagle")]
     zodiac = (_rule(SIMPLE_RULES, "zodiac"),)
@@ -257,9 +261,28 @@ def test_simple_complement_rules_alone():
 def test_an_age_out_of_range_ends_the_first_part_only():
     age = (_rule(SIMPLE_RULES, "age"),)
     assert first(age, "7", ex.SELF, _ctx(), True) == ()                        # a self under 12: owned, nothing
-    assert _facts(first(age, "7", ex._role_subject("dog", None), _ctx(), True)) == [("age", "7")]
+    assert _facts(first(age, "7", _role_subject("dog", None), _ctx(), True)) == [("age", "7")]
     assert ex._complement(ex.SELF, "200, a nurse", _ctx(), "I am 200, a nurse") == []
     assert _facts(ex._complement(ex.SELF, "a nurse, 200", _ctx(), "I am a nurse, 200")) == [("job_title", "nurse")]
+
+
+def test_subject_rules_alone():
+    def subject(name, text, ctx):
+        got = first((_rule(ex.SUBJECT_RULES, name),), text, ctx)
+        return None if got is None else ((got[0] or {}).get("ref"), got[1].strip(), got[2])
+    assert subject("my_role", "my sister Priya lives in Pune", _ctx()) == ("person:priya", "lives in Pune", None)
+    assert subject("my_role", "my dog's name is Bruno", _ctx()) == ("pet:dog", "", "Bruno")
+    assert subject("my_role", "my ex boyfriend lives in Pune", _ctx()) == (None, "lives in Pune", None)
+    assert subject("my_role", "my mom's cooking is great", _ctx()) == (None, "'s cooking is great", None)
+    # "she" names the one person introduced, and nobody when none or two were
+    two = {**_ctx(), "introduced": [_role_subject("sister", "Priya"), _role_subject("mom", None)]}
+    assert subject("pronoun", "she lives in Pune", two) == (None, "she lives in Pune", None)
+    # a dropped "I": the speaker, "am" restored before a participle; never when the clause addresses "you"
+    assert subject("dropped_i", "just moved to Toronto", _ctx()) == ("self", "just moved to Toronto", None)
+    assert subject("dropped_i", "living in Pune", _ctx()) == ("self", "am living in Pune", None)
+    assert subject("dropped_i", "love your style", _ctx()) is None
+    assert subject("dropped_i", "love biryani", _ctx("tenant")) is None
+    assert subject("known_name", "Priya lives in Pune", _ctx()) is None       # a name nobody introduced
 
 
 # ---------------------------------------------------------------- the crisis table, one rule at a time

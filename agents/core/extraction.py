@@ -130,11 +130,9 @@ from agents.core.rules.extraction_lexicon import (  # noqa: F401 (RELATIONS re-e
     REPLACE_CUE, SINGLE_VALUED, TEMPORAL_DEFAULT, _POSSESSION, _REL_TAGS,
 )
 from agents.core.rules.extraction_objects import _name_items
-from agents.core.rules.extraction_patterns import (
-    _ADV, _GONE, _HYPO, _IMPLICIT_I, _PRON_SUBJ, _ROLE_SUBJ, _SELF_SUBJ, _THIRD_VERB,
-)
+from agents.core.rules.extraction_patterns import _ADV, _GONE, _HYPO
 from agents.core.rules.extraction_phrases import (
-    SELF, _clauses, _clean, _cue, _fold, _introduce, _norm_obj, _role_subject, _take_name, slugify,
+    SELF, _clauses, _clean, _cue, _fold, _introduce, _norm_obj, _take_name, slugify,
 )
 from agents.core.rules.extraction_requests import (  # noqa: F401 (the tables re-exported for their tests)
     BUSINESS_RULES, REQUEST_RULES, _requests, _tenant,
@@ -142,6 +140,7 @@ from agents.core.rules.extraction_requests import (  # noqa: F401 (the tables re
 from agents.core.rules.extraction_rules import (  # noqa: F401 (the tables re-exported for their tests)
     PREDICATE_RULES, PREFERENCE_RULES, SELF_RULES, TENANT_RULES, _predicate, _self_statements,
 )
+from agents.core.rules.extraction_subjects import SUBJECT_RULES, _subject  # noqa: F401 (re-exported)
 
 
 MAX_CHARS = 2000   # longer messages are read up to here
@@ -164,52 +163,6 @@ def memory_key(memory_type: str, subject: str, relation: str, object_key: str | 
     if domain == "taste":
         domain = f"{category}_taste" if category else "taste"
     return f"{memory_type}|{subject}|{domain}|{object_key or ''}"
-
-
-def _subject(c: str, ctx: dict[str, Any], carry: bool) -> tuple[dict[str, Any] | None, str, str | None]:
-    """-> (subject, rest of the clause, name-statement value for "my dog's name is X")."""
-    if carry and ctx.get("last_subj") is not None:
-        return ctx["last_subj"], c, None
-    m = _SELF_SUBJ.match(c)
-    if m:
-        return SELF, c[m.end():], None
-    m = _ROLE_SUBJ.match(c)
-    if m:
-        role, rest = m.group("role"), c[m.end():]
-        nm = re.match(r"^\s*'?s?\s+name\s+is\s+(.+)$|^\s+is\s+(?:called|named)\s+(.+)$", rest, re.I)
-        if nm:
-            subj = _role_subject(role, None)
-            return subj, "", (nm.group(1) or nm.group(2)) if subj else None
-        if re.match(r"^\s*'s?\b", rest):
-            return None, rest, None  # "my mom's cooking ..."
-        name = None
-        r2 = re.sub(r"^\s*,?\s*", "", rest)
-        cand, after = _take_name(r2, allow_lower=True)
-        if cand:
-            after2 = re.sub(r"^\s*,?\s*", "", after)
-            if cand[0].isupper() or _THIRD_VERB.match(after2):
-                name, rest = cand, " " + after2
-        subj = _role_subject(role, name)
-        if subj is not None and not m.group("adj").strip().lower().startswith(("ex", "future")):
-            return subj, rest, None
-        return None, rest, None
-    m = _PRON_SUBJ.match(c)
-    if m:
-        intro = ctx.get("introduced") or []
-        if len(intro) == 1:
-            return intro[0], c[m.end():], None
-        return None, c, None
-    m = re.match(r"^([^\W\d_][\w'-]*)\s+", c)
-    if m and m.group(1).casefold() in ctx.get("names", {}):
-        return ctx["names"][m.group(1).casefold()], c[m.end():], None
-    m = _IMPLICIT_I.match(c)
-    if m and not re.search(r"\byou(?:r|rs|rself)?\b", c, re.I) and ctx["scope"] == "contact":
-        # a dropped subject ("just moved to Toronto", "love biryani"): the speaker
-        first = re.sub(r"^(?:(?:just|recently|finally|also|still|currently|now)\s+)", "", c, flags=re.I)
-        if re.match(r"^(?:living|working|studying|based|originally\s+from|from)\b", first, re.I):
-            return SELF, "am " + first, None
-        return SELF, c, None
-    return None, c, None
 
 
 def _lifetime(relation: str, cue: str | None) -> str:
