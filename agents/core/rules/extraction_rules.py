@@ -18,11 +18,11 @@ from agents.core.rules.extraction_objects import (
     _job_items, _name_items, _objects, _plays, _pref, _prefer, _studies, _work_in, _works_at,
 )
 from agents.core.rules.extraction_patterns import (
-    _ADV, _AGE_RX, _ARTICLE, _AT_PLACE, _BEEN_MOTION, _BEEN_TAIL, _BIRTHDAY, _CALL_ME, _DIGIT, _FAVORITE,
-    _FIRST_WORD, _HERE, _IS_FAVORITE, _IS_MY_ROLE, _MY_ATTR, _MY_NAME, _NEG_RX, _POS_RX, _PRONOUN_START, _P_BE,
-    _P_BORN, _P_BUSINESS, _P_DO, _P_FROM, _P_GO_BY, _P_GO_ING, _P_GO_TO, _P_GREW, _P_HAVE, _P_JOINED, _P_LIVE,
-    _P_MOVED, _P_PLAY, _P_PREFER, _P_STUDY, _P_STUDY_AT, _P_TEACH, _P_TURNED, _P_WANT, _P_WFH, _P_WORK_AS,
-    _P_WORK_AT, _P_WORK_IN, _SOON, _TURNED_AGE, _YEAR,
+    _ADV, _AGE_RX, _ARTICLE, _AT_PLACE, _BEEN_MOTION, _BEEN_TAIL, _BIRTHDAY, _DIGIT, _FAVORITE, _FIRST_WORD, _HERE,
+    _IS_FAVORITE, _IS_MY_ROLE, _MY_ATTR, _MY_NAME, _NEG_RX, _POS_RX, _PRONOUN_START, _P_BE, _P_BORN, _P_BUSINESS,
+    _P_DO, _P_FROM, _P_GO_BY, _P_GO_ING, _P_GO_TO, _P_GREW, _P_HAVE, _P_JOINED, _P_LIVE, _P_MOVED, _P_PLAY,
+    _P_PREFER, _P_STUDY, _P_STUDY_AT, _P_TEACH, _P_TURNED, _P_WANT, _P_WFH, _P_WORK_AS, _P_WORK_AT, _P_WORK_IN,
+    _SOON, _TURNED_AGE, _YEAR,
 )
 from agents.core.rules.extraction_phrases import (
     SELF, _age, _article, _category, _clean, _cue, _display, _ent, _freq, _generic, _introduce, _norm_obj, _org,
@@ -258,12 +258,6 @@ def _s_my_name(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, A
     return []
 
 
-def _s_call_me(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]]:
-    name, _ = _take_name(_clean(m.group(1) or m.group(2) or m.group(3)), allow_lower=True)
-    return [_raw("preferred_name", f"Prefers to be called {name}", name, tags=("identity", "name"),
-                 confidence=0.9)] if name else []
-
-
 def _s_is_my_role(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
     if m.group(1).casefold() in NAME_STOP:
         return None
@@ -371,9 +365,9 @@ def _s_my_attr(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, A
     return _job_items(SELF, val if _ARTICLE.match(val) else "a " + val, ctx, require_article=False)
 
 
+# "call me Sam" is no self statement here: REQUEST_RULES ("asks_to_be_called") reads it first in every clause
 SELF_RULES = (
     engine.rule("my_name", _MY_NAME, _s_my_name, "my name is Meera"),
-    engine.rule("call_me", _CALL_ME, _s_call_me, "call me Sam"),
     engine.rule("is_my_role", _IS_MY_ROLE, _s_is_my_role, "Anna is my sister"),
     engine.rule("here", _HERE, _s_here, "Rohan here"),
     engine.rule("birthday", _BIRTHDAY, _s_birthday, "my birthday is March 3"),
