@@ -46,6 +46,16 @@ How a message is read
     after a greeting, "hi im arjun"), an age, an occupation from the lexicon, or an identity word from a
     lexicon (vegetarian, introvert, married, a demonym, ...).
 
+Where the rules live (agents/core/rules/; each table an ordered tuple of engine.rule(name, compiled
+pattern, handler, example) read by engine.first: the first rule that does not decline answers)
+    extraction_requests.py  REQUEST_RULES (call me, avoidance, interest), BUSINESS_RULES (tenant scope)
+    extraction_rules.py     SELF_RULES, PREFERENCE_RULES, TENANT_RULES, PREDICATE_RULES
+    extraction_subjects.py  SUBJECT_RULES
+    extraction_complement.py COMPLEMENT_RULES ("I am ..."), SIMPLE_RULES (one part of "I am A, B and C")
+    extraction_phrases.py / _objects.py / _has.py  the readers handlers call (a place, an org, a job, "I have")
+    extraction_patterns.py / _lexicon.py  the compiled patterns and the word lists
+This module keeps the pipeline: clauses, the order the tables are read in, and finishing the items.
+
 Content is third person: self facts drop the subject ("Is 29 years old", "Has a golden retriever named
 Bruno", "Works at Infosys as a software engineer"); other subjects lead with their label ("Mom lives in
 Chennai", "Sister Priya lives in Pune", "Dog Bruno is 3 years old"). The user's filler is dropped ("I

@@ -300,8 +300,6 @@ _TALKV = (r"(?:(?:talk|talking|speak|speaking|chat|chatting|go\s+on|going\s+on|a
           r"dwelling\s+on)\s+")
 
 
-
-
 # ============================================================================ "my name is", "call me", "my favorite X is"
 _MY_NAME = re.compile(r"^(?:my\s+(?:full\s+|first\s+|real\s+|actual\s+|given\s+)?name\s+is|(?:the\s+)?name\s+is|"
                       r"this\s+is|it\s+is)\s+(.+)$", re.I)

@@ -245,8 +245,8 @@ def _predicate(subj: dict[str, Any], r: str, ctx: dict[str, Any], clause: str) -
     return engine.first(PREDICATE_RULES, r, subj, ctx, clause) or []
 
 
-
-
+# ---------------------------------------------------------------- self statements: handler(m, ctx, index)
+# "my name is ...", "Anna is my sister", "my birthday is ...", favorites, "my <attr> is ...".
 def _s_my_name(m: re.Match, ctx: dict[str, Any], index: int) -> list[dict[str, Any]] | None:
     c = m.string
     if not (c.lower().startswith(_NAMING) or (index == 0 and ctx.get("greeting"))):
