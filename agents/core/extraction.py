@@ -8,7 +8,7 @@ extract(message, *, role="user", scope="contact", known=None) -> list of candida
      "subject": "self" or an entity ref ("pet:bruno", "person:mom", "pet:dog"), "object": the
      normalized object (lower case, accents folded, leading article dropped: "berlin",
      "software engineer", "tea over coffee", "29"), "memoryKey", "entities": entity dicts
-     (agents/core/entities.py), "entityRefs", "topics": lowercase tags, "lifetime": "1d"|"3d"|"7d"|
+     (domain/entities.py), "entityRefs", "topics": lowercase tags, "lifetime": "1d"|"3d"|"7d"|
      "30d"|"permanent", "confidence": 0..1}
     `known` (optional, ref -> entity record) lets new refs resolve to known spelling/ASR variants
     (entities.canonical_ref).
@@ -131,7 +131,6 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from agents.core.entities import canonical_ref
 from agents.core.memory import is_low_content, normalize_text
 from agents.core.rules.extraction_complement import COMPLEMENT_RULES, _complement  # noqa: F401 (re-exported)
 from agents.core.rules.extraction_has import _implied
@@ -151,6 +150,7 @@ from agents.core.rules.extraction_rules import (  # noqa: F401 (the tables re-ex
     PREDICATE_RULES, PREFERENCE_RULES, SELF_RULES, TENANT_RULES, _predicate, _self_statements,
 )
 from agents.core.rules.extraction_subjects import SUBJECT_RULES, _subject  # noqa: F401 (re-exported)
+from domain.entities import canonical_ref
 
 
 MAX_CHARS = 2000   # longer messages are read up to here

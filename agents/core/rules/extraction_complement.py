@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from agents.core.entities import KINSHIP, PET_WORDS
 from agents.core.rules import engine
 from agents.core.rules.extraction_has import _has
 from agents.core.rules.extraction_lexicon import (
@@ -24,6 +23,7 @@ from agents.core.rules.extraction_phrases import (
     _age, _article, _category, _clean, _cue, _cue_text, _display, _ent, _norm_obj, _place, _plan_target, _raw,
     _say, _take_name, _thing_entities, _third, kin_entity, pet_entity, slugify,
 )
+from domain.entities import KINSHIP, PET_WORDS
 
 
 # ---------------------------------------------------------------- the complement rules: handler(m, subj, ctx, clause, cue)

@@ -6,8 +6,8 @@ name from here, so a lexicon can be read, edited and diffed without reading the 
 from __future__ import annotations
 
 import re
+from domain.entities import KINSHIP, PET_WORDS
 
-from agents.core.entities import KINSHIP, PET_WORDS
 
 
 # ============================================================================ relations and keys

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from agents.core.entities import KINSHIP, PET_WORDS
 from agents.core.rules.extraction_lexicon import (
     ABBREVIATIONS, BUSINESS_WORDS, PLAN_VERBS, _NEG, _NOT_SUBJECT_ROLES, _POS,
 )
+from domain.entities import KINSHIP, PET_WORDS
 
 
 _FOLDS = [(re.compile(p, re.I), r) for p, r in (

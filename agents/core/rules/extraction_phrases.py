@@ -7,8 +7,6 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-from agents.core import entities as _entities
-from agents.core.entities import KINSHIP, PET_WORDS
 from agents.core.memory import normalize_text
 from agents.core.rules.extraction_lexicon import (
     ACRONYMS, FOODS, GAMES, MUSIC, NAME_STOP, NUMWORDS, OCCUPATIONS, _DOUBLE_FINAL, _GENERIC_PLACE_WORDS,
@@ -19,6 +17,8 @@ from agents.core.rules.extraction_patterns import (
     _LEAD, _NAME_RX, _ORG_CUT, _PLACE_COMMA, _PLACE_CUT, _PLAN_CUT, _QSTART, _RHETORIC, _SENT_SPLIT, _TAG_Q, _TAIL,
     _TAIL_ADV, _THE_PROPER, _TRAIL_JUNK,
 )
+from domain import entities as _entities
+from domain.entities import KINSHIP, PET_WORDS
 
 
 slugify = lru_cache(maxsize=8192)(_entities.slugify)
