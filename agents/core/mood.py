@@ -74,6 +74,7 @@ from agents.core.rules.mood_lexicon import (  # noqa: F401 (re-exported)
     NEGATORS, _NOT_NEGATION, _EMPHATIC_AFTER_NEG, _EMPHATIC_THIRD, _SCOPE_BREAK, INTENSIFIERS, DIMINISHERS,
     TIRED_WORDS, CALM_WORDS, LAUGH, DRY_WORDS, _DRY_CORE, EMOJI_MOODS, EMOTICONS,
 )
+from agents.core.rules.mood_rules import DEFAULT_STYLE, NOT_NEGATING, STYLE_RULES
 
 MOODS = ("happy", "sad", "anxious", "excited", "neutral", "angry", "frustrated", "flirty", "bored", "grateful")
 ENERGIES = ("high", "medium", "low")
@@ -118,17 +119,9 @@ DRY_PHRASES = frozenset(p.strip() for p in _phrases(("if you say so", "if u say 
 
 
 def _negates(t: str, nxt: str, nxt2: str) -> bool:
-    """Does negator `t` open a negation scope? Not in "no worries", "never been this happy",
-    "couldn't be happier", "can't stop smiling", "can't wait"."""
-    if f"{t} {nxt}" in _NOT_NEGATION:
-        return False
-    if t == "never" and nxt in ("been", "felt") and (nxt2 in ("this", "so", "more") or nxt2.endswith("er")):
-        return False
-    if t in ("couldnt", "cant", "cannot") and nxt == "be" and (nxt2 == "more" or nxt2.endswith("er")):
-        return False
-    if t in ("cant", "cannot", "couldnt") and nxt in ("stop", "help", "wait"):  # "can't stop smiling"
-        return False
-    return True
+    """Does negator `t` open a negation scope? Not when a rule of NOT_NEGATING holds ("no worries", "never
+    been this happy", "couldn't be happier", "can't stop smiling", "can't wait")."""
+    return not any(r.applies(t, nxt, nxt2) for r in NOT_NEGATING)
 
 
 def _negation_scan(tokens: list[str]) -> tuple[list[str], dict[str, int], dict[str, int]]:
@@ -442,20 +435,8 @@ def energy_of(mood: str, c: Cues) -> str:
 
 
 def style_of(mood: str, energy: str, c: Cues) -> str:
-    """The approach the reply should take (module docstring)."""
-    if mood == "flirty":
-        return "romantic"
-    if mood in ("angry", "frustrated"):
-        return "venting"
-    if mood in ("sad", "anxious"):
-        return "deep" if c.n_words >= 20 or c.reflective else "supportive"
-    if mood in ("happy", "excited"):
-        return "playful" if energy == "high" or c.laugh or c.emoji else "casual"
-    if mood == "bored":
-        return "playful"
-    if mood == "neutral" and c.n_words >= 20 and c.reflective:
-        return "deep"
-    return "casual"
+    """The approach the reply should take: the first rule of STYLE_RULES that holds (module docstring)."""
+    return next((r.style for r in STYLE_RULES if r.applies(mood, energy, c)), DEFAULT_STYLE)
 
 
 def classify(text: str, vector: Any = None, previous: str | None = None) -> dict[str, Any]:

@@ -6,6 +6,9 @@ name from here, so a lexicon can be read, edited and diffed without reading the 
 from __future__ import annotations
 
 import re
+from domain.entities import KINSHIP, PET_WORDS
+
+
 
 # ============================================================================ relations and keys
 SINGLE_VALUED = frozenset("""
@@ -225,3 +228,146 @@ NUMWORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "sev
             "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2,
           "couple of": 2, "a couple": 2, "twin": 2, "twins": 2}
+
+
+# ============================================================================ text folding
+_TRANS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'", "“": '"', "”": '"', "—": " - ",
+                        "–": " - ", "…": "... ", "\u00a0": " "})
+
+
+# abbreviations whose period ends no sentence and cuts no phrase ("St. Mary's hospital", "Dr. Rao", "Acme
+# Ltd. in Pune", "J. K. Rowling" - a single capital is an initial); each spelling is a fixed-width lookbehind
+ABBREVIATIONS = ("St", "Dr", "Mr", "Mrs", "Ms", "Mt", "Jr", "Sr", "Inc", "Co", "Ltd", "Prof", "Ft", "e.g", "i.e")
+_PRONOUN_OBJ = frozenset("""it this that these those them him her me us you yourself yourselves everything
+nothing anything something everyone anybody everybody someone somebody one what how when where why who
+which the way such so too its your ur ya yours there here stuff things thing lot much more any some
+whatever whoever the fact whenever if""".split())
+_REJECT_OBJ = frozenset({"something else", "anything else", "other things", "other stuff", "it all",
+                         "this one", "that one", "the idea", "your idea", "the same", "it more",
+                         "that idea", "what you said", "this conversation", "talking to you",
+                         "chatting with you", "this chat", "you guys", "the way you"})
+_DOUBLE_FINAL = frozenset("run swim jog shop chat plan stop sit get dig skip hop rap drum bat spin hit "
+                          "cut set put win".split())
+
+
+# ============================================================================ subjects
+_NOT_SUBJECT_ROLES = frozenset({"mil", "pop", "pops", "mate", "pal", "mam", "maa", "folks", "mrs", "missus",
+                                "kid", "child", "baby", "lab", "indie", "persian", "mouse", "boxer dog",
+                                "significant other", "crush", "mutt", "class", "classes"})
+
+
+_PLACE_REJECT = frozenset("""denial fear my head peace hope the moment the present the past a bubble my car my
+room hell the dark my dreams a dream sin harmony the shadows luxury misery poverty comfort a box bed the city
+here there town the area this area the same city the same place a house an apartment a flat a hostel
+a dorm my parents house a van a tent the suburbs the countryside my own world my own head my mind
+""".split("\n")) | frozenset({"denial", "fear", "peace", "hope", "hell", "luxury", "misery", "poverty", "comfort",
+                              "bed", "here", "there", "town", "harmony", "sin", "love", "pain", "debt", "trouble",
+                              "shock", "awe", "the moment", "my head", "my car", "my room", "a bubble",
+                              "the present", "the past", "my dreams", "the dark", "the same place", "the area",
+                              "the city", "my mind", "my own world", "the matrix", "a simulation", "the future",
+                              "the past", "another planet", "space", "mars", "the moon", "the weekends"})
+_ORG_REJECT = frozenset({"home", "night", "nights", "the moment", "a living", "free", "fun", "money", "peanuts",
+                         "minimum wage", "a while", "hours", "the weekend", "weekends", "night shift", "night shifts",
+                         "myself", "me", "you", "it", "them", "him", "her", "us", "work", "a bit", "the most",
+                         "long hours", "the same company", "the same place", "nothing", "the day", "a change",
+                         "a cause", "my dad", "my mom", "my father", "my mother", "my family", "my parents"})
+_GENERIC_PLACE_WORDS = frozenset(SCHOOL_WORDS) | frozenset(BUSINESS_WORDS) | _words("""
+hospital library office bank gym mall clinic factory church temple mosque station airport hotel lab center centre
+museum zoo park farm warehouse market department firm agency plant site branch hq headquarters uni""")
+_QUALITY = frozenset("""really very good bad terrible great decent amazing horrible awful lousy pretty quite such
+huge big total complete bit little lot horrible shitty crappy proper real true wannabe aspiring former ex
+retired failed struggling wanna be future""".split())
+
+
+# ============================================================================ "I have ..."
+_HAS_LEX: dict[str, str] = {}
+
+
+for _w in PET_WORDS:
+    if _w not in {"mouse", "lab", "indie", "persian", "boxer dog"}:
+        _HAS_LEX[_w] = "pet"
+for _w in KINSHIP:
+    if _w not in {"crush", "pop", "pops", "mate", "pal", "mam", "maa", "mil", "folks", "mrs", "missus", "class"}:
+        _HAS_LEX.setdefault(_w, "kin")
+for _lex, _kind in ((POSSESSIONS, "own"), (EVENTS, "event"), (HEALTH_CHRONIC, "chronic"), (HEALTH_ACUTE, "acute")):
+    for _w in _lex:
+        _HAS_LEX.setdefault(_w.replace("-", " "), _kind)
+_HAS_MAXLEN = max(len(k.split()) for k in _HAS_LEX)
+_DETS = {"a", "an", "one", "two", "three", "four", "five", "six", "some", "several", "few", "couple", "of",
+         "my", "our", "the", "another", "new", "2", "3", "4", "5", "6", "twin", "twins", "lots", "many", "multiple",
+         "upcoming", "big", "important", "huge", "little", "small", "cute", "beautiful", "lovely", "old",
+         "young", "older", "younger", "elder", "baby", "adorable", "rescue", "adopted", "sweet", "3-year-old",
+         "golden", "black", "white", "brown", "fluffy", "tiny", "crazy", "lazy", "grumpy", "wonderful",
+         "amazing", "awesome", "super", "really", "very", "pet", "stupid", "silly", "annoying", "final", "doctor's",
+         "dentist's", "job", "first", "second", "2nd", "1st", "third", "second-year", "big", "massive",
+         "chronic", "mild", "severe", "bad", "terrible", "awful", "slight", "bit", "nasty", "horrible"}
+_NEG_DETS = {"no", "zero", "none", "not", "never", "any", "without", "fake", "imaginary", "stuffed", "toy",
+             "hot", "plush", "robot", "virtual", "pretend", "dream"}
+_REMAINDER_OK = {"named", "called", "name", "who", "that", "which", "and", "with", "at", "in", "on", "for",
+                 "from", "to", "back", "whose", "too", "also", "now", "as", "here", "there", "lol", "haha",
+                 "btw", "but", "so", "at", "since", "tonight", "today", "tomorrow", "this", "next", "soon",
+                 "and", "of", "living", "staying", "who's", "whom", "already", "together", "though", "i", "right",
+                 "by", "just", "finally", "again", "after", "before", "around", "about", "over", "coming", "later",
+                 "her", "his", "their", "she", "he", "they", "we", "my", "it", "its", "who", "whos"}
+_GROUP_KIN = frozenset({"children", "kids", "parents", "siblings", "grandparents", "twins", "in laws"})
+
+
+# ============================================================================ preferences
+_POS = {"love": "loves", "loves": "loves", "adore": "adores", "adores": "adores", "like": "likes",
+        "likes": "likes", "enjoy": "enjoys", "enjoys": "enjoys", "dig": "likes", "digs": "likes",
+        "really like": "really likes", "am obsessed with": "is obsessed with", "cannot get enough of":
+        "can't get enough of", "cannot live without": "can't live without", "worship": "loves",
+        "support": "supports", "root for": "roots for", "am a fan of": "is a fan of"}
+
+
+_NEG = {"hate": "hates", "hates": "hates", "dislike": "dislikes", "dislikes": "dislikes", "detest": "hates",
+        "detests": "hates", "despise": "hates", "despises": "hates", "loathe": "hates", "loathes": "hates",
+        "cannot stand": "can't stand", "can not stand": "can't stand", "cannot handle": "can't handle",
+        "cannot tolerate": "can't tolerate", "cannot eat": "can't eat", "am not a fan of": "isn't a fan of",
+        "never liked": "has never liked", "never really liked": "has never liked", "never like": "doesn't like",
+        "never enjoy": "doesn't enjoy", "never enjoyed": "has never enjoyed"}
+_VERBISH = frozenset("""stay go watch read play sleep eat drink cook walk run text call talk work study be do get
+have listen write travel sit chill relax hang spend take stay walk drive bike swim dance sing paint draw code
+write die wait cry fight lose win""".split())
+# verbs "going to <verb> ..." plans with (never a place one goes to: "work", "school", "dinner" are left out)
+PLAN_VERBS = _words("""
+visit see meet watch paint repaint cook bake make buy start finish clean fix build play read write call book sell
+hire throw host attend apply celebrate learn study spend travel fly drive take plant order rent pack join launch
+record pick hang renovate decorate organize organise prepare practice practise run walk hike swim ride climb adopt
+move quit sign register propose marry help teach binge grab check
+""")
+_NOT_PLANS = frozenset({"be", "go", "have", "get", "try", "need", "die", "cry", "sleep", "kill", "lose", "miss",
+                        "say", "tell", "ask", "do"})
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"})
+_NOT_GO_ING = frozenset({"going", "bring", "thing", "nothing", "something", "everything"})
+_TOPIC_REJECT = frozenset({"yourself", "you", "your day", "something else", "anything", "anything else", "it", "that",
+                           "this", "me", "us", "what", "how", "why", "something", "stuff", "things", "your life",
+                           "life", "whatever", "the other thing", "something fun", "something different",
+                           "something new", "another thing", "other things", "this again", "that again"})
+_NAMING = ("my", "name", "the name")
+
+
+# ============================================================================ the relation tags an item carries
+_REL_TAGS = {"name": ("identity",), "preferred_name": ("identity",), "age": ("identity",), "birthday": ("identity",),
+             "lives_in": ("location",), "from": ("location",), "grew_up_in": ("location",), "born_in": ("location",),
+             "current_location": ("location",), "works_at": ("work",), "job_title": ("work",),
+             "studies_at": ("education",), "has_pet": ("pets",), "pet_name": ("pets",), "breed": ("pets",),
+             "family_member": ("family",), "likes": ("preferences",), "dislikes": ("preferences",),
+             "prefers": ("preferences",), "avoid_topic": ("boundaries",), "interest": ("interests",),
+             "plays": ("hobbies",), "hobby": ("hobbies",)}
+
+
+# ============================================================================ pronoun objects
+# "I'm visiting her next month" says nothing on its own: a pronoun object is resolved to the one person or pet
+# the same message introduced that it can refer to ("My sister is sick, I'm visiting her" -> "Is visiting
+# their sister"), else the item is dropped (the episode keeps the message). pronoun -> the kinds it can name
+# and the roles it cannot (gender of the kin word).
+_MALE_ROLES = frozenset("brother dad son husband boyfriend uncle grandpa nephew stepdad father_in_law".split())
+
+
+_FEMALE_ROLES = frozenset("sister mom daughter wife girlfriend aunt grandma niece stepmom mother_in_law".split())
+OBJECT_PRONOUNS = {"her": ({"person", "pet"}, _MALE_ROLES), "him": ({"person", "pet"}, _FEMALE_ROLES),
+                   "them": ({"person", "pet"}, frozenset()), "it": ({"pet"}, frozenset()),
+                   "that": (set(), frozenset()), "this": (set(), frozenset()), "there": (set(), frozenset())}
+_POSSESSION = frozenset({"has_pet", "family_member", "partner", "knows_person", "owns"})
