@@ -23,7 +23,7 @@ from schemas.envelope import encode, now_utc, partition_key
 from streams.app import app, dead_letter_topic, interactions_topic, memory_events_topic, triggers_topic
 from streams import shredding, tracing
 from streams.config import settings
-from streams.resilience import bounded, survive
+from streams.resilience import backoff, bounded, survive
 
 log = logging.getLogger("rapport.agents")
 _pipeline: InteractionPipeline | None = None
@@ -117,27 +117,31 @@ def epoch_of(cluster_id: str | None) -> str:
 
 RECONNECT_MAX_S = 1.0  # a local database back from a crash answers within a second of its recovery
 REDIS_TIMEOUT_S = 2.0
+CONNECTION_LOST = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
 async def process_reconnecting(p: InteractionPipeline, records: list[Record]):  # noqa: ANN201
     """p.process, waiting out a lost PostgreSQL connection (a database restart): reconnect with backoff
     and run the batch again; its transaction rolled back, so nothing of it was applied."""
-    delay = 0.2
-    while True:
-        try:
+    try:  # the usual case builds no retry loop (tenacity's costs tens of microseconds a batch)
+        return await p.process(records)
+    except CONNECTION_LOST as err:
+        log.warning("database connection lost (%s); reconnecting", err)
+    async for tried in backoff(CONNECTION_LOST, "database connection lost", first_s=0.2, max_s=RECONNECT_MAX_S):
+        with tried:
+            await _reconnect(p)
             return await p.process(records)
-        except (psycopg.OperationalError, psycopg.InterfaceError) as err:
-            log.warning("database connection lost (%s); reconnecting in %.1f s", err, delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, RECONNECT_MAX_S)
-            try:
-                if not p.conn.closed:
-                    await p.conn.close()
-                p.conn = await db.connect_async(settings().database_url, schema=db.schema_of(p.version),
-                                                connect_timeout=5)
-                p.forget_cache()
-            except psycopg.Error as again:
-                log.warning("reconnect failed: %s", again)
+
+
+async def _reconnect(p: InteractionPipeline) -> None:
+    """A new connection for the pipeline; a failure is logged, and the batch's next attempt fails and waits."""
+    try:
+        if not p.conn.closed:
+            await p.conn.close()
+        p.conn = await db.connect_async(settings().database_url, schema=db.schema_of(p.version), connect_timeout=5)
+        p.forget_cache()
+    except psycopg.Error as again:
+        log.warning("reconnect failed: %s", again)
 
 
 @app.on_partitions_revoked.connect
