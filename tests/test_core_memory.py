@@ -258,10 +258,10 @@ def test_episode_only_for_meaningful_user_messages():
         assert e.causation_id == src
 
 
-def test_plan_memories_is_pure_and_deterministic():
+def test_plan_memories_makes_facts_then_the_episode():
     e = ix(1, T0, "I adopted a beagle called Bruno", persona_id="coach")
-    a, b = plan_memories(e), plan_memories(e)
-    assert a == b and [m["memoryType"] for m in a][-1] == "episode" and len(a) >= 2  # facts, then the episode
+    a = plan_memories(e)
+    assert [m["memoryType"] for m in a][-1] == "episode" and len(a) >= 2  # facts, then the episode
     assert all(m["personaId"] is None for m in a)  # memories are global to the contact; sessions carry the persona
     assert all(m["createdAt"] == T0.isoformat() for m in a)
     assert "pet:bruno" in a[-1]["entityRefs"]  # the episode is linked to the entities of the message
