@@ -10,6 +10,7 @@ from agents.pipeline import InteractionPipeline
 from projections import db, projector
 from schemas import events as ev
 from tests.helpers import FakeEmbedder, interaction, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
