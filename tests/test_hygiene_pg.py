@@ -19,6 +19,7 @@ from projections import db, hygiene
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
 from tests.helpers import api_in_process, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 
