@@ -86,17 +86,20 @@ def _topics_ready(s, timeout: float = 120.0):  # noqa: ANN001, ANN202
     """streams.topics.ensure_topics, retried while the broker starts."""
     import asyncio
 
+    from tenacity import RetryError, Retrying, stop_after_delay, wait_fixed
+
     from streams.topics import ensure_topics
 
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return asyncio.run(ensure_topics(s))
-        except Exception as e:  # broker not up yet
-            if time.monotonic() > deadline:
-                raise click.ClickException(f"broker at {s.kafka_url} not usable: {e}") from e
-            logging.getLogger("rapport.worker").info("broker not ready (%s); retrying", e)
-            time.sleep(1.0)
+    def log_wait(state) -> None:  # noqa: ANN001
+        logging.getLogger("rapport.worker").info("broker not ready (%s); retrying", state.outcome.exception())
+
+    try:
+        for attempt in Retrying(stop=stop_after_delay(timeout), wait=wait_fixed(1.0), before_sleep=log_wait):
+            with attempt:  # any error: the broker is not up yet
+                return asyncio.run(ensure_topics(s))
+    except RetryError as e:
+        last = e.last_attempt.exception()
+        raise click.ClickException(f"broker at {s.kafka_url} not usable: {last}") from last
 
 
 NO_RECORD_KEY = ("no record key: set RAPPORT_RECORD_KEY (a secret of 32+ bytes shared with the API) or "

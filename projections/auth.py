@@ -13,9 +13,10 @@ import hmac
 import re
 import secrets
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
+
+from cachetools import TTLCache
 
 PREFIX = "rk_"
 _KEY_RE = re.compile(r"^rk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
@@ -128,23 +129,21 @@ async def stored_key_async(pool: Any, key_id: str) -> StoredKey | None:
 class KeyCache:
     """Validated keys by key id for `ttl` seconds (unknown ids too, so random ids cost one read each
     per TTL), so authentication costs no database round trip per request. Revocation therefore takes
-    effect within `ttl`."""
+    effect within `ttl`. At most `max_entries` ids are held (cachetools' TTLCache: expired first, then
+    the least recently used)."""
 
     def __init__(self, fetch: Callable[[str], Awaitable[StoredKey | None]], ttl: float = CACHE_TTL_S,
                  max_entries: int = 10_000, clock: Callable[[], float] = time.monotonic):
-        self.fetch, self.ttl, self.max_entries, self.clock = fetch, ttl, max_entries, clock
-        self._entries: OrderedDict[str, tuple[float, StoredKey | None]] = OrderedDict()
+        self.fetch = fetch
+        self._entries: TTLCache[str, StoredKey | None] = TTLCache(maxsize=max_entries, ttl=ttl, timer=clock)
 
     async def principal(self, key: str) -> Principal | None:
         parsed = parse_key(key)
         if parsed is None:
             return None
-        now = self.clock()
-        hit = self._entries.get(parsed[0])
-        if hit is None or hit[0] <= now:
-            hit = (now + self.ttl, await self.fetch(parsed[0]))
-            self._entries[parsed[0]] = hit
-            self._entries.move_to_end(parsed[0])
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-        return verify(key, hit[1])
+        key_id = parsed[0]
+        try:
+            stored = self._entries[key_id]
+        except KeyError:  # never read, or read more than `ttl` ago
+            stored = self._entries[key_id] = await self.fetch(key_id)
+        return verify(key, stored)

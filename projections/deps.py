@@ -4,8 +4,6 @@ answer 400 naming the field, read-your-writes, the contact's clock, and `svc`: t
 serving the request (bound per request by api.BindService; create_app makes one per app)."""
 from __future__ import annotations
 
-import asyncio
-import time
 from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Annotated, Any, TypeVar
@@ -15,6 +13,7 @@ from fastapi import Depends, Path as FastPath, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field, ValidationError
+from tenacity import AsyncRetrying, retry_if_result, stop_after_delay, wait_exponential
 
 from domain import clock
 from projections import auth, pages
@@ -221,13 +220,10 @@ async def reflected(tenant_id: str, event_id: str) -> bool:
     event is in the projections."""
     with tracing.tracer.start_as_current_span("rapport.context.after", links=svc.traces.links(tenant_id, event_id),
                                               attributes={"rapport.event_id": event_id}):
-        deadline, delay = time.monotonic() + AFTER_TIMEOUT_S, 0.005
-        while not await svc.store.is_processed(tenant_id, event_id):
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(delay)
-            delay = min(delay * 1.5, 0.1)
-        return True
+        return await AsyncRetrying(
+            retry=retry_if_result(lambda processed: not processed), stop=stop_after_delay(AFTER_TIMEOUT_S),
+            wait=wait_exponential(multiplier=0.005, exp_base=1.5, max=0.1),  # 5 ms, x1.5 up to 100 ms
+            retry_error_callback=lambda _state: False)(svc.store.is_processed, tenant_id, event_id)
 
 
 def not_reflected(event_id: str) -> JSONBody:

@@ -6,7 +6,6 @@ import asyncio
 import gc
 import logging
 import os
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from cachetools import LRUCache
 from psycopg_pool import AsyncConnectionPool
 
 from domain.embedder import BatchingEmbedder, query_embedder
@@ -134,7 +134,8 @@ class Service:
         self.redis: Any = None
         self.embedder = None
         self._batched: tuple[Any, BatchingEmbedder, Any] | None = None  # (embedder, its batcher, its counter)
-        self.query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # recent queries' vectors
+        # recent queries' vectors, least recently asked evicted first
+        self.query_vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=QUERY_VECTORS_KEPT)
         self.broker_ok = False
         self.relay_task: asyncio.Task | None = None
         self.relay_lock: psycopg.AsyncConnection | None = None  # holds db.RELAY_LOCK in the relaying process
@@ -429,10 +430,5 @@ class Service:
         other requests of the moment ask (BatchingEmbedder)."""
         vec = self.query_vectors.get(text)
         if vec is None:
-            vec = await asyncio.wrap_future(self.queries.submit(text))
-            self.query_vectors[text] = vec
-            if len(self.query_vectors) > QUERY_VECTORS_KEPT:
-                self.query_vectors.popitem(last=False)
-        else:
-            self.query_vectors.move_to_end(text)
+            vec = self.query_vectors[text] = await asyncio.wrap_future(self.queries.submit(text))
         return vec

@@ -1,9 +1,9 @@
-"""Background loops that outlive one failing pass.
+"""Background loops that outlive one failing pass, and waiting out a dependency that is away.
 
 Faust timers and the API's background tasks run forever; an exception escaping one pass ends the timer
 (Faust then crashes the worker) or the task. `survive` makes one pass's failure a logged line and
 lets the next pass run; `bounded` puts a deadline on one awaited call (a stalled Redis blocks a
-client forever otherwise)."""
+client forever otherwise); `backoff` retries a call while a dependency is away (tenacity)."""
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +11,8 @@ import functools
 import logging
 import time
 from typing import Any, Awaitable, Callable, TypeVar
+
+from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential
 
 from schemas import logsafe
 
@@ -65,3 +67,17 @@ async def within(aw: Awaitable[T], seconds: float, what: str) -> T:
 def _consume(task: "asyncio.Future[Any]") -> None:
     if not task.cancelled():
         task.exception()  # retrieved: no "exception was never retrieved" at exit
+
+
+def backoff(on: tuple[type[BaseException], ...], what: str, *, first_s: float, max_s: float,
+            give_up: Callable[[], bool] = lambda: False, level: int = logging.WARNING, **kw: Any) -> AsyncRetrying:
+    """tenacity's retrying loop for waiting out a dependency that is away: retry on the exceptions `on`,
+    sleeping `first_s`, then doubling to at most `max_s`, each wait logged as "<what> (<error>); again in
+    <n> s"; forever unless `give_up()` says stop (the last error is then raised as it was). Use it as
+    `async for attempt in backoff(...): with attempt: ...`; other exceptions pass through at once."""
+    def log_wait(state: Any) -> None:
+        log.log(level, "%s (%s); again in %.1f s", what, type(state.outcome.exception()).__name__,
+                    state.next_action.sleep)
+
+    return AsyncRetrying(retry=retry_if_exception_type(on), wait=wait_exponential(multiplier=first_s, max=max_s),
+                         stop=lambda _state: give_up(), before_sleep=log_wait, reraise=True, **kw)

@@ -30,11 +30,11 @@ from __future__ import annotations
 import base64
 import logging
 import os
-from collections import OrderedDict
 from dataclasses import replace
 from typing import Any, Iterable
 
 import orjson
+from cachetools import LRUCache
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from psycopg.rows import tuple_row
@@ -224,7 +224,7 @@ class KeyRing:
 
     def __init__(self, size: int = 50_000):
         self.size = size
-        self._cache: OrderedDict[Contact, bytes] = OrderedDict()
+        self._cache: LRUCache[Contact, bytes] = LRUCache(maxsize=size)  # the least recently read evicted first
         self._generation = 0  # bumped by forget(): a lookup that raced an erasure does not cache
 
     def forget(self, contacts: Iterable[Contact] | None = None) -> None:
@@ -238,18 +238,14 @@ class KeyRing:
                     refresh: bool = False) -> dict[Contact, bytes]:
         """Keys from the cache, the rest in one query (created when `create`); `refresh` skips the cache."""
         want = set(contacts)
-        got = {} if refresh else {k: self._cache[k] for k in want if k in self._cache}
+        got = {} if refresh else {k: v for k in want if (v := self._cache.get(k)) is not None}
         missing = want - got.keys()
         if missing:
             generation = self._generation
             found = await (get_or_create_keys if create else fetch_keys)(conn, missing)
             got.update(found)
             if generation == self._generation:
-                for k, v in found.items():
-                    self._cache[k] = v
-                    self._cache.move_to_end(k)
-                while len(self._cache) > self.size:
-                    self._cache.popitem(last=False)
+                self._cache.update(found)
         return got
 
     async def open_records(self, conn: Any, values: list[bytes]) -> list[Any]:

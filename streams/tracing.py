@@ -14,10 +14,10 @@ projector); agents/core never does. Tracing is off unless a process set up a Tra
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from cachetools import LRUCache
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
@@ -81,7 +81,7 @@ class RecentTraces:
 
     def __init__(self, size: int = 10_000) -> None:
         self.size = size
-        self.spans: OrderedDict[tuple[str, str], SpanContext] = OrderedDict()
+        self.spans: LRUCache[tuple[str, str], SpanContext] = LRUCache(maxsize=size)
 
     def remember(self, events: Iterable[tuple[str, str]]) -> None:
         """(tenant id, event id)s accepted under the current span."""
@@ -91,9 +91,6 @@ class RecentTraces:
         sc = span.get_span_context()
         for key in events:
             self.spans[key] = sc
-            self.spans.move_to_end(key)
-        while len(self.spans) > self.size:
-            self.spans.popitem(last=False)
 
     def links(self, tenant_id: str, event_id: str) -> list[Link]:
         sc = self.spans.get((tenant_id, event_id))

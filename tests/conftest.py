@@ -12,7 +12,30 @@ os.environ.setdefault("RAPPORT_LOG_LEVEL", "warn")
 
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def pg_url(embedded_pg_url: str) -> str:
+    """The PostgreSQL of the tests that run on one backend. A module whose tests must hold on every
+    backend imports `pg_url` from tests/backends.py instead, which runs each of its tests on each."""
+    return embedded_pg_url
+
+
+@pytest.fixture(scope="session")
+def external_pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A PostgreSQL set up as an operator's is (tests/pg_external.py), or $RAPPORT_TEST_EXTERNAL_DATABASE_URL."""
+    external = os.environ.get("RAPPORT_TEST_EXTERNAL_DATABASE_URL")
+    if external:
+        yield external
+        return
+    from tests.pg_external import start_external_postgres
+
+    child, url = start_external_postgres(tmp_path_factory.mktemp("pg-external"))
+    try:
+        yield url
+    finally:
+        child.stop(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def embedded_pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     """An embedded PostgreSQL 18 + pgvector for the whole run (or $RAPPORT_TEST_DATABASE_URL)."""
     external = os.environ.get("RAPPORT_TEST_DATABASE_URL")
     if external:

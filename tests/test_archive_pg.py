@@ -16,6 +16,7 @@ from projections import edge_routes
 from streams import db
 from projections.store import MEMORY_COLUMNS, visibility_params, visible
 from tests.helpers import T0, api_in_process, interaction, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

@@ -16,6 +16,7 @@ import pytest
 from agents.pipeline import InteractionPipeline
 from streams import db
 from tests.helpers import T0, FakeEmbedder, api_in_process, interaction, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

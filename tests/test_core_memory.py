@@ -19,9 +19,18 @@ T0 = datetime(2026, 4, 3, 22, 15, tzinfo=timezone(timedelta(hours=5, minutes=30)
 
 
 # ============================================================================ memory.py
-@pytest.mark.parametrize("text", ["lol", "ok", "hmm", "haha", "hahahaha", "ok thanks!!", "👍", "Ok.",
-                                  "LOL", "hmmmmm", "okkkk", "  ", "", "!!!", "👍👍 🙂", "haha ok", "thx!",
-                                  "lol xd", "ok :P", "k.", "?"])
+@pytest.mark.parametrize("text", [
+    # one row per way a message says nothing (21 spellings of these were one case each)
+    "lol",          # a filler word
+    "LOL",          # ... in capitals
+    "Ok.",          # ... with punctuation
+    "thx!",         # an abbreviation
+    "haha ok",      # fillers together
+    "ok :P",        # a filler and an emoticon
+    "👍👍 🙂",      # emoji only
+    "!!!",          # punctuation only
+    "  ",           # blank
+])
 def test_low_content_messages(text: str):
     assert mem.is_low_content(text) is True
 
@@ -52,7 +61,7 @@ def test_small_talk_said_on_many_days_makes_and_reinforces_no_memory():
     assert [m for m in made if m[1] != "pattern"] == [("dog", "fact"), ("dog", "episode")]
 
 
-@pytest.mark.parametrize("text", ["yesss", "nooo", "lmaooo", "hiiii", "yayyy"])
+@pytest.mark.parametrize("text", ["hahahaha", "lmaooo", "okkkk"])  # a repeated syllable, a stretched last letter, ...
 def test_stretched_filler_words_are_low_content(text: str):
     assert mem.is_low_content(text) is True
 
@@ -250,10 +259,10 @@ def test_episode_only_for_meaningful_user_messages():
         assert e.causation_id == src
 
 
-def test_plan_memories_is_pure_and_deterministic():
+def test_plan_memories_makes_facts_then_the_episode():
     e = ix(1, T0, "I adopted a beagle called Bruno", persona_id="coach")
-    a, b = plan_memories(e), plan_memories(e)
-    assert a == b and [m["memoryType"] for m in a][-1] == "episode" and len(a) >= 2  # facts, then the episode
+    a = plan_memories(e)
+    assert [m["memoryType"] for m in a][-1] == "episode" and len(a) >= 2  # facts, then the episode
     assert all(m["personaId"] is None for m in a)  # memories are global to the contact; sessions carry the persona
     assert all(m["createdAt"] == T0.isoformat() for m in a)
     assert "pet:bruno" in a[-1]["entityRefs"]  # the episode is linked to the entities of the message
@@ -334,13 +343,29 @@ def test_a_replacement_supersedes_a_fact_stored_under_the_old_single_valued_key(
     assert all("replaces" not in m for m in stored)  # read by dedup, never stored
 
 
-def test_same_input_gives_identical_output_bytes():
-    events = [ix(1, T0, display_name="Arjun"), ix(2, T0 + timedelta(minutes=3), "I moved to Berlin"),
-              ix(3, T0 + timedelta(hours=3), "ok")]
-    s_a, out_a = run(events)
-    s_b, out_b = run(events)
-    assert s_a == s_b
-    assert [encode(e) for e in out_a] == [encode(e) for e in out_b]
+_FOLD_BYTES = """
+import sys, orjson
+from datetime import timedelta
+from tests.test_core_memory import T0, ix, run
+from schemas.envelope import encode
+events = [ix(1, T0, display_name="Arjun"), ix(2, T0 + timedelta(minutes=3), "I moved to Berlin with my dog Bruno"),
+          ix(3, T0 + timedelta(hours=3), "ok"), ix(4, T0 + timedelta(days=2), "my sister Priya hates her job")]
+s, out = run(events)
+sys.stdout.buffer.write(orjson.dumps(s, option=orjson.OPT_SORT_KEYS) + b"\\n".join(encode(e) for e in out))
+"""
+
+
+def test_the_fold_gives_the_same_bytes_in_processes_with_other_hash_seeds():
+    """Replay runs in another process: nothing may hang on set or dict order that a hash seed changes."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    outs = {subprocess.run([sys.executable, "-c", _FOLD_BYTES], cwd=root, capture_output=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "4242")}
+    assert len(outs) == 1 and len(next(iter(outs))) > 1000
 
 
 def test_derived_events_are_valid_envelopes():
@@ -389,14 +414,10 @@ def build(steps) -> list:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(step, min_size=1, max_size=40))
-def test_processing_twice_gives_identical_states_and_events(steps):
+def test_the_fold_counts_what_the_stream_holds(steps):
+    # (replay equality, redelivery and independent contacts: tests/test_fold_invariants.py)
     events = build(steps)
     s_a, out_a = run(events)
-    s_b, out_b = run(events)
-    assert s_a == s_b
-    assert [encode(e) for e in out_a] == [encode(e) for e in out_b]
-
-    # invariants of the fold
     assert s_a["messageCount"] == len(events)
     assert s_a["userMessageCount"] == sum(e.payload["role"] == "user" for e in events)
     assert s_a["sessionCount"] == types(out_a).count(ev.SESSION_STARTED)

@@ -219,10 +219,18 @@ def test_casing(case):
     assert detect_crisis(case("this traffic is killing me")) is None
 
 
-@pytest.mark.parametrize("typo", ["I wnat to die", "i want to dei", "kil myself", "kill myslef", "i am suicidial",
-                                  "im sucidal", "thinking about suiside", "i wanna diee", "i want to kiiiill myself"])
-def test_typos(typo):
-    assert detect_crisis(typo) is not None, typo
+@pytest.mark.parametrize("typo,level", [
+    # one row per kind of typo; the level is the correctly spelled phrase's (a wish to be dead, or ideation)
+    ("I wnat to die", "wish_to_be_dead"),       # two letters swapped in the verb
+    ("kill myslef", "ideation"),                # ... in the keyword
+    ("kil myself", "ideation"),                 # a letter left out
+    ("i am suicidial", "ideation"),             # a letter added
+    ("thinking about suiside", "ideation"),     # a letter replaced
+    ("i want to kiiiill myself", "ideation"),   # a letter stretched
+])
+def test_typos(typo, level):
+    r = detect_crisis(typo)
+    assert r is not None and (r["severity"], r["category"], r["level"]) == ("high", "suicidal_ideation", level), typo
 
 
 # --------------------------------------------------------------------------- negation and subjects
@@ -303,10 +311,20 @@ def test_never_raises_on_crisis_like_alphabets(text):
     detect_crisis(text)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.sampled_from([t for t, _ in POSITIVES]), st.text(max_size=40))
-def test_deterministic(text, noise):
-    assert detect_crisis(text + noise) == detect_crisis(text + noise)
+def test_the_verdicts_do_not_change_with_the_hash_seed():
+    """Replay re-reads every message in another process: a verdict that hung on set order would change."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import orjson, sys; from agents.core.crisis import detect_crisis; from tests.test_crisis import POSITIVES;"
+            "sys.stdout.buffer.write(orjson.dumps([detect_crisis(t + n) for t, _ in POSITIVES"
+            " for n in ('', ' lol', '. idk anymore')], option=orjson.OPT_SORT_KEYS))")
+    root = Path(__file__).resolve().parents[1]
+    outs = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("0", "4242")}
+    assert len(outs) == 1 and next(iter(outs)).count(b'"severity"') >= 2 * len(POSITIVES)
 
 
 @settings(max_examples=300, deadline=None)

@@ -13,6 +13,7 @@ from projections.digest import digest
 from schemas import events as ev
 from tests.helpers import interaction, records
 from tests.test_pipeline_pg import pipeline_for, rows
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

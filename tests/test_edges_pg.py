@@ -14,6 +14,7 @@ from projections import deps
 from schemas import validate
 from streams.ingest import BadRequest, parse_ingest_body
 from tests.test_replay_pg import fresh_db  # noqa: F401
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 
 @pytest.fixture(scope="module")

@@ -170,6 +170,8 @@ def test_damerau_levenshtein():
     assert damerau_levenshtein("bruno", "bruna") == 1
     assert damerau_levenshtein("", "abc") == 3
     assert damerau_levenshtein("abc", "abc") == 0
+    assert damerau_levenshtein("ca", "abc") == 3  # optimal string alignment: unrestricted Damerau says 2
+    assert damerau_levenshtein("priya", "preya") == 1 and damerau_levenshtein("jon", "john") == 1
 
 
 # ============================================================================ canonical_ref

@@ -13,6 +13,7 @@ from streams import ingest
 from tests.helpers import FakeEmbedder, api_in_process
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
 from tests.test_shredding_pg import CapturingPublisher
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

@@ -20,6 +20,7 @@ from streams import db
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
 from tests.helpers import api_in_process, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

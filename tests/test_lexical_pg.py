@@ -24,6 +24,7 @@ from projections.store import MEMORY_COLUMNS, Store
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
 from tests.helpers import T0
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

@@ -15,6 +15,7 @@ from schemas.envelope import format_time, now_utc
 from streams import ingest, outbox
 from tests.helpers import FakeEmbedder, interaction, records
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

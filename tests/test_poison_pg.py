@@ -14,6 +14,7 @@ from streams import db
 from schemas import events as ev
 from streams.ingest import relay_once
 from tests.helpers import FakeEmbedder, interaction, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

@@ -10,6 +10,7 @@ from agents.core.redaction import parse_policy
 from agents.pipeline import InteractionPipeline
 from streams import db
 from tests.helpers import FakeEmbedder, interaction, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

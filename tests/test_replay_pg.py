@@ -15,6 +15,7 @@ from streams import db
 from projections.digest import digest
 from schemas.envelope import encode
 from tests.helpers import FakeEmbedder, interaction
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 FIXTURES = Path(__file__).resolve().parents[1] / "schemas" / "fixtures"

@@ -13,6 +13,7 @@ from projections.context import rank
 from projections.lexical import BM25Index, query_terms
 from projections.store import Store
 from tests.helpers import T0, interaction, records
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 

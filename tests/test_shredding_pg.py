@@ -18,6 +18,7 @@ from schemas.envelope import encode, partition_key
 from streams import ingest
 from tests.helpers import FakeEmbedder, interaction
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: replay uses its live version)
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]
 SECRETS = ["Lisbon", "Bruno", "allergic to penicillin"]

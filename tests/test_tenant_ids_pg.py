@@ -21,6 +21,7 @@ from streams import ingest, tracking_key
 from tests.helpers import FakeEmbedder, interaction, records
 from tests.test_replay_pg import fresh_db  # noqa: F401
 from tests.test_tenant_ids import streams
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg]
 

@@ -79,7 +79,7 @@ def signature_vectors() -> list[dict]:
 
     secret, t = signing.new_secret(), 1_790_000_000
     bodies = [b'{"id":"e1","type":"MemoryExtracted","data":{"memory":{"content":"Bruno ist mein Hund \xf0\x9f\x90\xb6"}}}',
-              b"", bytes(range(256))]
+              b"", bytes(range(128)) + "é€😀".encode()]  # every ASCII byte and 2-, 3-, 4-byte UTF-8 (bodies are JSON)
     vectors = []
     for i, body in enumerate(bodies):
         h = signing.sign(secret, f"evt-{i}", body, timestamp=t)

@@ -14,6 +14,7 @@ from streams.webhooks import delivery, rules, store
 from tests.helpers import interaction
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
 from tests.test_webhooks_pg import rows, sealed
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg]
 

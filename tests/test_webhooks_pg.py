@@ -22,6 +22,7 @@ from streams.config import settings
 from streams.webhooks import delivery, rules, signing, store
 from tests.helpers import Receiver, api_in_process, interaction
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own)
+from tests.backends import pg_url  # noqa: F401  (every test here runs on each PostgreSQL backend)
 
 pytestmark = [pytest.mark.pg]  # async tests run under asyncio_mode=auto
 

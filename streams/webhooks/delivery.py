@@ -37,7 +37,7 @@ from schemas.codec import decode
 from schemas.envelope import InvalidEvent
 from streams import shredding
 from streams.config import Settings, settings
-from streams.resilience import survive
+from streams.resilience import backoff, survive
 from streams.webhooks import addresses, rules, signing, store
 
 log = logging.getLogger("rapport.webhooks")
@@ -48,6 +48,7 @@ SUBSCRIPTION_CHECK_S = 2.0
 # the embedded broker holds a fetch for the whole wait even when data arrives: webhooks can wait half a
 # second, and polling less often keeps this consumer's load on the broker small
 FETCH_MAX_WAIT_MS = 500
+DATABASE_AWAY = (psycopg.OperationalError, psycopg.InterfaceError, asyncio.TimeoutError)  # waited out
 
 
 # ------------------------------------------------------------------ enqueue
@@ -92,23 +93,21 @@ async def consume(s: Settings, pool: AsyncConnectionPool, stopping: asyncio.Even
 
     if not await _wait_for_subscriptions(pool, stopping):
         return
-    delay = 0.5
-    while True:  # the broker may still be starting (or restarting)
-        consumer = AIOKafkaConsumer(
-            s.memory_events_topic, s.interactions_topic, bootstrap_servers=s.kafka_bootstrap,
-            group_id=f"{s.app_id}-webhooks", enable_auto_commit=False, auto_offset_reset="earliest",
-            fetch_max_wait_ms=FETCH_MAX_WAIT_MS, session_timeout_ms=int(s.rebalance_timeout_s * 1000),
-            rebalance_timeout_ms=int(s.rebalance_timeout_s * 1000),
-            heartbeat_interval_ms=int(min(3.0, s.rebalance_timeout_s / 3) * 1000))
-        try:
-            await ensure_topics(s)
-            await consumer.start()
-            break
-        except (KafkaError, OSError) as err:
-            log.info("broker not reachable yet: %s", err)
-            await consumer.stop()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
+    async for tried in backoff((KafkaError, OSError), "broker not reachable yet", first_s=0.5, max_s=10.0,
+                               level=logging.INFO):  # the broker may still be starting (or restarting)
+        with tried:
+            consumer = AIOKafkaConsumer(
+                s.memory_events_topic, s.interactions_topic, bootstrap_servers=s.kafka_bootstrap,
+                group_id=f"{s.app_id}-webhooks", enable_auto_commit=False, auto_offset_reset="earliest",
+                fetch_max_wait_ms=FETCH_MAX_WAIT_MS, session_timeout_ms=int(s.rebalance_timeout_s * 1000),
+                rebalance_timeout_ms=int(s.rebalance_timeout_s * 1000),
+                heartbeat_interval_ms=int(min(3.0, s.rebalance_timeout_s / 3) * 1000))
+            try:
+                await ensure_topics(s)
+                await consumer.start()
+            except BaseException:
+                await consumer.stop()
+                raise
     try:
         while not stopping.is_set():
             batch = await consumer.getmany(timeout_ms=500, max_records=s.batch_size)
@@ -162,30 +161,25 @@ async def _store_retrying(values: list[bytes], pool: AsyncConnectionPool, stoppi
     """enqueue_batch, waiting out a database that is away (the offsets are not committed meanwhile). A
     batch that fails otherwise is stored record by record, and a record that fails alone is skipped
     with a log line: one bad record must not stop every webhook."""
-    delay = 0.2
-    while True:
-        try:
-            async with pool.connection() as conn:
-                await enqueue_batch(conn, values)
-            return
-        except (psycopg.OperationalError, psycopg.InterfaceError, asyncio.TimeoutError) as err:
-            if stopping.is_set():
+    try:
+        async for tried in backoff(DATABASE_AWAY, "database unavailable, storing the batch again", first_s=0.2,
+                                   max_s=10.0, give_up=stopping.is_set):
+            with tried:
+                async with pool.connection() as conn:
+                    await enqueue_batch(conn, values)
+    except DATABASE_AWAY:
+        raise  # stopping
+    except Exception as err:
+        log.error("storing a batch of %d records failed (%s); storing them one by one", len(values),
+                  type(err).__name__)
+        for v in values:
+            try:
+                async with pool.connection() as conn:
+                    await enqueue_batch(conn, [v])
+            except (psycopg.OperationalError, psycopg.InterfaceError):
                 raise
-            log.warning("database unavailable (%s); storing the batch again in %.1f s", type(err).__name__, delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
-        except Exception as err:
-            log.error("storing a batch of %d records failed (%s); storing them one by one", len(values),
-                      type(err).__name__)
-            for v in values:
-                try:
-                    async with pool.connection() as conn:
-                        await enqueue_batch(conn, [v])
-                except (psycopg.OperationalError, psycopg.InterfaceError):
-                    raise
-                except Exception as one:
-                    log.error("a record was not enqueued for webhooks: %s", type(one).__name__)
-            return
+            except Exception as one:
+                log.error("a record was not enqueued for webhooks: %s", type(one).__name__)
 
 
 # ------------------------------------------------------------------ send
