@@ -72,7 +72,11 @@ def score(*, similarity: float, accessed_at: datetime | None, importance: float,
             + entity_match * weights.entity_match)
 
 
-def relevance(cosine: list[float], keyword: list[float], lexical_weight: float = 0.5) -> list[float]:
+# BM25's share of the hybrid relevance (0.35 and 0.65 measured below 0.5 on LoCoMo dev: README, Benchmarks)
+LEXICAL_WEIGHT = 0.5
+
+
+def relevance(cosine: list[float], keyword: list[float], lexical_weight: float | None = None) -> list[float]:
     """Hybrid relevance of each candidate to the query, in [0, 1]: cosine similarity min-max
     normalised over the candidates, blended with BM25 normalised by the best keyword score. Raw cosine
     from a small model varies little between a relevant and an unrelated memory (0.2-0.6), so the
@@ -83,6 +87,7 @@ def relevance(cosine: list[float], keyword: list[float], lexical_weight: float =
     lo, hi = min(cosine), max(cosine)
     sem = [(c - lo) / (hi - lo) if hi > lo else 1.0 for c in cosine]
     top = max(keyword) if keyword else 0.0
+    lexical_weight = LEXICAL_WEIGHT if lexical_weight is None else lexical_weight
     if top <= 0:
         return sem
     return [(1 - lexical_weight) * s + lexical_weight * (k / top) for s, k in zip(sem, keyword)]
@@ -137,6 +142,8 @@ def spread_to_neighbours(rel: dict[str, float], neighbours: Iterable[dict[str, A
 # Memories without a speaker (patterns, which both speakers' episodes make) are neither. LoCoMo dev
 # (README, Benchmarks): the share was chosen from 0.1-0.7 on each conversation alone, and both chose 0.5.
 SPEAKER_SHARE = 0.5
+# experiment: the share scaled by how well the named speaker's best memory matches against the others' best
+SPEAKER_ADAPTIVE = False
 
 
 def first_name(speaker: str) -> str:
@@ -171,9 +178,15 @@ def speaker_weighted(rel: dict[str, float], rows: Iterable[dict[str, Any]], name
     if not named or all(r.get("speaker") is None or r["speaker"] in named for r in rows):
         return rel
     out = dict(rel)
+    share = SPEAKER_SHARE
+    if SPEAKER_ADAPTIVE:
+        own = max((v for r in rows if r.get("speaker") in named and (v := rel.get(r["id"])) is not None), default=0.0)
+        other = max((v for r in rows if r.get("speaker") is not None and r["speaker"] not in named
+                     and (v := rel.get(r["id"])) is not None), default=0.0)
+        share = SPEAKER_SHARE * min(1.0, own / other) if other > 0 else SPEAKER_SHARE
     for r in rows:
         if r.get("speaker") is not None and r["speaker"] not in named and r["id"] in out:
-            out[r["id"]] = out[r["id"]] * (1 - SPEAKER_SHARE)
+            out[r["id"]] = out[r["id"]] * (1 - share)
     return out
 
 
