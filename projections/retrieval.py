@@ -37,8 +37,10 @@ WEIGHTS = {"contact": CONTACT_WEIGHTS, "tenant": TENANT_WEIGHTS}
 QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 
 # The episodes said just before and after a relevant memory (the question a reply answers, the answer
-# to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS.
-NEIGHBOUR_SHARE = 0.5
+# to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS. 0.7 since
+# repeats follow new messages (context.novelty_first): chosen by cross-validation across the LoCoMo dev
+# conversations (`rapport bench locomo --cv`), where each conversation alone chose 0.7 or 0.8 over 0.5.
+NEIGHBOUR_SHARE = 0.7
 NEIGHBOUR_ANCHORS = 15
 NEIGHBOUR_WITHIN_S = CoreConfig.session_gap_s  # one conversation: the silence that ends a session
 # how many episodes each side: two reach the turn a question's answer continues in (LoCoMo dev,
@@ -142,8 +144,6 @@ def spread_to_neighbours(rel: dict[str, float], neighbours: Iterable[dict[str, A
 # Memories without a speaker (patterns, which both speakers' episodes make) are neither. LoCoMo dev
 # (README, Benchmarks): the share was chosen from 0.1-0.7 on each conversation alone, and both chose 0.5.
 SPEAKER_SHARE = 0.5
-# experiment: the share scaled by how well the named speaker's best memory matches against the others' best
-SPEAKER_ADAPTIVE = False
 
 
 def first_name(speaker: str) -> str:
@@ -178,15 +178,9 @@ def speaker_weighted(rel: dict[str, float], rows: Iterable[dict[str, Any]], name
     if not named or all(r.get("speaker") is None or r["speaker"] in named for r in rows):
         return rel
     out = dict(rel)
-    share = SPEAKER_SHARE
-    if SPEAKER_ADAPTIVE:
-        own = max((v for r in rows if r.get("speaker") in named and (v := rel.get(r["id"])) is not None), default=0.0)
-        other = max((v for r in rows if r.get("speaker") is not None and r["speaker"] not in named
-                     and (v := rel.get(r["id"])) is not None), default=0.0)
-        share = SPEAKER_SHARE * min(1.0, own / other) if other > 0 else SPEAKER_SHARE
     for r in rows:
         if r.get("speaker") is not None and r["speaker"] not in named and r["id"] in out:
-            out[r["id"]] = out[r["id"]] * (1 - share)
+            out[r["id"]] = out[r["id"]] * (1 - SPEAKER_SHARE)
     return out
 
 

@@ -314,11 +314,11 @@ def test_timeline_finds_the_episodes_said_just_before_and_after_within_the_windo
     assert tl.around(["unknown"], 1800) == []
 
 
-def test_neighbours_share_half_their_anchors_relevance_and_keep_their_own_when_higher():
+def test_neighbours_share_their_anchors_relevance_and_keep_their_own_when_higher():
     rel = {"a": 0.9, "b": 0.2}
     out = r.spread_to_neighbours(rel, [{"id": "q", "anchor": "a"}, {"id": "b", "anchor": "a"},
                                        {"id": "x", "anchor": "missing"}], own=lambda n: 0.1)
-    assert out == {"a": 0.9, "b": 0.45, "q": 0.45}
+    assert out == pytest.approx({"a": 0.9, "b": 0.9 * 0.7, "q": 0.9 * 0.7})  # NEIGHBOUR_SHARE 0.7
     assert r.spread_to_neighbours({"a": 0.4, "b": 0.7}, [{"id": "b", "anchor": "a"}], own=lambda n: 0.0)["b"] == 0.7
 
 
