@@ -43,9 +43,11 @@ QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 NEIGHBOUR_SHARE = 0.7
 NEIGHBOUR_ANCHORS = 15
 NEIGHBOUR_WITHIN_S = CoreConfig.session_gap_s  # one conversation: the silence that ends a session
-# how many episodes each side: two reach the turn a question's answer continues in (LoCoMo dev,
-# recall@1200 +0.015 with the keyword feedback, in both conversations; one was the message and its reply)
-NEIGHBOUR_WIDTH = 2
+# how many episodes each side: one, the message and its reply. Two had reached the turn an answer
+# continues in (LoCoMo dev recall@1200 +0.015 before repeats followed new messages); since then,
+# cross-validated across the dev conversations (`rapport bench locomo --cv`), one each side is chosen by
+# conv-26 and read on conv-30 as R@10 0.756 -> 0.784 at recall@1200 -0.004 (README, Benchmarks)
+NEIGHBOUR_WIDTH = 1
 
 # A question about how things were: superseded facts become candidates again.
 PAST_CUES = re.compile(r"\b(used to|previous(ly)?|former(ly)?|before|earlier|in the past|originally|back then|"
