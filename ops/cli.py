@@ -678,6 +678,20 @@ def bench_notes(url, only) -> None:  # noqa: ANN001
     sys.exit(1 if found else 0)
 
 
+@bench.command("locomo")
+@click.option("--data", required=True, help="a LoCoMo JSON file (a list of {sample_id, conversation, qa})")
+@click.option("--url", default=None, help="a running instance (with RAPPORT_DATABASE_URL); default: embedded")
+@click.option("--cv", is_flag=True, help="cross-validate the ranking's parameters across the conversations")
+@click.option("--conv", "only", multiple=True, help="only this sample id (repeatable)")
+@click.option("--out", "out_path", default=None, help="write the summary and every question's scores here")
+def bench_locomo(data, url, cv, only, out_path) -> None:  # noqa: ANN001
+    """LoCoMo retrieval (recall@1200, R@10, MRR) in-process over an ingested stack, and --cv: the ranking's
+    parameters chosen on one conversation, read on the other."""
+    from ops.bench_locomo import main as run
+
+    run(data, url, cv, out_path, list(only) or None)
+
+
 @bench.command("worker")
 @click.option("--events", default=3000, show_default=True)
 @click.option("--contacts", default=100, show_default=True)

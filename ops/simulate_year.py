@@ -83,10 +83,11 @@ def message_time(night: datetime, i: int) -> datetime:
 
 
 def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = True,  # noqa: ANN001
-             final: dict | None = None) -> list[dict]:
+             final: dict | None = None, extra: dict[int, list[str]] | None = None) -> list[dict]:
     """`accesses`: each night the first message asks /context for the top ACCESSED memories (ranked
     with the service's multi-signal score), as the chat engine does before answering. `final`, when
-    given, receives the contact's state and the tiers' `known` at the end."""
+    given, receives the contact's state and the tiers' `known` at the end. `extra`: day -> messages said
+    that night after the script's (a test's own talk)."""
     from agents.core.memory import embedding_text
     from domain.embedder import default_embedder
     from streams.config import settings
@@ -129,6 +130,7 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
             apply(ev.contact_tick(tenant_id="sim", contact_id="arjun", due_at=s["dueAt"], recorded_at=s["dueAt"]), [])
 
     for day, t, msgs in nights(days, seed):
+        msgs = msgs + list((extra or {}).get(day, []))
         catch_up(t)
         if not msgs:  # a quiet night
             _month_row(rows, day, days, n, s, rows_held, left_out)

@@ -5,6 +5,7 @@ packed best-first into the memory budget (the stage's, or the caller's `budget`)
 """
 from __future__ import annotations
 
+import heapq
 import re
 from datetime import datetime
 from functools import lru_cache
@@ -460,6 +461,44 @@ def drop_redundant(ranked: list[tuple[float, dict]]) -> list[tuple[float, dict]]
     return out
 
 
+# A memory that repeats messages already shown by better-ranked listed memories keeps this share of its
+# score: it follows the next memories that bring a message not yet shown instead of taking their place
+# near the top (what a reader of the first ten gets is ten messages' worth, not three). A repeat is an
+# episode (or pattern) all of whose messages are shown, or a fact or preference whose messages were shown
+# whole (as episodes): the facts of one message are facts of their own beside each other, as in
+# drop_redundant ("Has a brother named Tom" and "Brother Tom is a pilot"). 1.0 keeps the score order.
+REPEAT_SHARE = 0.5
+
+
+def novelty_first(ranked: list[tuple[float, dict]], share: float | None = None) -> list[tuple[float, dict]]:
+    """`ranked` (best first) with each repeat's score lowered to `share` (REPEAT_SHARE) of its own and
+    moved to where that score places it, judged against the memories above it in the new order. Memories
+    without sources are never repeats."""
+    share = REPEAT_SHARE if share is None else share
+    if share >= 1.0:
+        return ranked
+    out: list[tuple[float, dict]] = []
+    deferred: list[tuple[float, int, dict]] = []  # (-lowered score, original position, row): a heap
+    shown: set[str] = set()
+    whole: set[str] = set()  # messages an episode listed says in full
+    for i, (sc, r) in enumerate(ranked):
+        while deferred and -deferred[0][0] >= sc:
+            low, _, d = heapq.heappop(deferred)
+            out.append((-low, d))  # its messages were shown: it stays a repeat
+        sources = set(r["source_event_ids"] or ())
+        if sources and sources <= (whole if r["memory_type"] in ("fact", "preference") else shown):
+            heapq.heappush(deferred, (-sc * share, i, r))
+            continue
+        out.append((sc, r))
+        shown |= sources
+        if r["memory_type"] == "episode":
+            whole |= sources
+    while deferred:
+        low, _, d = heapq.heappop(deferred)
+        out.append((-low, d))
+    return out
+
+
 def refs_in_play(ranked: list[tuple[float, dict]], matched_refs: set[str] | None, top: int = 10) -> list[str]:
     """Entities to put on cards: those the query names, then those of the best-ranked memories."""
     refs = list(matched_refs or [])
@@ -496,7 +535,7 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     # cards may take up to CARD_BUDGET_SHARE of the budget; the ranked memories get the rest, and the
     # cards then show the entities' other memories (those not already listed)
     refs = refs_in_play(ranked, matched_refs)
-    listed = drop_redundant(ranked)
+    listed = novelty_first(drop_redundant(ranked)) if query else drop_redundant(ranked)
     known = what_is_known(state, [memory_json(r) for _, r in listed], entities)  # rank() marked each row's tier
     said = stated(known)
     # the memories the profile lines already say: theirs, and any other saying the same words

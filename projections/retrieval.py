@@ -38,13 +38,17 @@ WEIGHTS = {"contact": CONTACT_WEIGHTS, "tenant": TENANT_WEIGHTS}
 QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 
 # The episodes said just before and after a relevant memory (the question a reply answers, the answer
-# to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS.
-NEIGHBOUR_SHARE = 0.5
+# to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS. 0.7 since
+# repeats follow new messages (context.novelty_first): chosen by cross-validation across the LoCoMo dev
+# conversations (`rapport bench locomo --cv`), where each conversation alone chose 0.7 or 0.8 over 0.5.
+NEIGHBOUR_SHARE = 0.7
 NEIGHBOUR_ANCHORS = 15
 NEIGHBOUR_WITHIN_S = SESSION_GAP_S  # one conversation: the silence that ends a session
-# how many episodes each side: two reach the turn a question's answer continues in (LoCoMo dev,
-# recall@1200 +0.015 with the keyword feedback, in both conversations; one was the message and its reply)
-NEIGHBOUR_WIDTH = 2
+# how many episodes each side: one, the message and its reply. Two had reached the turn an answer
+# continues in (LoCoMo dev recall@1200 +0.015 before repeats followed new messages); since then,
+# cross-validated across the dev conversations (`rapport bench locomo --cv`), one each side is chosen by
+# conv-26 and read on conv-30 as R@10 0.756 -> 0.784 at recall@1200 -0.004 (README, Benchmarks)
+NEIGHBOUR_WIDTH = 1
 
 # A question about how things were: superseded facts become candidates again.
 PAST_CUES = re.compile(r"\b(used to|previous(ly)?|former(ly)?|before|earlier|in the past|originally|back then|"
@@ -73,7 +77,11 @@ def score(*, similarity: float, accessed_at: datetime | None, importance: float,
             + entity_match * weights.entity_match)
 
 
-def relevance(cosine: list[float], keyword: list[float], lexical_weight: float = 0.5) -> list[float]:
+# BM25's share of the hybrid relevance (0.35 and 0.65 measured below 0.5 on LoCoMo dev: README, Benchmarks)
+LEXICAL_WEIGHT = 0.5
+
+
+def relevance(cosine: list[float], keyword: list[float], lexical_weight: float | None = None) -> list[float]:
     """Hybrid relevance of each candidate to the query, in [0, 1]: cosine similarity min-max
     normalised over the candidates, blended with BM25 normalised by the best keyword score. Raw cosine
     from a small model varies little between a relevant and an unrelated memory (0.2-0.6), so the
@@ -84,6 +92,7 @@ def relevance(cosine: list[float], keyword: list[float], lexical_weight: float =
     lo, hi = min(cosine), max(cosine)
     sem = [(c - lo) / (hi - lo) if hi > lo else 1.0 for c in cosine]
     top = max(keyword) if keyword else 0.0
+    lexical_weight = LEXICAL_WEIGHT if lexical_weight is None else lexical_weight
     if top <= 0:
         return sem
     return [(1 - lexical_weight) * s + lexical_weight * (k / top) for s, k in zip(sem, keyword)]

@@ -236,3 +236,36 @@ def test_an_episode_said_again_reads_with_the_last_day_it_was_said():
     earlier = assemble(contact_id="x", state=state(30, 20, first=NOW - timedelta(days=200)),
                        ranked=rank([called], then, has_query=False), as_of=then, budget=500, history=[])
     assert f"- [episode, {first.date()}] Called mom today, she says hi" in earlier["context_text"]
+
+
+def test_a_memory_repeating_shown_messages_follows_those_that_bring_new_ones():
+    """Issue 23 (R@10): an episode whose message a fact above already comes from, or a fact whose message
+    an episode above says whole, no longer takes the place of other messages near the top: it keeps half
+    its score (by hand: 0.9 x 0.5 = 0.45 sits between 0.5 and 0.4) and goes where that puts it. Two facts
+    of one message are each a fact of their own ("what does Tom do?" needs the second)."""
+    from projections.context import novelty_first
+
+    brother, pilot = mem("b", "Has a brother named Tom"), mem("p", "Brother Tom is a pilot")
+    ep = mem("ep", "My brother Tom is a pilot in Denver", "episode")
+    for m in (brother, pilot, ep):
+        m["source_event_ids"] = ["msg-1"]
+    said, loves = mem("s", "I love biryani, had it twice this week", "episode"), mem("l", "Loves biryani", "preference")
+    for m in (said, loves):
+        m["source_event_ids"] = ["msg-2"]
+    both = mem("w", "Weekend: hiking and biryani", "pattern")
+    both["source_event_ids"] = ["msg-2", "msg-3"]  # msg-3 not shown yet when it comes: not a repeat
+    hike = mem("h", "Went hiking on Saturday", "episode")
+    hike["source_event_ids"] = ["msg-3"]  # shown by the pattern above it: a repeat
+    other = mem("o", "Started a new job at Zalando")
+    ranked = [(1.0, brother), (0.95, pilot), (0.9, ep), (0.85, said), (0.8, loves), (0.75, both), (0.5, other),
+              (0.4, hike)]
+    out = novelty_first(ranked, 0.5)
+    assert [(round(s, 3), r["id"]) for s, r in out] == [
+        (1.0, "b"), (0.95, "p"), (0.85, "s"), (0.75, "w"), (0.5, "o"), (0.45, "ep"), (0.4, "l"), (0.2, "h")]
+    assert novelty_first(ranked, 1.0) == ranked  # the plain order kept
+    # without a query (the working set for the profile) the order is the scores'
+    body = assemble(contact_id="x", state=state(8), ranked=ranked, as_of=NOW, budget=10_000, history=[])
+    assert [m["id"] for m in body["memories"] if m["section"] != "cards"][:3] == ["b", "p", "ep"]
+    asked = assemble(contact_id="x", state=state(8), ranked=ranked, as_of=NOW, budget=10_000, history=[],
+                     query="what does Tom do?")
+    assert [m["id"] for m in asked["memories"] if m["section"] != "cards"][:3] == ["b", "p", "s"]

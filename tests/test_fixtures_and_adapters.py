@@ -138,3 +138,42 @@ def test_year_simulator_no_plan_is_current_after_its_time_and_the_top_follows_th
     top = rank(rows, end, has_query=False)[:5]
     assert all((end - r["accessed_at"]).days <= 30 for _, r in top), [
         (items[r["id"]]["createdAt"], r["accessed_at"]) for _, r in top]
+
+
+def test_year_simulator_the_top_follows_what_the_contact_talks_about():
+    """Issue 23: the top of MEMORIES (the no-query ranking /context serves, after being served every night)
+    changes with the talk. Two runs of the same 60 nights, except that in the last three weeks one contact
+    keeps coming back to a sore knee and the other to a history book: each one's top five holds its own
+    subject and not the other's. Saying it again reinforces it; being served does not (before the issue,
+    what had been served once stayed on top)."""
+    from datetime import datetime
+
+    from agents.core.decay import in_working_set
+    from ops.simulate_year import START, simulate
+    from projections.context import rank
+    from tests.helpers import FakeEmbedder
+
+    days, knee, book = 60, "My knee still hurts from the football match", "Still reading that book on Roman history, it is gripping"
+
+    def top_after(line: str) -> list[str]:
+        final: dict = {}
+        simulate(days=days, embedder=FakeEmbedder(), final=final, extra={d: [line] for d in range(days - 21, days, 2)})
+        items, end = final["state"]["memoryIndex"]["items"], START + timedelta(days=days)
+        rows = []
+        for m, it in items.items():
+            exp = datetime.fromisoformat(it["expiresAt"]) if it.get("expiresAt") else None
+            row = {"id": m, "memory_type": it["memoryType"], "content": final["known"][m]["content"],
+                   "importance": it["importance"], "decay_rate": it["decayRate"], "status": "active",
+                   "pinned": it["pinned"], "entity_refs": it["refs"], "source_event_ids": [],
+                   "created_at": datetime.fromisoformat(it["createdAt"]),
+                   "accessed_at": datetime.fromisoformat(it["accessedAt"]), "access_count": it["accessCount"],
+                   "expires_at": exp, "similarity": 0.0}
+            if in_working_set(status="active", retired_at=None, expires_at=exp, importance=it["importance"],
+                              rate=it["decayRate"], accessed_at=row["accessed_at"], created_at=row["created_at"],
+                              pinned=it["pinned"], at=end):
+                rows.append(row)
+        return [r["content"] for _, r in rank(rows, end, has_query=False)[:5]]
+
+    sore, reading = top_after(knee), top_after(book)
+    assert knee in sore and book not in sore, sore
+    assert book in reading and knee not in reading, reading

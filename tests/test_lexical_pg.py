@@ -19,7 +19,7 @@ from streams import db
 from domain.text import doc_terms, doc_text
 from projections.lexical import BM25Index, query_terms
 from agents.projector import Batch, project_segments
-from projections.retrieval import Timeline
+from projections.retrieval import NEIGHBOUR_WIDTH, Timeline
 from projections.store import MEMORY_COLUMNS, Store
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
@@ -106,7 +106,7 @@ async def test_keyword_search_and_neighbours_equal_the_reference(live, docs, que
     ids = [f"{contact}-m{a:02d}" for a in anchors]
     where = dict(query_vec=np.ones(384, dtype=np.float32), model=None, as_of=T0 + timedelta(days=400),
                  persona_id=None)
-    rows = await store.neighbours(tenant, contact, ids, 1800, 2, **where)
+    rows = await store.neighbours(tenant, contact, ids, 1800, NEIGHBOUR_WIDTH, **where)  # as the API asks
     timeline = Timeline(await store.memory_docs(tenant, contact))
     near = timeline.around(ids, 1800)
     served = {r["id"] for r in await store.retrievable_by_id(tenant, contact, [n for n, _ in near], **where)}

@@ -305,21 +305,29 @@ def test_timeline_finds_the_episodes_said_just_before_and_after_within_the_windo
             {"id": "z", "created_at": t(2), "memory_type": "episode"},
             {"id": "late", "created_at": t(200), "memory_type": "episode"}]  # another conversation
     tl = r.Timeline(docs)
-    assert r.NEIGHBOUR_WIDTH == 2
+    assert r.NEIGHBOUR_WIDTH == 1
     assert sorted(tl.around(["a"], 1800)) == [("q", "a"), ("z", "a")]
     assert tl.around(["late"], 1800) == []          # nothing within half an hour either side
-    # the first message has no predecessor; two after it, the second still within the half hour
-    assert tl.around(["q"], 1800) == [("a", "q"), ("z", "q")]
-    assert tl.around(["z"], 1800) == [("a", "z"), ("q", "z")]  # nearest first
+    # the first message has no predecessor; one after it
+    assert tl.around(["q"], 1800) == [("a", "q")]
+    assert tl.around(["z"], 1800) == [("a", "z")]   # the one before; "late" is too far after
     assert ("a", "f") in tl.around(["f"], 1800)     # a fact's neighbour is its own message's episode
     assert tl.around(["unknown"], 1800) == []
 
 
-def test_neighbours_share_half_their_anchors_relevance_and_keep_their_own_when_higher():
+def test_timeline_two_each_side_reaches_the_second_turn(monkeypatch):
+    t = lambda m: NOW + timedelta(minutes=m)  # noqa: E731
+    tl = r.Timeline([{"id": i, "created_at": t(m), "memory_type": "episode"} for i, m in (("q", 0), ("a", 1), ("z", 2))])
+    monkeypatch.setattr(r, "NEIGHBOUR_WIDTH", 2)
+    assert tl.around(["q"], 1800) == [("a", "q"), ("z", "q")]
+    assert tl.around(["z"], 1800) == [("a", "z"), ("q", "z")]  # nearest first
+
+
+def test_neighbours_share_their_anchors_relevance_and_keep_their_own_when_higher():
     rel = {"a": 0.9, "b": 0.2}
     out = r.spread_to_neighbours(rel, [{"id": "q", "anchor": "a"}, {"id": "b", "anchor": "a"},
                                        {"id": "x", "anchor": "missing"}], own=lambda n: 0.1)
-    assert out == {"a": 0.9, "b": 0.45, "q": 0.45}
+    assert out == pytest.approx({"a": 0.9, "b": 0.9 * 0.7, "q": 0.9 * 0.7})  # NEIGHBOUR_SHARE 0.7
     assert r.spread_to_neighbours({"a": 0.4, "b": 0.7}, [{"id": "b", "anchor": "a"}], own=lambda n: 0.0)["b"] == 0.7
 
 

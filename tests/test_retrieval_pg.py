@@ -152,3 +152,44 @@ async def test_a_question_naming_a_speaker_finds_what_they_said(pg_url, version,
     finally:
         await pool.close()
         await conn.close()
+
+
+async def test_what_does_my_brother_do_over_http(pg_url, version, embedder):
+    """Issue 23 through the HTTP API and the real pipeline: after "My brother Tom is a pilot in Denver" and
+    some other talk, a new contact asked "what does Tom do?" (no budget: the stage's is 0) gets the pilot in
+    `memories`, among that message's memories before any other message's, even though the Knows line states it too (there
+    with section "profile"); the profile line does not take it out of what a client reads."""
+    import httpx
+    import psycopg
+
+    from tests.helpers import api_in_process
+
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("INSERT INTO rapport.active_version (version) VALUES (%s) "
+                  "ON CONFLICT (singleton) DO UPDATE SET version = excluded.version", (version,))
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    p = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
+    said = ["Hi! I just moved into a new flat", "My brother Tom is a pilot in Denver", "I love hiking on weekends",
+            "Work was busy today, lots of meetings"]
+    await p.process(records([interaction(f"t{i}", text, contact="sam", minutes=i) for i, text in enumerate(said)]))
+    app, pool = await api_in_process(pg_url, embedder=embedder, redis=None)
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            at = (T0 + timedelta(hours=1)).isoformat()
+            r = await client.get("/context/sam", params={"query": "what does Tom do?", "as_of": at})
+            assert r.status_code == 200, r.text
+            body = r.json()
+            assert body["state"]["relationshipStage"] == "new" and body["memory_budget"] > 0
+            mems = body["memories"]
+            # the message's memories first, the pilot among them before any other message's
+            first = [m["content"] for m in mems[:next(i for i, m in enumerate(mems) if m["sourceEventIds"] != ["t1"])]]
+            assert any("pilot" in c.lower() for c in first), [m["content"] for m in mems]
+            in_knows = "pilot" in body["context_text"].split("MEMORIES:")[0].lower()
+            pilot = next(m for m in mems if "pilot" in m["content"].lower())
+            assert pilot["section"] == ("profile" if in_knows else "memories")
+            # the question answered, not the stage's empty list: without it the new contact gets none
+            bare = (await client.get("/context/sam", params={"as_of": at})).json()
+            assert bare["memories"] == [] and bare["memory_budget"] == 0
+    finally:
+        await pool.close()
+        await conn.close()
