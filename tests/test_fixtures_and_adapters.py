@@ -148,7 +148,7 @@ def test_year_simulator_the_top_follows_what_the_contact_talks_about():
     what had been served once stayed on top)."""
     from datetime import datetime
 
-    from agents.core.decay import in_working_set
+    from domain.decay import in_working_set
     from ops.simulate_year import START, simulate
     from projections.context import rank
     from tests.helpers import FakeEmbedder
