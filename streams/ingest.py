@@ -164,13 +164,15 @@ class Publisher:
 # An event id is new when its tenant's ledger does not hold it and no erasure left its tombstone
 # (rapport.erased_events: a re-send of an erased contact's events is a duplicate, not a resurrection).
 # The tombstones of the request's keys are read once (an InitPlan) and filter the rows in the request's
-# order (a join could reorder them, and the ledger's seq is the contact's order).
+# order (a join could reorder them, and the ledger's seq is the contact's order). The arrays go in binary
+# (%b), as the projector's batch inserts: psycopg builds a text array literal in Python, quoting and
+# escaping each envelope's JSON character by character.
 LEDGER_INSERT_MANY = (
     "INSERT INTO rapport.ledger (tenant_id, contact_id, event_id, event_type, schema_version, occurred_at, "
-    "recorded_at, envelope) SELECT u.t, u.c, u.e, u.ty, u.v, u.oa, u.ra, u.env FROM unnest(%s::text[], %s::text[], "
-    "%s::text[], %s::text[], %s::int[], %s::timestamptz[], %s::timestamptz[], %s::jsonb[], %s::text[]) "
+    "recorded_at, envelope) SELECT u.t, u.c, u.e, u.ty, u.v, u.oa, u.ra, u.env FROM unnest(%b::text[], %b::text[], "
+    "%b::text[], %b::text[], %b::int[], %b::timestamptz[], %b::timestamptz[], %b::jsonb[], %b::text[]) "
     "AS u(t, c, e, ty, v, oa, ra, env, k) WHERE u.k <> ALL (ARRAY(SELECT x.event_key FROM rapport.erased_events x "
-    "WHERE x.tenant_id = ANY(%s::text[]) AND x.event_key = ANY(%s::text[]))) "
+    "WHERE x.tenant_id = ANY(%b::text[]) AND x.event_key = ANY(%b::text[]))) "
     "ON CONFLICT (tenant_id, event_id) DO NOTHING RETURNING tenant_id, event_id")
 
 
