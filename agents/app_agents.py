@@ -11,11 +11,12 @@ import time
 import psycopg
 from opentelemetry.trace import SpanKind
 
-from agents.embedder import default_embedder
+from domain.embedder import default_embedder
 from agents.pipeline import InteractionPipeline, Record, derived_record, record_outcomes
 from agents.scheduler import due_ticks
 from agents import metrics
-from projections import db, projector
+from agents import projector
+from streams import db
 from schemas import events as ev
 from schemas import recordsig
 from schemas.cachekeys import worker_key
@@ -47,7 +48,7 @@ async def pipeline() -> InteractionPipeline:
         global _extractor, _summarizer
         _extractor = llm.extractor_from_settings()
         _summarizer = llm.summarizer_from_settings()
-        _pipeline = InteractionPipeline(conn, default_embedder(), broker_epoch=await broker_epoch(),
+        _pipeline = InteractionPipeline(conn, default_embedder(s), broker_epoch=await broker_epoch(),
                                         redis=aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                                                 socket_connect_timeout=REDIS_TIMEOUT_S),
                                         version=version, follow_active=s.projection_version is None, moods=llm.from_settings(),

@@ -43,13 +43,14 @@ from agents.core import contact as core
 from agents.core import mood as mood_model
 from agents.core import redaction
 from agents.core.redaction import parse_policy
-from agents.embedder import Embedder, embed_each
-from projections import db
-from projections.projector import Applied, Batch, mark_published, project_segments
+from domain.embedder import Embedder, embed_each
+from streams import db
+from agents.projector import Applied, Batch, mark_published, project_segments
 from schemas import events as ev
 from schemas import logsafe, recordsig
 from schemas.cachekeys import window_key
-from schemas.envelope import Envelope, InvalidEvent, decode, encode, now_utc, parse_time, partition_key
+from schemas.codec import decode
+from schemas.envelope import Envelope, InvalidEvent, encode, now_utc, parse_time, partition_key
 from streams import shredding, tracing, tracking_key
 from streams.config import settings
 

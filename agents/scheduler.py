@@ -8,10 +8,11 @@ one contact must not stop every contact's ticks.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from projections import db
+from domain import clock
+from streams import db
 from schemas import events as ev
 from schemas.envelope import Envelope
 
@@ -25,7 +26,7 @@ DUE_RANGE = ("0002-01-01T00:00:00Z", "9998-12-31T00:00:00Z")
 async def due_ticks(conn: Any, now: datetime, limit: int = SCHEDULE_LIMIT) -> list[Envelope]:
     """ContactTick events for the contacts due at `now` in the live version ([] when none is live).
     An idle contact's event time moves on at the wall clock's pace from its last event (event time =
-    wall clock - clock_skew_s): a live contact's ticks come at about the due time, a contact imported
+    wall clock - clock_skew_s, domain/clock.py): a live contact's ticks come at about the due time, a contact imported
     with 2023 timestamps is not jumped to today. Ids derive from (contact, due time)."""
     version = await db.active_version_async(conn)
     if version is None:
@@ -39,7 +40,7 @@ async def due_ticks(conn: Any, now: datetime, limit: int = SCHEDULE_LIMIT) -> li
     out = []
     for tenant_id, contact_id, due, skew in (r.values() if isinstance(r, dict) else r for r in rows):
         try:
-            at = max(due, now - timedelta(seconds=float(skew or 0)))  # the contact's event time now
+            at = max(due, clock.contact_now(now, skew))
             out.append(ev.contact_tick(tenant_id=tenant_id, contact_id=contact_id, due_at=due.isoformat(),
                                        occurred_at=at.isoformat(), recorded_at=now.isoformat()))
         except (OverflowError, ValueError) as err:

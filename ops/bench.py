@@ -96,7 +96,8 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
                 stack.start_services()
             import psycopg
 
-            from projections import auth, db
+            from projections import auth
+            from streams import db
 
             with psycopg.connect(stack.env["RAPPORT_DATABASE_URL"], autocommit=True) as conn:
                 db.migrate_meta(conn)
@@ -126,7 +127,7 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5,
     from pgvector.psycopg import register_vector
 
     from agents.core.memory import content_hash
-    from agents.embedder import LOCAL_MODEL_NAME
+    from domain.embedder import LOCAL_MODEL_NAME
 
     rng = random.Random(seed)
     vecs = np.random.default_rng(seed)
@@ -211,7 +212,7 @@ class _TermsCopy:
         self.postings.set_types(["text", "text", "text", "text", "int4", "int4"])
 
     def write(self, contact: str, memory_id: str, text: str, at: datetime, memory_type: str) -> None:
-        from projections.lexical import doc_row
+        from domain.text import doc_row
 
         length, terms, tfs = doc_row(None, text)
         self.docs.write_row(("scale", contact, memory_id, length, terms, tfs, at, memory_type))
@@ -459,10 +460,11 @@ def breakdown(before: dict[str, float], after: dict[str, float]) -> dict[str, fl
 def model_only_rate(texts: list[str], batch: int = 64) -> tuple[float, int]:
     """(texts per second, distinct texts) of the configured embedder over `texts`' distinct ones, in batches
     as the worker embeds a batch's candidates: what the model alone would take for this run."""
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
+    from streams.config import settings
 
     distinct = list(dict.fromkeys(texts))
-    model = default_embedder()
+    model = default_embedder(settings())
     model.embed(distinct[:8])  # loaded and warm before the clock
     t = time.perf_counter()
     for i in range(0, len(distinct), batch):
@@ -474,10 +476,11 @@ def model_alone_rate(texts: list[str], sample: int = 300) -> float:
     """Texts per second of the configured embedder called with one text at a time, as the worker embeds a
     user message (agents/pipeline.py `_embed_sync`: a vector that does not depend on its batch), over up to
     `sample` of `texts`' distinct ones."""
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
+    from streams.config import settings
 
     distinct = list(dict.fromkeys(texts))[:sample]
-    model = default_embedder()
+    model = default_embedder(settings())
     t = time.perf_counter()
     for text in distinct:
         model.embed([text])

@@ -36,7 +36,7 @@ DETECTORS = ("rules", "rules+lexical", "rules+model")
 
 
 def _embedder():
-    from agents.embedder import MiniLMEmbedder
+    from domain.embedder import MiniLMEmbedder
     return MiniLMEmbedder(batch_size=32)
 
 

@@ -49,7 +49,7 @@ async def run_pipeline(database_url: str, envs: list, embedder: Any, batch: int 
     import psycopg
 
     from agents.pipeline import InteractionPipeline, Record
-    from projections import db
+    from streams import db
     from schemas.envelope import encode
 
     version = "bw" + uuid.uuid4().hex[:8]
@@ -87,11 +87,12 @@ def print_result(r: dict[str, Any]) -> None:
 
 
 def main(events_n: int, contacts: int, distinct: bool, batch: int) -> dict[str, Any]:
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
+    from streams.config import settings
     from ops.embedded import start_postgres
 
     envs = events(events_n, contacts, distinct)
-    model = default_embedder()
+    model = default_embedder(settings())
     model.embed(["warm up"])  # loaded before the clock
     with tempfile.TemporaryDirectory(prefix="rapport-bench-worker-") as d:
         (Path(d) / "logs").mkdir()

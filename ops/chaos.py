@@ -270,7 +270,7 @@ def count(up: Backend, run: str, per_contact: dict[str, int], tenant: str = TENA
     """(applied, lost, duplicated) of the run's events of `tenant`, from the live projection."""
     import psycopg
 
-    from projections import db
+    from streams import db
 
     with psycopg.connect(up.database_url(), autocommit=True) as c:
         schema = db.schema_of(db.active_version(c))
@@ -294,7 +294,7 @@ def twin_differences(up: Backend, run: str) -> list[str]:
     their message counts, or how many memories each holds."""
     import psycopg
 
-    from projections import db
+    from streams import db
 
     with psycopg.connect(up.database_url(), autocommit=True) as c:
         schema = db.schema_of(db.active_version(c))
@@ -441,7 +441,7 @@ def differing_tables(url: str, version: str) -> str:
     """Which digested tables of the live version and `version` differ, with rows only in each."""
     import psycopg
 
-    from projections import db
+    from streams import db
     from projections.digest import TABLES, WHERE
 
     out = []

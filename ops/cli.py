@@ -56,9 +56,10 @@ def up(data_dir: str, http_host: str, http_port: int, workers: int, api_processe
     code = 0
     try:
         click.echo(f"rapport: starting (data dir {stack.data_dir}, {workers} worker(s))", err=True)
-        from agents.embedder import LOCAL_MODEL_NAME, configured_model_name, locate_local_model
+        from domain.embedder import LOCAL_MODEL_NAME, configured_model_name, locate_local_model
+        from streams.config import settings
 
-        if configured_model_name() == LOCAL_MODEL_NAME:
+        if configured_model_name(settings()) == LOCAL_MODEL_NAME:
             locate_local_model()  # before any child starts: a missing model is one line, not a crash loop
         stack.start_services()
         key_file, created = provision(stack.data_dir, stack.env["RAPPORT_DATABASE_URL"])

@@ -20,7 +20,7 @@ from agents.core import crisis  # noqa: E402
 
 
 def vocabulary() -> list[str]:
-    from agents.embedder import locate_local_model
+    from domain.embedder import locate_local_model
     words = (locate_local_model() / "vocab.txt").read_text(encoding="utf-8").split()
     return sorted({w for w in words if w.isascii() and w.isalpha() and w.islower() and len(w) >= 4})
 

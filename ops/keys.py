@@ -11,7 +11,8 @@ from typing import Iterator
 
 import psycopg
 
-from projections import auth, db
+from projections import auth
+from streams import db
 
 KEY_FILE = "api-key"
 DEFAULT_TENANT = "default"

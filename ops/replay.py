@@ -17,13 +17,79 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable, Sequence
 
+import numpy as np
 import orjson
 import psycopg
 
-from projections import db
+from agents.core.memory import embedding_text
+from domain.embedder import Embedder
+from streams import db
 from projections.digest import digest
+
+
+class RecordedEmbedder:
+    """For a replay: the vectors the live version stored, looked up by the text they embed; the model
+    only for texts it never stored (a candidate the dedup merged away, a pattern's text).
+
+    Why by text: the same text gives the same vector (up to the runtime's float rounding, which the
+    digest leaves out), and every stored vector but a consolidated pattern's is the model's vector of
+    its row's `embedding_text` (MemoryExtracted, MemoryEmbedded). A pattern built by consolidation
+    (source 'consolidation') holds the centroid of its episodes, so its rows are never read here.
+    `prefetch` loads the vectors of the contacts of one batch (the pipeline calls it before embedding),
+    so memory stays bounded by a batch, whatever the size of the live projection."""
+
+    def __init__(self, model: Callable[[], Embedder], model_name: str, live_schema: str):
+        # `model` is called on the first text live never stored: loading the local model takes ~1 s
+        self.model, self.model_name, self.schema = model, model_name, live_schema
+        self.vectors: dict[str, np.ndarray] = {}
+        self.by_id: dict[str, tuple[str, np.ndarray]] = {}  # memory id -> (its embedding text, vector)
+        self.recorded = self.computed = 0  # texts answered from the live projection / by the model
+
+    async def prefetch(self, conn, contacts: set[tuple[str, str]]) -> None:  # noqa: ANN001
+        self.vectors, self.by_id = {}, {}
+        if not contacts:
+            return
+        cur = await conn.execute(
+            f"SELECT m.id, m.content, m.speaker, m.embedding FROM {self.schema}.memories m "
+            f"JOIN unnest(%s::text[], %s::text[]) AS b(t, c) ON m.tenant_id = b.t AND m.contact_id = b.c "
+            f"WHERE m.embedding IS NOT NULL AND m.embedding_model = %s AND m.source <> 'consolidation'",
+            ([t for t, _ in contacts], [c for _, c in contacts], self.model_name), binary=True)
+        for mid, content, speaker, vec in await cur.fetchall():
+            text = embedding_text({"content": content, "speaker": speaker})
+            v = np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
+            self.vectors[text] = v
+            self.by_id[mid] = (text, v)
+
+    def embed_messages(self, items: Sequence[tuple[str, str]]) -> list[np.ndarray]:
+        """Message vectors as live computed them (agents/pipeline.py `_embed_sync`): for each (the id of
+        the message's episode, its text), the vector live stored with that episode when its text is the
+        message's (computed alone, as a message), else the model's, one text per call as live did. Never
+        a vector read by text from another row: that one may come from a batch, a few ulps away."""
+        out = []
+        for mid, text in items:
+            hit = self.by_id.get(mid)
+            if hit is not None and hit[0] == text:
+                out.append(hit[1])
+                self.recorded += 1
+            else:
+                out.append(self.model().embed([text])[0])
+                self.computed += 1
+        return out
+
+    @property
+    def dim(self) -> int:
+        return self.model().dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        if missing:
+            self.vectors.update(zip(missing, self.model().embed(missing)))
+        out = np.asarray([self.vectors[t] for t in texts], dtype=np.float32)
+        self.computed += len(missing)
+        self.recorded += len(set(texts)) - len(missing)
+        return out
 
 
 class ReplayError(RuntimeError):
@@ -184,9 +250,10 @@ async def _partitions(consumer: Any, topic: str) -> set[int]:
 def _load_model_meanwhile() -> Any:
     """The model, loading on another core from now on: a replay needs it only for the few texts live
     never stored, and its first batch would otherwise wait for the load."""
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
+    from streams.config import settings
 
-    return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder).result
+    return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder, settings()).result
 
 
 def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source: str = "ledger") -> tuple[Any, Any]:
@@ -194,11 +261,13 @@ def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source:
     its stored vectors. `model` gives the model for the few texts live never stored (by default it is
     loaded when first needed). Events read from the ledger are not written back to it (`source`);
     those read from the log are, as a worker would."""
-    from agents.embedder import RecordedEmbedder, configured_model_name, default_embedder
+    from domain.embedder import configured_model_name, default_embedder
     from agents.llm import RecordedMoods
     from agents.pipeline import InteractionPipeline
+    from streams.config import settings
 
-    embedder = RecordedEmbedder(model or default_embedder, configured_model_name(), live)
+    s = settings()
+    embedder = RecordedEmbedder(model or (lambda: default_embedder(s)), configured_model_name(s), live)
     return InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
                                moods=RecordedMoods(conn, live), publishes=False,
                                records=source != "ledger"), embedder

@@ -88,10 +88,11 @@ def simulate(days: int = 365, seed: int = 3, embedder=None, accesses: bool = Tru
     with the service's multi-signal score), as the chat engine does before answering. `final`, when
     given, receives the contact's state and the tiers' `known` at the end."""
     from agents.core.memory import embedding_text
-    from agents.embedder import default_embedder
+    from domain.embedder import default_embedder
+    from streams.config import settings
     from agents.core.consolidation import known_entry
 
-    emb = embedder or default_embedder()
+    emb = embedder or default_embedder(settings())
     s = core.new_state("sim", "arjun")
     known: dict[str, dict] = {}  # what the shell supplies to the consolidation tiers
     rows_held: dict[str, int] = {}  # every memory row the projection holds -> its bytes (content + vector)
@@ -157,10 +158,10 @@ def _context_top(s: dict, known: dict, query: str, query_vec, t: datetime) -> li
     """The ids /context would serve first for this query (projections.retrieval's score and relevance)."""
     import numpy as np
 
-    from agents.core.decay import importance_at
+    from domain.decay import importance_at
     from projections.retrieval import relevance, score
 
-    from agents.core.entities import find_mentions
+    from domain.entities import find_mentions
 
     items = s["memoryIndex"]["items"]
     ids = [m for m in items if known.get(m, {}).get("embedding") is not None]

@@ -23,7 +23,7 @@ import psycopg
 from ops.chaos import UpProcess, make_events, post_until_accepted
 from ops.embedded import free_port
 from ops.supervision import rss_mb
-from projections import db
+from streams import db
 
 
 @dataclass

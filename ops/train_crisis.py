@@ -95,7 +95,7 @@ def embed(texts: list[str], cache: Path | None, name: str) -> np.ndarray:
         v = np.load(cache / f"{name}.npy")
         if len(v) == len(texts):
             return v
-    from agents.embedder import MiniLMEmbedder
+    from domain.embedder import MiniLMEmbedder
     e = MiniLMEmbedder(batch_size=32)
     t0 = time.perf_counter()
     v = np.concatenate([e.embed(texts[k:k + 500]) for k in range(0, len(texts), 500)]) if texts else \

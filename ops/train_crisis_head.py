@@ -50,7 +50,7 @@ def load_minilm():
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
-    from agents.embedder import MAX_TOKENS, locate_local_model
+    from domain.embedder import MAX_TOKENS, locate_local_model
     d = locate_local_model()
     cfg = json.loads((d / "config.json").read_text())
     tok = Tokenizer.from_file(str(d / "tokenizer.json"))
@@ -60,7 +60,7 @@ def load_minilm():
 
 
 def build(torch, w: dict, cfg: dict):
-    """The BERT layers as a torch module mirroring agents/embedder.py's forward (exact GELU, -1e9 padding bias)."""
+    """The BERT layers as a torch module mirroring domain/embedder.py's forward (exact GELU, -1e9 padding bias)."""
     nn, F = torch.nn, torch.nn.functional
     dim, heads, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
 

@@ -99,7 +99,7 @@ def embed_texts(texts: list[str], cache: str | Path | None = None) -> np.ndarray
     import hashlib
 
     from agents.core.memory import episode_content
-    from agents.embedder import MiniLMEmbedder
+    from domain.embedder import MiniLMEmbedder
 
     folded = [episode_content(t) for t in texts]
     path = None

@@ -10,15 +10,15 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Callable
 
-from agents.core.decay import importance_at, in_working_set
-from agents.core.stages import STAGE_BUDGETS, effective_streak, relationship_stage
+from domain.decay import importance_at, in_working_set
+from domain.stages import STAGE_BUDGETS, effective_streak, relationship_stage
 from projections.retrieval import (QUERY_WEIGHTS, WEIGHTS, estimate_tokens, pack, relevance, score,
                                    speaker_weighted, spread_to_neighbours)
 from schemas.envelope import parse_time
 from agents.core import summaries
 from agents.core.memory import normalize_text
 from projections import fence  # user text in prompts (kept apart from the ranking imports)
-from projections.lexical import STOP, tokens
+from domain.text import STOP, WORD, words
 
 
 def iso(v: Any) -> str | None:
@@ -35,7 +35,7 @@ def as_of_then(r: dict[str, Any], as_of: datetime) -> tuple[datetime, int]:
 
 
 def importance_then(r: dict[str, Any], as_of: datetime) -> float:
-    """The memory's importance at `as_of`, decayed since its last use then (agents/core/decay.py)."""
+    """The memory's importance at `as_of`, decayed since its last use then (domain/decay.py)."""
     return importance_at(float(r["importance"]), as_of_then(r, as_of)[0], float(r["decay_rate"]), as_of,
                          bool(r["pinned"]))
 
@@ -407,11 +407,10 @@ def summary_blocks(state: dict[str, Any] | None, persona_id: str | None) -> list
 def _content_words(text: str) -> frozenset[str]:
     """Memoised: a contact's memories come back in its answers again and again, and their texts do not
     change (the tokenising regex was ~3% of the API's Python time under load)."""
-    return frozenset(t.rstrip("s") for t in tokens(text) if t not in STOP and len(t) > 2)
+    return frozenset(t.rstrip("s") for t in words(text) if t not in STOP and len(t) > 2)
 
 
 REDUNDANT_EXTRA_WORDS = 2
-_WORD = re.compile(r"[^\W_]+")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\"(]\s*)$")
 
 
@@ -420,7 +419,7 @@ def _telling_words(text: str) -> frozenset[str]:
     """The content words of a text that are names or numbers: capitalised inside a sentence ("Denver",
     "Tom") or holding a digit ("30", "5k"), as _content_words spells them."""
     out = set()
-    for m in _WORD.finditer(text):
+    for m in WORD.finditer(text):
         w = m.group(0)
         if any(c.isdigit() for c in w) or (w[0].isupper() and w != "I" and not _SENTENCE_START.search(text[:m.start()])):
             out.add(w.lower().rstrip("s"))

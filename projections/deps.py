@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field, ValidationError
 
+from domain import clock
 from projections import auth, pages
 from projections import responses as out
 from projections.service import AFTER_TIMEOUT_S
@@ -235,6 +236,6 @@ def not_reflected(event_id: str) -> JSONBody:
 
 def contact_now(state: dict | None) -> datetime:
     """The contact's event time now: the wall clock less how far its events run behind it (clockSkewS,
-    agents/core/contact._advance_clock). A live contact's is the wall clock; a contact imported with
+    domain/clock.py). A live contact's is the wall clock; a contact imported with
     2023 timestamps is read in its own timeline, as the scheduler advances it, not decayed to today."""
-    return now_utc() - timedelta(seconds=max(0.0, float((state or {}).get("clockSkewS") or 0.0)))
+    return clock.contact_now(now_utc(), (state or {}).get("clockSkewS"))

@@ -17,7 +17,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.core.curation import exported, forgotten_messages
-from agents.core.entities import find_mentions
+from domain.entities import find_mentions
 from projections import auth, fence, pages
 from projections import responses as out
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
@@ -122,14 +122,18 @@ async def get_context(contact_id: ContactIdPath, query: QueryParam = None, tenan
         return not_reflected(after)
     body = await build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget, at=at,
                                fresh=after is not None)
-    # an access happens in the contact's now, whatever earlier `as_of` the caller evaluates at
-    svc.accesses.record(tenant_id, contact_id, [m["id"] for m in body["memories"][:svc.settings.accessed_per_response]],
-                        body["as_of"] if at is None else format_time(now_utc()))
+    # an access happens in the contact's now (its event time, domain/clock.py), whatever earlier `as_of`
+    # the caller evaluates at
+    served = [m["id"] for m in body["memories"][:svc.settings.accessed_per_response]]
+    if served:
+        accessed = body["as_of"] if at is None else format_time(contact_now(await svc.store.contact(tenant_id,
+                                                                                                  contact_id)))
+        svc.accesses.record(tenant_id, contact_id, served, accessed)
     return JSONBody(body)
 
 
 def entity_record(row: dict) -> dict:
-    """A projected entity row in the shape agents/core/entities.py reads."""
+    """A projected entity row in the shape domain/entities.py reads."""
     e = entity_json(row)
     e["metadata"] = {**e["metadata"], "aliases": list(row.get("aliases") or [])}
     return e
@@ -253,7 +257,7 @@ async def get_memories(contact_id: ContactIdPath, tenant_id: TenantParam = None,
         if len(rows) > size:
             rows = rows[:size]
             next_cursor = pages.encode_cursor("memories", tenant_id, scope, rows[-1]["created_at"], rows[-1]["id"])
-    # importance in the contact's now: decayed since last use (agents/core/decay.py)
+    # importance in the contact's now: decayed since last use (domain/decay.py)
     now = contact_now(await svc.store.contact(tenant_id, contact_id))
     return JSONBody({"contactId": contact_id, "tenantId": tenant_id, "nextCursor": next_cursor,
                      "memories": [memory_detail_json({**r, "importance": importance_then(r, now)}, now) for r in rows]})

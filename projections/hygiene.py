@@ -12,6 +12,7 @@ from typing import Any
 
 from agents.core import insights, summaries
 from agents.core.memory import normalize_text
+from domain.text import words
 
 _ITEM_LINES = ("- Knows: ", "- Often talks about: ", "- Preferences: ")
 _EXAMPLES = ", e.g. "
@@ -80,13 +81,13 @@ def state_problems(state: dict[str, Any] | None) -> list[str]:
         said = [summaries._said(s) for s in re.split(r"(?<=\.)\s+", state.get("profile") or "") if s]
         problems += [f"profile: says {sorted(a)} twice" for i, a in enumerate(said) for b in said[i + 1:]
                      if a and b and (a <= b or b <= a)]
-    names = {w for e in (state.get("entities") or {}).values() for w in insights.words(e.get("displayName") or "")}
+    names = {w for e in (state.get("entities") or {}).values() for w in words(e.get("displayName") or "", joined=True)}
     for mid, item in ((state.get("memoryIndex") or {}).get("items") or {}).items():
         theme = item.get("theme") or {}
         if theme.get("phrases") is None or theme.get("labelSource") == "llm":  # a model's words are its own
             continue
         own = {w for p in theme["phrases"] for w in p.split()} | names
-        stray = set(insights.words(theme["label"])) - own - {"everyday", "life"}
+        stray = set(words(theme["label"], joined=True)) - own - {"everyday", "life"}
         if stray:
             problems.append(f"pattern {mid}: label {theme['label']!r} has words of no episode: {sorted(stray)}")
     return problems

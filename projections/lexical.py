@@ -3,58 +3,23 @@
 People ask for names, places and dates that embeddings blur ("When did Caroline go to the support
 group?"). PostgreSQL's ts_rank has no IDF, so retrieval ranks by BM25 (k1=1.5, b=0.75, lower-cased word
 tokens of "speaker: content"). The projector keeps each memory's term counts in the projection
-(`doc_row`, tables memory_terms and memory_term_docs), and the API scores a query from the postings of
-its terms (projections/store.py, Store.keyword_search). `BM25Index` is the reference that scoring must
+(`domain.text.doc_row`, tables memory_terms and memory_term_docs), and the API scores a query from the
+postings of its terms (projections/store.py, Store.keyword_search). `BM25Index` is the reference that scoring must
 equal (tests/test_lexical_pg.py), and what the API builds, as before, for a contact whose memories
 predate those tables (kept until the contact's state changes, its `seq`; an LRU bounds the memory).
 """
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter, OrderedDict
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Iterable
 
-TOKEN = re.compile(r"[^\W_]+")
-# Question words and glue that carry no topic; BM25's IDF discounts them too, but they also match
-# every memory and would make any memory a keyword candidate.
-STOP = frozenset("""a an the and or but if of to in on at for from by with about as is are was were be been being
-do does did doing have has had having i me my we our you your he him his she her it its they them their
-what when where who whom which why how that this these those there here than then so not no yes can could
-would should will shall may might must just also very really too into over under again any some all each
-""".split())
-
+from domain.text import STOP, doc_terms, words
 
 # pseudo-relevance feedback (BM25Index.search): measured on LoCoMo dev, both conversations gained
 FEEDBACK_DOCS = 3
 FEEDBACK_TERMS = 5
 FEEDBACK_SHARE = 0.5
-
-
-def tokens(text: str) -> list[str]:
-    return TOKEN.findall(text.lower())
-
-
-@lru_cache(maxsize=200_000)
-def doc_terms(text: str) -> tuple[int, tuple[tuple[str, int], ...]]:
-    """(length in tokens, (term, count) of each term but the stop words): what an index keeps of a text.
-    Memoised: a contact's index is rebuilt whenever it gains a memory, from texts it mostly had before.
-    Stop words count towards the length but are never queried (query_terms drops them)."""
-    toks = tokens(text)
-    return len(toks), tuple(Counter(t for t in toks if t not in STOP).items())
-
-
-def doc_text(speaker: str | None, content: str) -> str:
-    """The text a memory is indexed by: "speaker: content" (as SQL's coalesce(speaker || ': ', '') || content)."""
-    return content if speaker is None else f"{speaker}: {content}"
-
-
-def doc_row(speaker: str | None, content: str) -> tuple[int, list[str], list[int]]:
-    """What the projection keeps of a memory's text: (length, terms, their counts), terms in the order
-    doc_terms found them."""
-    length, counts = doc_terms(doc_text(speaker, content))
-    return length, [t for t, _ in counts], [n for _, n in counts]
 
 
 def feedback_limit(n_docs: int) -> int:
@@ -75,7 +40,7 @@ def with_feedback(first: dict[str, float], second: dict[str, float]) -> dict[str
 
 
 def query_terms(text: str) -> list[str]:
-    return [t for t in dict.fromkeys(tokens(text)) if t not in STOP]
+    return [t for t in dict.fromkeys(words(text)) if t not in STOP]
 
 
 class BM25Index:

@@ -17,7 +17,8 @@ import re
 from typing import Any, Callable
 
 from projections import fence
-from projections.lexical import query_terms, tokens
+from domain.text import words
+from projections.lexical import query_terms
 from projections.retrieval import estimate_tokens
 
 LIMITS = {"system_prompt": 500, "tenant_profile": 200, "memories": 1500, "service_data": 2000,
@@ -68,7 +69,7 @@ def _relevant(obj: Any, terms: set[str]) -> Any:
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
-            if terms & set(tokens(str(k))):
+            if terms & set(words(str(k))):
                 out[k] = v
             else:
                 sub = _relevant(v, terms)
@@ -77,7 +78,7 @@ def _relevant(obj: Any, terms: set[str]) -> Any:
         return out
     if isinstance(obj, list):
         return [x for x in (_relevant(v, terms) for v in obj) if x not in (None, {}, [])]
-    return obj if terms & set(tokens(str(obj))) else None
+    return obj if terms & set(words(str(obj))) else None
 
 
 def service_section(data: Any, message: str, count: Count) -> tuple[str, bool]:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from agents.core.contact import CoreConfig
+from domain.sessions import SESSION_GAP_S
+from domain.text import words
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ QUERY_WEIGHTS = Weights(0.85, 0.03, 0.07, 0.0, 0.05)
 # to a question) share this much of its relevance; looked up around the best NEIGHBOUR_ANCHORS.
 NEIGHBOUR_SHARE = 0.5
 NEIGHBOUR_ANCHORS = 15
-NEIGHBOUR_WITHIN_S = CoreConfig.session_gap_s  # one conversation: the silence that ends a session
+NEIGHBOUR_WITHIN_S = SESSION_GAP_S  # one conversation: the silence that ends a session
 # how many episodes each side: two reach the turn a question's answer continues in (LoCoMo dev,
 # recall@1200 +0.015 with the keyword feedback, in both conversations; one was the message and its reply)
 NEIGHBOUR_WIDTH = 2
@@ -141,13 +142,13 @@ SPEAKER_SHARE = 0.5
 
 def first_name(speaker: str) -> str:
     """The lower-cased first word of a speaker's display name ("Melanie Smith" -> "melanie")."""
-    words = re.findall(r"[^\W_]+", speaker.lower())
-    return words[0] if words else ""
+    said = words(speaker)
+    return said[0] if said else ""
 
 
 def speakers_named(query: str, speakers: Iterable[str]) -> set[str]:
     """The speakers whose first name the question says."""
-    asked = set(re.findall(r"[^\W_]+", query.lower()))
+    asked = set(words(query))
     return {s for s in speakers if s and first_name(s) in asked}
 
 

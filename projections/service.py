@@ -16,8 +16,9 @@ import numpy as np
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from agents.embedder import BatchingEmbedder, query_embedder
-from projections import auth, db, metrics
+from domain.embedder import BatchingEmbedder, query_embedder
+from projections import auth, metrics
+from streams import db
 from projections.lexical import BM25Index, IndexCache
 from projections.retrieval import Timeline
 from projections.store import Store
@@ -172,7 +173,7 @@ class Service:
         # a stalled Redis costs a request at most REDIS_TIMEOUT_S, then the PostgreSQL fallback answers
         self.redis = aioredis.from_url(s.redis_url, socket_timeout=REDIS_TIMEOUT_S,
                                        socket_connect_timeout=REDIS_TIMEOUT_S)
-        self.embedder = await asyncio.to_thread(query_embedder)
+        self.embedder = await asyncio.to_thread(query_embedder, s)
         # what start-up made (modules, the model, the pool) lives as long as the process: kept out of the
         # collector's full passes, which otherwise walk it all while every request in flight waits
         gc.collect()

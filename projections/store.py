@@ -14,8 +14,9 @@ from pgvector import Vector
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
-from agents.core import decay
-from projections import db, lexical
+from domain import decay
+from projections import lexical
+from streams import db
 from streams import tracking_key
 
 MEMORY_COLUMNS = ("id, scope, memory_type, content, importance, decay_rate, retired_at, confidence, source, status, "
@@ -30,8 +31,8 @@ RANKING_COLUMNS_M = ("m.id, m.memory_type, m.content, m.importance, m.decay_rate
 
 # The working set at %(as_of)s: memories created by then, not yet retired (superseded, merged,
 # compressed, pruned, expired, archived) then, unexpired, and with importance at %(as_of)s
-# (agents/core/decay.py, the same closed form in SQL; accesses after as_of had not happened yet, as in
-# context.rank) of 0.1 or pinned. agents/core/decay.in_working_set is its Python twin (a parity test on
+# (domain/decay.py, the same closed form in SQL; accesses after as_of had not happened yet, as in
+# context.rank) of 0.1 or pinned. domain/decay.in_working_set is its Python twin (a parity test on
 # PostgreSQL holds them together). %(created_by)s is as_of for an explicit as_of, else infinity (a
 # producer clock a little ahead is fine).
 def visible(m: str = "m") -> str:

@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.envelope import Envelope, InvalidEvent
+import orjson
+
+from schemas.envelope import Envelope, InvalidEvent, derived_id
 
 INTERACTION_RECORDED = "InteractionRecorded"
 CONTACT_ERASED = "ContactErased"
@@ -298,8 +300,6 @@ def memory_forget_requested(*, event_id: str, tenant_id: str, contact_id: str, m
 def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, Any]],
                       profileUpdate: str | None) -> Envelope:  # noqa: N803
     """Deterministic id from the message it is about: a redelivered message proposes the same event."""
-    from schemas.envelope import derived_id
-
     return Envelope(event_id=derived_id(source, "llm-extraction"), event_type=MEMORIES_PROPOSED,
                     schema_version=CURRENT_VERSIONS[MEMORIES_PROPOSED], tenant_id=source.tenant_id,
                     contact_id=source.contact_id, occurred_at=source.occurred_at, recorded_at=source.recorded_at,
@@ -310,8 +310,6 @@ def memories_proposed(*, source: Envelope, model: str, memories: list[dict[str, 
 
 def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -> Envelope:
     """For the SessionClosed event `closed`; deterministic id (a redelivery proposes the same event)."""
-    from schemas.envelope import derived_id
-
     s = closed.payload["session"]
     return Envelope(event_id=derived_id(closed, "llm-summary"), event_type=SUMMARY_PROPOSED,
                     schema_version=CURRENT_VERSIONS[SUMMARY_PROPOSED], tenant_id=closed.tenant_id,
@@ -324,8 +322,6 @@ def summary_proposed(*, closed: Envelope, summary: dict[str, Any], model: str) -
 def label_proposed(*, compressed: Envelope, label: str, model: str) -> Envelope:
     """A model's label for the theme of the EpisodesCompressed event `compressed`, for the theme as it
     stood then (`count` episodes: a later growth makes it stale); deterministic id."""
-    from schemas.envelope import derived_id
-
     pattern = compressed.payload["pattern"]
     return Envelope(event_id=derived_id(compressed, "llm-label"), event_type=LABEL_PROPOSED,
                     schema_version=CURRENT_VERSIONS[LABEL_PROPOSED], tenant_id=compressed.tenant_id,
@@ -351,10 +347,23 @@ def contact_tick(*, tenant_id: str, contact_id: str, due_at: str, recorded_at: s
 def derived(source: Envelope, event_type: str, step: str, payload: dict[str, Any],
             occurred_at: str | None = None) -> Envelope:
     """A derived event: deterministic id from (source, step), caused by and correlated with source."""
-    from schemas.envelope import derived_id
-
     return Envelope(event_id=derived_id(source, step), event_type=event_type,
                     schema_version=CURRENT_VERSIONS[event_type], tenant_id=source.tenant_id,
                     contact_id=source.contact_id, occurred_at=occurred_at or source.occurred_at,
                     recorded_at=source.recorded_at, payload=payload, causation_id=source.event_id,
                     correlation_id=source.correlation_id or source.event_id)
+
+
+def stored_payload(e: Envelope) -> str:
+    """A derived event's payload as kept (the projection's `events` table, webhook bodies): vectors are large
+    and live in `memories` already; a closed session's turns are in the ledger."""
+    p = e.payload
+    if e.event_type == MEMORY_EXTRACTED and "embedding" in p["memory"]:
+        p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
+    elif e.event_type == EPISODES_COMPRESSED and "embedding" in p["pattern"]:
+        p = {**p, "pattern": {k: v for k, v in p["pattern"].items() if k != "embedding"}}
+    elif e.event_type in (MEMORY_EMBEDDED, MEMORY_CORRECTED):
+        p = {k: v for k, v in p.items() if k not in ("embedding", "embeddingModel")}
+    elif e.event_type == SESSION_CLOSED:  # the turns are in the ledger already
+        p = {k: v for k, v in p.items() if k != "turns"}
+    return orjson.dumps(p).decode()

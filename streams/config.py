@@ -8,6 +8,8 @@ import socket
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from domain.sessions import SESSION_GAP_S
+
 
 def _env(name: str, default: str | None = None) -> str | None:
     v = os.environ.get(name)
@@ -39,14 +41,14 @@ class Settings:
     # processing
     batch_size: int = 256
     batch_window_s: float = 0.05
-    session_gap_s: int = 30 * 60
+    session_gap_s: int = SESSION_GAP_S
     window_messages: int = 20
     window_ttl_s: int = 24 * 3600
     # embeddings / LLM (OpenAI-compatible, optional)
     embeddings_model: str | None = None
     embeddings_base_url: str | None = None
     embeddings_dim: int | None = None
-    query_int8: bool = True  # the local model's int8 graph for /context queries (agents/embedder.query_embedder)
+    query_int8: bool = True  # the local model's int8 graph for /context queries (domain/embedder.query_embedder)
     openai_api_key: str | None = None
     llm_base_url: str | None = None     # any OpenAI-compatible endpoint
     mood_model: str | None = None       # e.g. a haiku-class chat model; unset = offline classifier only

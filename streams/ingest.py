@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from streams import metrics
 from schemas import events as ev
 from schemas import recordsig, validate
-from schemas.envelope import Envelope, decode, encode, format_time, new_event_id, now_utc, partition_key
+from schemas.codec import decode
+from schemas.envelope import Envelope, encode, format_time, new_event_id, now_utc, partition_key
 from streams import outbox, shredding, tracing, tracking_key
 
 log = logging.getLogger("rapport.ingest")
@@ -182,7 +183,7 @@ SYNCHRONOUS = "SET LOCAL synchronous_commit = on"
 async def record(pool: Any, envs: list[Envelope], admission: outbox.Admission | None = None) -> set[tuple[str, str]]:
     """Insert into the ledger, committed durably (synchronous commit: a PostgreSQL crash right after
     cannot lose it); return the (tenant, event id)s that were new (not in the ledger, not erased: see
-    rapport.erased_events). `pool` yields dict rows (projections.db.configure_pool_conn), as in relay_once.
+    rapport.erased_events). `pool` yields dict rows (streams.db.configure_pool_conn), as in relay_once.
     With an `admission`, in the same transaction as the tenants' backlog check (raises outbox.Backlogged,
     nothing recorded)."""
     cols = list(zip(*[(e.tenant_id, e.contact_id, e.event_id, e.event_type, e.schema_version, e.occurred_at,

@@ -3,7 +3,7 @@
 The interactions topic keeps every message forever (unlimited retention, no compaction), so deleting
 rows cannot take a contact out of the log. Instead every event's `payload` goes to the broker sealed
 with AES-256-GCM under a data key of its contact (`rapport.contact_keys`); erasure deletes the key in
-the transaction that deletes the contact's rows (projections/projector.py::erase_contact), and every
+the transaction that deletes the contact's rows (agents/projector.py::erase_contact), and every
 copy of the contact's events in the log becomes noise at that moment. Later events of the contact get
 a fresh key, so "later events start from zero" still holds.
 
@@ -40,7 +40,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from psycopg.rows import tuple_row
 
 from streams import metrics
-from schemas.envelope import Envelope, InvalidEvent, decode
+from schemas.codec import decode
+from schemas.envelope import Envelope, InvalidEvent
 
 log = logging.getLogger("rapport.shredding")
 

@@ -34,7 +34,7 @@ def version(pg_url: str) -> str:
     """A fresh projection version (its own schema) for one test."""
     import psycopg
 
-    from projections import db
+    from streams import db
 
     v = "t" + uuid.uuid4().hex[:10]
     with psycopg.connect(pg_url, autocommit=True) as conn:
@@ -48,7 +48,7 @@ def version(pg_url: str) -> str:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from agents.embedder import MiniLMEmbedder
+    from domain.embedder import MiniLMEmbedder
 
     return MiniLMEmbedder()
 

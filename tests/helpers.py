@@ -73,7 +73,8 @@ async def api_in_process(database_url: str, settings=None, **service):  # noqa: 
 
     from psycopg_pool import AsyncConnectionPool
 
-    from projections import api, db, deps
+    from projections import api, deps
+    from streams import db
     from projections.service import ApiSettings, Service
     from projections.store import Store
     from streams.config import settings as shared

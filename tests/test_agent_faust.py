@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections import db
+from streams import db
 from schemas.envelope import encode, partition_key
 from tests.helpers import FakeEmbedder, interaction
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from tests.helpers import FakeEmbedder, api_in_process, interaction, records
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)
 

@@ -10,9 +10,10 @@ from datetime import timedelta
 import psycopg
 import pytest
 
-from agents.core.decay import in_working_set
+from domain.decay import in_working_set
 from agents.pipeline import InteractionPipeline
-from projections import db, edge_routes
+from projections import edge_routes
+from streams import db
 from projections.store import MEMORY_COLUMNS, visibility_params, visible
 from tests.helpers import T0, api_in_process, interaction, records
 
@@ -95,7 +96,7 @@ async def test_superseded_facts_come_back_only_when_the_question_is_about_the_pa
 
 
 async def test_the_sql_working_set_and_its_python_twin_agree(pg_url, version, embedder, monkeypatch):
-    """projections/store.visible and agents/core/decay.in_working_set over every combination of status,
+    """projections/store.visible and domain/decay.in_working_set over every combination of status,
     retirement, expiry, decay, pinning and a later access, evaluated at several times."""
     async with _stack(pg_url, version, embedder, "par", ["I love jazz piano"], monkeypatch):
         s = db.schema_of(version)

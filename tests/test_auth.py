@@ -9,7 +9,8 @@ import stat
 import psycopg
 import pytest
 
-from projections import auth, db
+from projections import auth
+from streams import db
 from projections.auth import Forbidden, Principal, StoredKey
 
 

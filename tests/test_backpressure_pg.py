@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from projections import db
+from streams import db
 from projections.service import RETRY_AFTER_S, ApiSettings
 from streams.config import settings
 from streams import ingest, outbox

@@ -180,7 +180,7 @@ SCRIPT = """
 import importlib.util, json, sys
 from rapport_client import Event, Rapport
 # nothing of the server is importable here: the client needs none of it
-server = [m for m in ("agents", "streams", "projections", "schemas", "ops", "faust", "psycopg")
+server = [m for m in ("agents", "streams", "projections", "domain", "schemas", "ops", "faust", "psycopg")
           if importlib.util.find_spec(m) is not None]
 with Rapport() as rapport:   # $RAPPORT_URL and $RAPPORT_API_KEY
     receipt = rapport.ingest(Event(contact_id=sys.argv[1], role="user", message="My cat Miso loves boxes"))

@@ -20,7 +20,7 @@ def compose() -> dict:
 
 
 def source_text() -> str:
-    return "\n".join(p.read_text() for d in ("agents", "ops", "projections", "streams", "schemas")
+    return "\n".join(p.read_text() for d in ("agents", "ops", "projections", "streams", "domain", "schemas")
                      for p in (ROOT / d).rglob("*.py"))
 
 
@@ -141,5 +141,5 @@ def test_healthchecks_ask_what_the_code_answers(compose):
 
 
 def test_the_migrations_put_pgvector_in_public():
-    sql = (ROOT / "projections" / "migrations" / "meta" / "0001_ledger.sql").read_text()
+    sql = (ROOT / "streams" / "migrations" / "meta" / "0001_ledger.sql").read_text()
     assert "CREATE EXTENSION IF NOT EXISTS vector SCHEMA public;" in sql

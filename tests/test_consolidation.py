@@ -1,5 +1,5 @@
 """The deferred and periodic consolidation tiers (agents/core/consolidation.py) and the decay closed form
-(agents/core/decay.py), with hand-computed expectations."""
+(domain/decay.py), with hand-computed expectations."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from agents.core import consolidation as cons
 from agents.core import contact as core
-from agents.core import decay, remember
+from agents.core import remember
+from domain import decay
 from agents.core.memory import new_memory
 from schemas import events as ev
 from tests.helpers import T0, interaction

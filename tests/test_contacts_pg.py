@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from tests.helpers import T0, FakeEmbedder, api_in_process, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from agents.core import memory as mem
 from agents.core.contact import CoreConfig, apply_interaction, new_state, plan_memories
 from schemas import events as ev
-from schemas.envelope import decode, derived_id, encode, scoped_id
+from schemas.codec import decode
+from schemas.envelope import derived_id, encode, scoped_id
 
 T0 = datetime(2026, 4, 3, 22, 15, tzinfo=timezone(timedelta(hours=5, minutes=30)))
 

@@ -1,4 +1,4 @@
-"""agents/core/sessions.py: sessions, active-day streaks and the session window, all in event time."""
+"""domain/sessions.py: sessions, active-day streaks and the session window, all in event time."""
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.core import sessions
+from domain import sessions
 
 GAP = 30 * 60
 T0 = datetime(2026, 4, 3, 22, 15, tzinfo=timezone(timedelta(hours=5, minutes=30)))

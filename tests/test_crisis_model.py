@@ -10,7 +10,7 @@ import pytest
 
 from agents.core import contact as core, crisis, crisis_model as CM
 from agents.core.crisis import detect_crisis
-from projections.projector import HANDLERS
+from agents.projector import HANDLERS
 from schemas import events as ev
 
 # one message per clinical level; every one is caught by the rules alone (no vector, no model), and with
@@ -280,7 +280,7 @@ def test_after_a_crisis_message_everyday_ones_raise_no_alarm(with_vector):
     Before the floor, each of them was flagged at 0.8-0.93 (giving away, decided, intent, means)."""
     embed = None
     if with_vector:
-        from agents.embedder import MiniLMEmbedder
+        from domain.embedder import MiniLMEmbedder
 
         model = MiniLMEmbedder()
         embed = lambda t: model.embed([t])[0].astype(np.float32)  # noqa: E731

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from agents.core import contact as core
 from agents.core import memory as mem
 from schemas import events as ev
-from schemas.envelope import decode, encode
+from schemas.codec import decode
+from schemas.envelope import encode
 
 T, C = "t", "c"
 

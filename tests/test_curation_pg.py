@@ -8,7 +8,7 @@ import uuid
 import orjson
 import pytest
 
-from projections import db
+from streams import db
 from projections.digest import digest
 from schemas import events as ev
 from tests.helpers import interaction, records

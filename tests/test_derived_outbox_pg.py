@@ -7,7 +7,8 @@ import psycopg
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import db, projector
+from agents import projector
+from streams import db
 from schemas import events as ev
 from tests.helpers import FakeEmbedder, interaction, records
 

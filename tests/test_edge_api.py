@@ -271,3 +271,27 @@ def test_faust_web_listens_on_loopback_only():
     from streams.app import app as faust_app
 
     assert faust_app.conf.web_bind == "127.0.0.1"  # Faust's own default is 0.0.0.0
+
+
+def test_context_at_an_explicit_as_of_records_the_access_in_the_contacts_time(monkeypatch):
+    """An access happens in the contact's now, whatever `as_of` the caller evaluates at: for a contact
+    imported with timestamps three years old (1096 days behind the wall clock), not at the wall clock."""
+    from datetime import timedelta
+
+    from projections import edge_routes
+    from schemas.envelope import now_utc, parse_time
+
+    class Store:
+        async def contact(self, tenant_id, contact_id):
+            return {"clockSkewS": 1096 * 86400.0} if (tenant_id, contact_id) == ("acme", "c") else None
+
+    async def build_context(tenant_id, contact_id, **kw):
+        return {"memories": [{"id": "m1"}], "as_of": "2023-01-01T00:00:00+00:00"}
+
+    svc, client = edge()
+    svc.store = Store()
+    monkeypatch.setattr(edge_routes, "build_context", build_context)
+    before = now_utc()
+    assert client.get("/context/c", params={"as_of": "2023-01-01T00:00:00Z"}, headers=H).status_code == 200
+    at = parse_time(svc.accesses.pending[("acme", "c")]["m1"])
+    assert before - timedelta(days=1096) <= at <= now_utc() - timedelta(days=1096)

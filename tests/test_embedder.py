@@ -2,7 +2,7 @@
 to 3e-7 when it was written), vectors are unit length, similar sentences are closer."""
 import numpy as np
 
-from agents.embedder import MiniLMEmbedder
+from domain.embedder import MiniLMEmbedder
 
 TEXTS = ["I have a golden retriever named Bruno", "lol", "My mom lives in Chennai and I visit her for Diwali",
          "What is the name of my dog?", "The stock market fell sharply today after the announcement."]
@@ -54,14 +54,14 @@ def test_int8_questions_find_what_float_questions_find(embedder):
 
 
 def test_query_embedder_is_the_int8_graph_unless_switched_off(monkeypatch):
-    from agents.embedder import query_embedder
+    from domain.embedder import query_embedder
     from streams.config import settings
 
-    assert query_embedder().int8
+    assert query_embedder(settings()).int8
     monkeypatch.setenv("RAPPORT_QUERY_INT8", "off")
     settings.cache_clear()
     try:
-        assert not query_embedder().int8
+        assert not query_embedder(settings()).int8
     finally:
         settings.cache_clear()
 
@@ -89,7 +89,7 @@ class GatedEmbedder:
 
 
 def test_concurrent_queries_are_embedded_together_each_gets_its_own_vector():
-    from agents.embedder import BatchingEmbedder
+    from domain.embedder import BatchingEmbedder
 
     model = GatedEmbedder()
     b = BatchingEmbedder(model, max_batch=3)
@@ -110,7 +110,7 @@ def test_concurrent_queries_are_embedded_together_each_gets_its_own_vector():
 def test_a_failed_call_fails_its_callers_only():
     import pytest
 
-    from agents.embedder import BatchingEmbedder
+    from domain.embedder import BatchingEmbedder
 
     model = GatedEmbedder(fail_on="bad")
     b = BatchingEmbedder(model)
@@ -134,7 +134,7 @@ def test_a_caller_that_gave_up_does_not_stop_the_batches():
     """A request cancelled while its query waited (its future cancelled): the others of its batch get
     their vectors and the thread serves on (set_result on the cancelled future raised and ended it,
     and every later question waited for ever)."""
-    from agents.embedder import BatchingEmbedder
+    from domain.embedder import BatchingEmbedder
 
     model = GatedEmbedder()
     b = BatchingEmbedder(model)

@@ -1,4 +1,4 @@
-"""agents/core/entities.py, as its docstring documents it: slugs and refs (seed 004), the kinship override
+"""domain/entities.py, as its docstring documents it: slugs and refs (seed 004), the kinship override
 map, pets, spelling/ASR variant merging (canonical_ref) and mention finding."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.core.entities import (ENTITY_TYPES, KINSHIP, MentionIndex, canonical_ref, damerau_levenshtein,
+from domain.entities import (ENTITY_TYPES, KINSHIP, MentionIndex, canonical_ref, damerau_levenshtein,
                                   display_from_slug, entity_ref, find_mentions, kin_entity, make_entity,
                                   names_are_variants, parse_ref, pet_entity, phonetic_key, slugify)
 

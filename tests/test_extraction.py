@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.core.entities import ENTITY_TYPES
+from domain.entities import ENTITY_TYPES
 from agents.core.extraction import LIFETIMES, RELATIONS, extract, memory_key
 
 ITEM_KEYS = {"memoryType", "content", "relation", "subject", "object", "memoryKey", "entities", "entityRefs",

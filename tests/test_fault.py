@@ -116,7 +116,7 @@ def test_postgres_sigkill_right_after_202_loses_no_accepted_event(tmp_path, back
     answers 200 again for each contact's last accepted event."""
     import psycopg
 
-    from projections import db
+    from streams import db
     from tests.stack import running
 
     trials, producers = 3, 4

@@ -13,7 +13,8 @@ from agents.core import remember
 from agents.core.memory import new_memory
 from projections.context import contact_state_json
 from schemas import events as ev
-from schemas.envelope import decode, encode
+from schemas.codec import decode
+from schemas.envelope import encode
 from tests.helpers import interaction
 
 FIXTURES = Path(__file__).resolve().parents[1] / "schemas" / "fixtures"
@@ -36,7 +37,7 @@ def test_every_source_type_and_version_has_a_fixture():
 
 
 def test_openai_compatible_embedder_against_a_stub():
-    from agents.embedder import OpenAIEmbedder
+    from domain.embedder import OpenAIEmbedder
     from tests.llm_stub import Stub
 
     stub = Stub()
@@ -101,7 +102,7 @@ def test_year_simulator_no_plan_is_current_after_its_time_and_the_top_follows_th
     merely served: every memory there was said or mentioned again in the last month."""
     from datetime import datetime
 
-    from agents.core.decay import in_working_set
+    from domain.decay import in_working_set
     from ops.simulate_year import START, simulate
     from projections.context import rank
     from tests.helpers import FakeEmbedder

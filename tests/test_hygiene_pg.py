@@ -15,7 +15,8 @@ import pytest
 
 from agents.pipeline import InteractionPipeline
 from ops import notes, simulate_year
-from projections import db, hygiene
+from projections import hygiene
+from streams import db
 from schemas import events as ev
 from schemas.envelope import Envelope, format_time
 from tests.helpers import api_in_process, records

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents.core import insights
+from domain.text import words
 
 DINNERS = ["Had pizza for dinner, it was great", "Had tacos for dinner, it was great",
            "Had ramen for dinner, it was great", "Had pizza for dinner, it was great",
@@ -63,7 +64,7 @@ texts_strategy = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=
 def test_every_word_of_a_label_is_a_word_of_its_episodes(texts, background):
     label = label_of(texts, background)
     own = {w.lower() for t in texts for w in re.findall(r"[^\W_]+", t)}
-    assert label == "everyday life" or set(insights.words(label)) <= own
+    assert label == "everyday life" or set(words(label, joined=True)) <= own
 
 
 @given(texts_strategy)

@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from psycopg_pool import AsyncConnectionPool
 
 from agents.core.memory import content_hash, new_memory
-from projections import db
-from projections.lexical import BM25Index, doc_terms, doc_text, query_terms
-from projections.projector import Batch, project_segments
+from streams import db
+from domain.text import doc_terms, doc_text
+from projections.lexical import BM25Index, query_terms
+from agents.projector import Batch, project_segments
 from projections.retrieval import Timeline
 from projections.store import MEMORY_COLUMNS, Store
 from schemas import events as ev

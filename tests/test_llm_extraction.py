@@ -8,7 +8,7 @@ import pytest
 
 from agents.llm import LLMExtractor, parse_proposals
 from agents.pipeline import InteractionPipeline, Record
-from projections import db
+from streams import db
 from datetime import timedelta
 
 from schemas.envelope import encode, parse_time

@@ -14,7 +14,7 @@ from agents.core import emotion
 from agents.core import mood as mood_model
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from projections import db
+from streams import db
 from projections.digest import digest
 from tests.helpers import FakeEmbedder, interaction, records
 
@@ -158,8 +158,8 @@ async def _live(url, recs, size):
 @pytest.mark.asyncio
 async def test_a_replay_batched_otherwise_gives_the_fold_the_same_vectors(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: ShapedEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: mood_model.VECTOR_MODEL)
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: ShapedEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: mood_model.VECTOR_MODEL)
     _vector_shows(monkeypatch)
     await _live(fresh_db, _conversation(), 3)
     with psycopg.connect(fresh_db, autocommit=True) as c:
@@ -177,8 +177,8 @@ async def test_a_replay_batched_otherwise_gives_the_fold_the_same_vectors(fresh_
 async def test_the_same_replay_with_batched_message_vectors_would_not_verify(fresh_db, monkeypatch):
     """The control: were message vectors computed in the batch, the replay's digest would differ."""
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: ShapedEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: mood_model.VECTOR_MODEL)
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: ShapedEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: mood_model.VECTOR_MODEL)
     monkeypatch.setattr("agents.pipeline.embed_each", lambda emb, texts: list(emb.embed(texts)))
     _vector_shows(monkeypatch)
     await _live(fresh_db, _conversation(), 3)

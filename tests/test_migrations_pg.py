@@ -8,7 +8,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from projections import db
+from streams import db
 
 pytestmark = [pytest.mark.pg]
 

@@ -8,7 +8,7 @@ import pytest
 from agents.llm import LLMMoods, parse_mood
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from projections import db
+from streams import db
 from tests.helpers import FakeEmbedder, interaction, records
 from tests.llm_stub import Stub
 
@@ -53,8 +53,8 @@ async def test_chain_model_then_previous_then_offline_and_replay_reuses(pg_url, 
         # the model is down during the rebuild: recorded outcomes are reused, the digest still matches
         stub.mode = "down"
         monkeypatch.setenv("RAPPORT_DATABASE_URL", url)
-        monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-        monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+        monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+        monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
         calls = len(stub.calls)
         r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False)
         assert r["verified"] and len(stub.calls) == calls

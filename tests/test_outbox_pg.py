@@ -10,7 +10,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from schemas.envelope import format_time, now_utc
 from streams import ingest, outbox
 from tests.helpers import FakeEmbedder, interaction, records

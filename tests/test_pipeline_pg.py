@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from agents.pipeline import InteractionPipeline, Record
-from projections import db
+from streams import db
 from schemas import events as ev
 from schemas.envelope import encode
 from tests.helpers import FakeEmbedder, interaction, records
@@ -144,7 +144,7 @@ async def test_repeats_reinforce_instead_of_duplicating(pg_url, version, embedde
 
 async def test_erasure_removes_every_row_and_later_events_start_from_zero(pg_url, version):
     from schemas.events import contact_erased
-    from projections.projector import CONTACT_TABLES
+    from agents.projector import CONTACT_TABLES
 
     p = await pipeline_for(pg_url, version)
     before = [interaction("x1", "I live in Lisbon", contact="zoe"), interaction("x2", "My cat is Miso", contact="zoe",

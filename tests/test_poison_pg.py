@@ -10,7 +10,7 @@ import pytest
 
 from agents.pipeline import InteractionPipeline
 from agents.scheduler import due_ticks
-from projections import db
+from streams import db
 from schemas import events as ev
 from streams.ingest import relay_once
 from tests.helpers import FakeEmbedder, interaction, records
@@ -44,7 +44,7 @@ class RecordingPublisher:
 
 def ledger(pg_url: str, envs) -> None:
     """The API's outbox rows for these events (what the relay reads)."""
-    from projections.projector import LEDGER_INSERT, ledger_row
+    from agents.projector import LEDGER_INSERT, ledger_row
 
     with db.connect(pg_url, autocommit=True) as conn:
         for e in envs:

@@ -9,7 +9,7 @@ import hmac
 import pytest
 
 from agents.pipeline import InteractionPipeline, Record
-from projections import db
+from streams import db
 from schemas import recordsig
 from schemas.envelope import encode, partition_key
 from tests.helpers import FakeEmbedder, interaction

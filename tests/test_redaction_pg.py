@@ -8,7 +8,7 @@ import pytest
 from agents.core import contact as core
 from agents.core.redaction import parse_policy
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from tests.helpers import FakeEmbedder, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]

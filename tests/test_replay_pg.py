@@ -11,7 +11,7 @@ import pytest
 
 from agents.pipeline import InteractionPipeline, Record
 from ops import replay as rp
-from projections import db
+from streams import db
 from projections.digest import digest
 from schemas.envelope import encode
 from tests.helpers import FakeEmbedder, interaction
@@ -56,8 +56,8 @@ def conversation() -> list[Record]:
 
 async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
     assert r["verified"] and r["switched"] and r["events"] == 11
@@ -81,8 +81,8 @@ async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatc
 
 async def test_verify_mismatch_does_not_switch(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:  # tamper with the live projection
         c.execute("UPDATE proj_v1.memories SET importance = importance + 0.01 WHERE contact_id='olga'")
@@ -108,8 +108,8 @@ class CountingEmbedder(FakeEmbedder):
 async def test_replay_takes_vectors_from_the_live_version_not_the_model(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     model = CountingEmbedder()
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: model)
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: model)
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
     assert r["verified"] and r["switched"]
@@ -128,7 +128,7 @@ async def test_replay_takes_vectors_from_the_live_version_not_the_model(fresh_db
 async def test_recorded_vectors_are_the_batch_contacts_and_never_a_pattern_centroid(fresh_db):
     import numpy as np
 
-    from agents.embedder import RecordedEmbedder
+    from ops.replay import RecordedEmbedder
 
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:  # as if consolidation had written this row
@@ -167,8 +167,8 @@ async def test_parallel_replay_gives_the_live_digest(fresh_db, monkeypatch, embe
 async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh_db, monkeypatch):
     """Events read from the ledger are not written back (a contact erased meanwhile must not get its rows
     back); events read from the log go into it, as a worker's would."""
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:
         c.execute("DELETE FROM rapport.ledger WHERE contact_id='olga'")  # erased after the replay read them
@@ -212,8 +212,8 @@ async def test_a_log_replay_takes_what_live_applied_after_its_log_pass_from_the_
     monkeypatch.setenv("RAPPORT_KAFKA_URL", "unused:9092")
     monkeypatch.setenv("RAPPORT_BROKER_EPOCH", "live")  # live's watermarks are of this broker
     monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     recs = [Record(r.value, "rapport.interactions", 0, r.offset, b"default/arjun") for r in conversation()[:6]]
     await live_run(fresh_db, recs[:4])
     seen: dict = {}

@@ -12,7 +12,7 @@ import pytest
 
 from agents.pipeline import InteractionPipeline
 from ops.chaos import make_events
-from projections import db
+from streams import db
 from projections.digest import digest
 from schemas import events as ev
 from tests.helpers import records

@@ -194,6 +194,7 @@ def test_pack_property(costs: list[int], budget: int):
 
 
 # ------------------------------------------------------------------------------------ lexical (BM25)
+from domain.text import words  # noqa: E402
 from projections.lexical import BM25Index, query_terms  # noqa: E402
 
 DOCS = [("m1", "Caroline: I went to a LGBTQ support group yesterday"),
@@ -224,7 +225,7 @@ def test_bm25_scores_are_non_negative_and_only_for_matching_docs(texts, query):
     terms = query_terms(query)
     for doc_id, sc in idx.scores(terms).items():
         assert sc > 0
-        assert set(terms) & set(__import__("projections.lexical", fromlist=["tokens"]).tokens(texts[int(doc_id[1:])]))
+        assert set(terms) & set(words(texts[int(doc_id[1:])]))
 
 
 def test_keyword_feedback_finds_messages_sharing_the_best_matches_telling_words():

@@ -8,7 +8,7 @@ import pytest
 from psycopg_pool import AsyncConnectionPool
 
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from projections.context import rank
 from projections.lexical import BM25Index, query_terms
 from projections.store import Store
@@ -68,7 +68,7 @@ async def test_keyword_and_entity_candidates_beat_cosine_alone(pg_url, embedder)
     # entities the query names (variants included) bring their linked memories, with entity_match
     ents = {e["ref"]: {"ref": e["ref"], "entityType": e["entity_type"], "displayName": e["display_name"],
                        "metadata": e["metadata"]} for e in entities}
-    from agents.core.entities import find_mentions
+    from domain.entities import find_mentions
     refs = set(find_mentions("how is bruno doing?", ents))
     assert refs == {"pet:bruno"}
     qv2 = embedder.embed(["how is bruno doing?"])[0]

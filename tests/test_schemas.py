@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas import events as ev
-from schemas.envelope import (ENVELOPE_FIELDS, Envelope, InvalidEvent, decode, derived_id, encode, scoped_id,
+from schemas.codec import decode
+from schemas.envelope import (ENVELOPE_FIELDS, Envelope, InvalidEvent, derived_id, encode, scoped_id,
                               format_time, parse_time, partition_key)
 from schemas.upcasters import UPCASTERS, upcast
 

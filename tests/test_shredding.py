@@ -7,7 +7,8 @@ import orjson
 import pytest
 
 from schemas import events as ev
-from schemas.envelope import InvalidEvent, decode, encode
+from schemas.codec import decode
+from schemas.envelope import InvalidEvent, encode
 from streams import shredding as sh
 from tests.helpers import interaction
 

@@ -11,8 +11,8 @@ from psycopg_pool import AsyncConnectionPool
 from agents.pipeline import InteractionPipeline, Record
 from ops import replay as rp
 from schemas.recordsig import signed_headers
-from projections import db
-from projections.projector import CONTACT_TABLES
+from streams import db
+from agents.projector import CONTACT_TABLES
 from schemas import events as ev
 from schemas.envelope import encode, partition_key
 from streams import ingest
@@ -128,8 +128,8 @@ async def test_sealed_log_is_processed_and_an_erasure_shreds_it(fresh_db, monkey
         monkeypatch.setenv("RAPPORT_BROKER_EPOCH", "unused")  # the live watermarks' epoch is another: read whole
         monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
         monkeypatch.setattr(rp, "log_batches", fake_log)
-        monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-        monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+        monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+        monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
         r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False)
         assert r["verified"] and r["switched"]
         assert c.execute("SELECT key FROM rapport.contact_keys WHERE contact_id='ana'").fetchone()[0] == new_key

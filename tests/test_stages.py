@@ -1,4 +1,4 @@
-"""agents/core/stages.py: relationship stages, the running streak and the stage memory budgets, evaluated
+"""domain/stages.py: relationship stages, the running streak and the stage memory budgets, evaluated
 as of a point in time (and their use in projections/context.py)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.core.stages import (DORMANT_AFTER_DAYS, FADING_AFTER_DAYS, STAGE_BUDGETS, effective_streak,
+from domain.stages import (DORMANT_AFTER_DAYS, FADING_AFTER_DAYS, STAGE_BUDGETS, effective_streak,
                                 relationship_stage)
 from projections.context import assemble, contact_state_json, rank
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from projections import db
+from streams import db
 from projections.digest import TABLES
 from schemas.events import contact_erased
 from streams import ingest, tracking_key
@@ -76,8 +76,8 @@ def test_issue_scenario_replays_verified_and_erased_ids_stay_duplicates(fresh_db
     tenant are new."""
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setenv(tracking_key.ENV_KEY, "a-test-tracking-key-0123456789")
-    monkeypatch.setattr("agents.embedder.default_embedder", lambda: FakeEmbedder())
-    monkeypatch.setattr("agents.embedder.configured_model_name", lambda: "fake-8")
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
 
     def scenario(tenant: str, contact: str, start: float) -> list:
         return [interaction("col-1", "I live in Paris. I work at Airbus as an engineer.", tenant=tenant,
@@ -155,7 +155,7 @@ def test_a_version_made_before_tenant_keys_is_rekeyed_in_place(pg_url):
         assert conn.execute(f"SELECT tenant_id, content FROM {schema}.memories ORDER BY tenant_id").fetchall() == [
             ("A", "Lives in Paris"), ("B", "Lives in Rome")]
         # every projector UPDATE names the tenant and contact: B's supersession of its m-1 leaves A's alone
-        from projections.projector import HANDLERS
+        from agents.projector import HANDLERS
         from schemas import events as ev
         from schemas.envelope import Envelope
 
@@ -212,7 +212,7 @@ def test_a_resend_racing_the_erasure_transaction_never_comes_back(pg_url):
     row is gone when it goes on, so the ledger takes it (the API counts it as new: the one case). The
     worker that reads it finds the tombstone: nothing applied, and the ledger row goes (else the relay
     would send it round for ever)."""
-    from projections.projector import _delete_ledger
+    from agents.projector import _delete_ledger
 
     tenant = "race-" + uuid.uuid4().hex[:8]
     env = interaction("r-1", "My dog Bruno ate my shoes again", tenant=tenant, contact="zoe")

@@ -13,7 +13,7 @@ import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 from prometheus_client import REGISTRY
 
-from projections import db
+from streams import db
 from streams import ingest
 from tests.helpers import FakeEmbedder, api_in_process, recording_spans
 from tests.test_replay_pg import fresh_db  # noqa: F401  (a database of its own: the API reads its live version)

@@ -12,7 +12,7 @@ from ops import train_crisis_head as H
 
 def test_the_torch_layers_from_frozen_states_reproduce_the_embedders_vector():
     torch = pytest.importorskip("torch")
-    from agents.embedder import MiniLMEmbedder
+    from domain.embedder import MiniLMEmbedder
 
     texts = ["I have the pills here", "we're moving house on saturday, boxes everywhere"]
     w, cfg, tok = H.load_minilm()

@@ -14,10 +14,10 @@ import psycopg
 import pytest
 
 from projections.service import ApiSettings
-from projections.projector import erase_contact, erased_tracking_id
+from agents.projector import erase_contact
 from schemas import events as ev
 from schemas.envelope import encode, format_time, now_utc
-from streams import shredding
+from streams import shredding, tracking_key
 from streams.config import settings
 from streams.webhooks import delivery, rules, signing, store
 from tests.helpers import Receiver, api_in_process, interaction
@@ -92,7 +92,7 @@ async def test_enqueue_opens_sealed_events_once_and_never_an_erased_contacts(fre
     assert {(w, c, e) for w, c, e, _, _ in got} == {
         (crisis["webhook_id"], "c2", trig.event_id), (everything["webhook_id"], "c1", mem.event_id),
         (everything["webhook_id"], "c2", trig.event_id), (everything["webhook_id"], "c2", checkin.event_id),
-        (everything["webhook_id"], erased_tracking_id("acme", "c3"), "del-1")}
+        (everything["webhook_id"], tracking_key.erased_tracking_id("acme", "c3"), "del-1")}
     body = orjson.loads(next(b for _, _, e, _, b in got if e == mem.event_id))
     assert body["data"] == {"memory": {"id": "mem-m1", "content": "Has a dog"}} and body["contactId"] == "c1"
 
@@ -246,7 +246,7 @@ async def test_erasure_drops_the_contacts_deliveries_and_keeps_the_erasure_notic
     async with conn.cursor() as cur:
         await erase_contact(cur, "acme", "c1")
     left = await rows(conn, "SELECT tenant_id, contact_id FROM rapport.webhook_deliveries ORDER BY delivery_id")
-    assert left == [("acme", "c2"), ("beta", "c1"), ("acme", erased_tracking_id("acme", "c1"))]
+    assert left == [("acme", "c2"), ("beta", "c1"), ("acme", tracking_key.erased_tracking_id("acme", "c1"))]
     await conn.close()
 
 

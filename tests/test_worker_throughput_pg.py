@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from agents.pipeline import InteractionPipeline
-from projections import db
+from streams import db
 from tests.helpers import FakeEmbedder, interaction, records
 
 pytestmark = [pytest.mark.pg, pytest.mark.asyncio]

@@ -16,7 +16,7 @@ Deferred, DEFERRED_DELAY after the first turn that produced memories since the l
   Entity linking, importance adjustments (outcomes) and triggers already run inline.
 Periodic, every PERIODIC_EVERY:
   1. expiry of memories past their expiresAt (MemoryExpired);
-  2. decay (agents/core/decay.py): one MemoryDecayed with the importance of every memory that has
+  2. decay (domain/decay.py): one MemoryDecayed with the importance of every memory that has
      gone 7+ days without use;
   3. compression: episodes that have settled (created COMPRESS_AFTER_DAYS ago) and share
      an entity, or failing that a theme (COMPRESS_MIN of them within the embedder's theme similarity of
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from agents.core import dedup, insights, remember
-from agents.core.decay import days_between, importance_at, latest, prunable
+from domain.decay import days_between, importance_at, latest, prunable
 from agents.core.memory import content_hash, new_memory, normalize_text
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time

@@ -18,9 +18,10 @@ from datetime import timedelta
 from typing import Any
 
 from agents.core import memory as mem
-from agents.core.decay import latest
+from domain.decay import latest
 from agents.core.redaction import DEFAULT_POLICY, Carry, Policy, admit, admitted
-from agents.core import consolidation, curation, emotion, entities, extraction, remember, sessions, summaries, timeref
+from agents.core import consolidation, curation, emotion, extraction, remember, summaries, timeref
+from domain import clock, entities, sessions
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -37,7 +38,7 @@ def _copy(state: State) -> State:
 
 @dataclass(frozen=True)
 class CoreConfig:
-    session_gap_s: int = 30 * 60
+    session_gap_s: int = sessions.SESSION_GAP_S
     window_size: int = 20
     # which kinds of secrets are redacted for which tenant (agents/core/redaction.py): an input of the
     # fold like the others, so a replay with the same settings redacts the same way
@@ -393,11 +394,11 @@ def _schedule(s: State, cfg: CoreConfig) -> None:
 
 def _advance_clock(s: State, env: Envelope) -> None:
     """How far the contact's event time runs behind the wall clock (recorded_at - occurred_at of its
-    newest event): the scheduler moves an idle contact's event time on at the wall clock's pace from
+    newest event, never negative: domain/clock.py): the scheduler moves an idle contact's event time on at the wall clock's pace from
     there, so a historical import is not jumped to today (agents/app_agents.schedule_due_work)."""
     if s.get("clockAt") is None or latest(env.occurred_at, s["clockAt"]) == env.occurred_at:
         s["clockAt"] = env.occurred_at
-        s["clockSkewS"] = round((parse_time(env.recorded_at) - env.occurred).total_seconds(), 3)
+        s["clockSkewS"] = clock.skew_s(env.occurred, parse_time(env.recorded_at))
 
 
 def apply_tick(state: State, env: Envelope, cfg: CoreConfig = CoreConfig(), known: consolidation.Known | None = None,

@@ -4,7 +4,7 @@ A correction (MemoryCorrectionRequested, PATCH /contacts/{id}/memories/{memoryId
 content, type, importance or pin; the fold records it as MemoryCorrected, which every reader then sees.
 Forgetting (MemoryForgetRequested, DELETE .../memories/{memoryId}) takes the memory out of the contact's
 memory and records MemoryForgotten, on which the projector shreds every copy of its content
-(projections/projector.forget_memory).
+(agents/projector.forget_memory).
 
 What extraction may bring back afterwards (the rule, `admit`):
   - a corrected memory keeps its memoryKey: the contact saying something *new* under that key ("I moved
@@ -27,7 +27,7 @@ from typing import Any
 
 from agents.core import dedup, remember, summaries
 from agents.core import memory as mem
-from agents.core.decay import latest
+from domain.decay import latest
 from schemas import events as ev
 from schemas.envelope import Envelope
 

@@ -8,7 +8,7 @@ extract(message, *, role="user", scope="contact", known=None) -> list of candida
      "subject": "self" or an entity ref ("pet:bruno", "person:mom", "pet:dog"), "object": the
      normalized object (lower case, accents folded, leading article dropped: "berlin",
      "software engineer", "tea over coffee", "29"), "memoryKey", "entities": entity dicts
-     (agents/core/entities.py), "entityRefs", "topics": lowercase tags, "lifetime": "1d"|"3d"|"7d"|
+     (domain/entities.py), "entityRefs", "topics": lowercase tags, "lifetime": "1d"|"3d"|"7d"|
      "30d"|"permanent", "confidence": 0..1}
     `known` (optional, ref -> entity record) lets new refs resolve to known spelling/ASR variants
     (entities.canonical_ref).
@@ -123,8 +123,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from functools import lru_cache
 
-from agents.core import entities as _entities
-from agents.core.entities import KINSHIP, PET_WORDS, canonical_ref
+from domain import entities as _entities
+from domain.entities import KINSHIP, PET_WORDS, canonical_ref
 
 slugify = lru_cache(maxsize=8192)(_entities.slugify)
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from agents.core.memory import normalize_text
+from domain.text import words
 
 # words that carry no content (also what the merge's specificity does not count)
 GLUE = frozenset("""a an the and or but if then so to of in on at for with from by about as is are was were be been
@@ -43,16 +44,11 @@ visited called wrote finished started joined went made took spent met talked rec
 shipped packed turned asked bought lead led prepped""".split())
 _BEING = frozenset("is was are were been be so very too really".split())
 _CLAUSE = re.compile(r"[.,;:!?()\"“”…\n–—]+|\s-\s")
-_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
 MAX_WORDS = 3
 PHRASES_KEPT = 60      # per theme: the most frequent candidate phrases, for labelling as it grows
 DETAILS = 3
 EXAMPLES = 5            # up to: a pattern also stays within consolidation.PATTERN_CHARS
 SAME_EXAMPLE = 0.6     # word overlap (Jaccard) at which two examples say the same thing
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
 
 
 # words a phrase does not run across: "work was stressful" is two things said, "work" and "stressful"
@@ -62,7 +58,7 @@ then when while if that which who""".split())
 
 def _runs(clause: str) -> list[list[str]]:
     runs, run = [], []
-    for w in words(clause):
+    for w in words(clause, joined=True):
         if w in BREAKS:
             runs.append(run)
             run = []
@@ -144,7 +140,7 @@ def label(counts: dict[str, int], size: int, background: dict[str, int], backgro
     against the contact's other episodes (`background`, `background_size` of them). `topic` (an
     entity's name) replaces the chosen topic; `texts` give the phrases their written form; the
     speakers' own names (and their short forms: "Mel" for Melanie) say nothing of what it is about."""
-    names = [w for s in speakers for w in words(s) if len(w) >= 3]
+    names = [w for s in speakers for w in words(s, joined=True) if len(w) >= 3]
     def weight(p: str) -> float:
         idf = math.log((background_size + 1) / (background.get(p, 0) + 1)) + 1.0
         return counts[p] / max(size, 1) * idf * (1 + 0.25 * (len(p.split()) - 1))
@@ -157,7 +153,7 @@ def label(counts: dict[str, int], size: int, background: dict[str, int], backgro
 
     usable = [p for p, n in counts.items() if (n >= 2 or size < 2)
               and not any(n.startswith(w) for w in p.split() if len(w) >= 3 for n in names)]
-    taken: set[str] = set(words(topic)) if topic else set()
+    taken: set[str] = set(words(topic, joined=True)) if topic else set()
     if not topic:
         # the topic is what the theme is about: a name or a thing, not what was done ("fixed my bike")
         ranked = best([p for p in usable if p.split()[0] not in DOING and not _said_of_something(p, texts)]) \
@@ -196,7 +192,7 @@ def examples(texts: list[str], counts: dict[str, int], k: int = EXAMPLES) -> lis
     word), then each next one typical and unlike those chosen (maximal marginal relevance over word
     overlap); never two that say the same thing."""
     def typical(t: str) -> float:
-        return sum(counts.get(p, 0) for p in phrases(t)) / math.sqrt(len(words(t)) + 1)
+        return sum(counts.get(p, 0) for p in phrases(t)) / math.sqrt(len(words(t, joined=True)) + 1)
 
     def overlap(a: str, b: str) -> float:
         wa, wb = _content(a), _content(b)

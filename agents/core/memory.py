@@ -11,6 +11,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from domain.text import WORD, words as text_words
+
 TENANT_DECAY_PER_DAY = 0.01  # seed 002: business context changes fast
 
 # type -> (default importance, decay per day) for contact memories (seed 000 §2.2)
@@ -37,7 +39,6 @@ wassup talk ttyl later soon again too much very really just day today tonight to
 afternoon going doing been good fine well great awesome cool nice lovely love sounds got get welcome sorry
 anyway anyways then take care catch up see glad hope same back have had has do did
 """.split())
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _REPEATS = re.compile(r"(.)\1{2,}")
 
 
@@ -45,10 +46,10 @@ _REPEATS = re.compile(r"(.)\1{2,}")
 def normalize_text(text: str) -> str:
     """Case-, accent- and whitespace-folded text, for hashing and matching."""
     if text.isascii():  # the common case, and NFKD leaves ASCII as it is: the same result, ~20x sooner
-        return " ".join(_WORD.findall(text.casefold()))
+        return " ".join(WORD.findall(text.casefold()))
     # drop combining accents only: non-Latin letters (Cyrillic, CJK, ...) must survive
     t = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
-    return " ".join(_WORD.findall(t))
+    return " ".join(WORD.findall(t))
 
 
 def content_hash(text: str) -> str:
@@ -71,7 +72,7 @@ def _fold_word(w: str) -> str:
 def is_low_content(text: str) -> bool:
     """True for messages like "lol", "ok", "hmm", "👍", "ok thanks!!", "hi there!", "talk later", "what a
     day" that carry no memory."""
-    words = [_fold_word(w) for w in _WORD.findall(text.lower())]
+    words = [_fold_word(w) for w in text_words(text)]
     if not words:
         return True  # emoji, punctuation only
     if all(w in FILLER_WORDS or w in PHATIC_WORDS for w in words):

@@ -78,7 +78,7 @@ MOODS = ("happy", "sad", "anxious", "excited", "neutral", "angry", "frustrated",
 ENERGIES = ("high", "medium", "low")
 STYLES = ("playful", "deep", "casual", "supportive", "romantic", "venting")
 MODEL_PATH = Path(__file__).with_name("data") / "mood_model.npz"
-VECTOR_MODEL = "all-MiniLM-L6-v2"  # the sentence embedding `classify(vector=...)` expects (agents/embedder.py)
+VECTOR_MODEL = "all-MiniLM-L6-v2"  # the sentence embedding `classify(vector=...)` expects (domain/embedder.py)
 VECTOR_DIM = 384
 N_BUCKETS = 1 << 18
 FEATURE_VERSION = 1  # bump when the features change; the artifact records the version it was trained on

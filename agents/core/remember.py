@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.core import dedup
-from agents.core.decay import importance_at, latest
+from domain.decay import importance_at, latest
 from schemas import events as ev
 from schemas.envelope import Envelope
 

@@ -16,16 +16,12 @@ from functools import lru_cache
 from typing import Any
 
 from agents.core.memory import is_low_content
+from domain.text import content_words
 
 ROLLING_EVERY = 4
 ROLLING_MAX_CHARS = 600
 PROFILE_MAX_CHARS = 700
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
-_WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset("""a an the and or but if of to in on at for from by with about as is are was were be been am i me my
-we our you your he him his she her it its they them their this that these those there here so not no yes do does did
-have has had just really very too also what when where who how why can could would should will shall may might
-""".split())
 _PLAN = re.compile(r"\b(i'll|i will|i'm going to|i am going to|i promise|i plan to|i need to|i have to|gonna|"
                    r"tomorrow|tonight|next week|next month|this weekend|later today)\b", re.IGNORECASE)
 _COMMIT = re.compile(r"\b(i'll|i will|i promise|i'm going to|i am going to|let me|i plan to)\b", re.IGNORECASE)
@@ -38,10 +34,6 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT.split(text or "") if s and s.strip()]
 
 
-def _content_words(s: str) -> list[str]:
-    return [w for w in _WORD.findall(s.lower()) if w not in _STOP and len(w) > 2]
-
-
 @lru_cache(maxsize=20_000)  # the rolling summary reads the whole window again every ROLLING_EVERY turns
 def _scored_sentences(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[bool, bool, bool, bool]], ...]:
     """A turn's sentences that carry content: (sentence, content words, (first person, number, name, plan))."""
@@ -50,7 +42,7 @@ def _scored_sentences(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[bool
         if is_low_content(s):
             continue
         cues = (bool(_FIRST_PERSON.search(s)), bool(_DIGIT.search(s)), bool(_NAME.search(s)), bool(_PLAN.search(s)))
-        out.append((s, tuple(_content_words(s)), cues))
+        out.append((s, tuple(content_words(s)), cues))
     return tuple(out)
 
 
@@ -124,7 +116,7 @@ def _stem(w: str) -> str:
 
 def _said(text: str) -> set[str]:
     """What a profile line says, as a set of content words ("Is a software engineer" -> software, engineer)."""
-    return {_stem(w) for w in _content_words(text) if w not in _NAMING}
+    return {_stem(w) for w in content_words(text) if w not in _NAMING}
 
 
 def item_weight(f: dict[str, Any]) -> float:

@@ -33,7 +33,8 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from schemas import recordsig
-from schemas.envelope import InvalidEvent, decode
+from schemas.codec import decode
+from schemas.envelope import InvalidEvent
 from streams import shredding
 from streams.config import Settings, settings
 from streams.resilience import survive
@@ -73,7 +74,7 @@ async def enqueue_batch(conn: psycopg.AsyncConnection, values: list[bytes]) -> i
             except (InvalidEvent, KeyError, TypeError) as err:
                 log.warning("event %s not delivered: %s", str(d.get("event_id"))[:128], type(err).__name__)
         # read under the key locks: a memory forgotten since these events were published is not sent
-        # (projections/projector.forget_memory locks the keys, then deletes what was enqueued before)
+        # (agents/projector.forget_memory locks the keys, then deletes what was enqueued before)
         gone = await store.forgotten(conn, envs)
         if gone:
             envs = [e for e in envs if (e.tenant_id, e.contact_id, rules.memory_of(e)) not in gone]
@@ -277,7 +278,7 @@ async def prune_forever(pool: AsyncConnectionPool, cfg: rules.Config, stopping: 
 # ------------------------------------------------------------------ the process
 async def run(s: Settings | None = None, cfg: rules.Config | None = None) -> None:
     """Until SIGTERM/SIGINT. Claimed deliveries still in flight then are left to their leases."""
-    from projections import db
+    from streams import db
 
     s, cfg = s or settings(), cfg or rules.Config.from_env()
     with psycopg.connect(s.database_url, autocommit=True) as conn:

@@ -99,11 +99,9 @@ def plan(envs: Iterable[Envelope], subs: Iterable[Subscription]) -> list[tuple[S
 def body(env: Envelope) -> bytes:
     """What a receiver gets, as bytes (signed as they are). Vectors are left out (`stored_payload`, as in
     the projection's event table); past MAX_BODY_BYTES the data is left out and `dataOmitted` says so."""
-    from projections.projector import stored_payload
-
     head = {"id": env.event_id, "type": env.event_type, "tenantId": env.tenant_id, "contactId": env.contact_id,
             "occurredAt": env.occurred_at, "recordedAt": env.recorded_at, "causationId": env.causation_id}
-    raw = orjson.dumps({**head, "data": orjson.Fragment(stored_payload(env))})
+    raw = orjson.dumps({**head, "data": orjson.Fragment(ev.stored_payload(env))})
     if len(raw) <= MAX_BODY_BYTES:
         return raw
     return orjson.dumps({**head, "data": None, "dataOmitted": True})

@@ -1,4 +1,4 @@
-"""Webhook subscriptions and the delivery outbox in PostgreSQL (projections/migrations/meta/0005_webhooks.sql).
+"""Webhook subscriptions and the delivery outbox in PostgreSQL (streams/migrations/meta/0005_webhooks.sql).
 
 Every function takes an async psycopg connection (or cursor, where it joins the caller's transaction)
 and reads rows by name, whatever the connection's row factory. Tenant-facing functions always filter
@@ -14,6 +14,7 @@ from psycopg.rows import dict_row
 
 from schemas import events as ev
 from schemas.envelope import Envelope
+from streams import tracking_key
 from streams.webhooks import rules
 from streams.webhooks.signing import new_secret
 
@@ -88,9 +89,7 @@ def outbox_contact(env: Envelope) -> str:
     """The contact a delivery row is filed under. An erasure notice is not the contact's data (erasing
     the contact must not delete it): it is filed under the one-way id the erasure's tracking record uses."""
     if env.event_type == ev.CONTACT_ERASED:
-        from projections.projector import erased_tracking_id
-
-        return erased_tracking_id(env.tenant_id, env.contact_id)
+        return tracking_key.erased_tracking_id(env.tenant_id, env.contact_id)
     return env.contact_id
 
 
@@ -203,7 +202,7 @@ async def forget_contact(cur: Any, tenant_id: str, contact_id: str) -> None:
 
 async def forgotten(conn: Any, envs: list[Envelope]) -> set[tuple[str, str, str]]:
     """(tenant, contact, memory id) of the memories these events are about that were forgotten
-    (projections/projector.forget_memory records them)."""
+    (agents/projector.forget_memory records them)."""
     named = [(e.tenant_id, e.contact_id, m) for e in envs if (m := rules.memory_of(e)) is not None]
     if not named:
         return set()

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -330,71 +330,6 @@ def embed_each(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
     return [done[t] for t in texts]
 
 
-class RecordedEmbedder:
-    """For a replay: the vectors the live version stored, looked up by the text they embed; the model
-    only for texts it never stored (a candidate the dedup merged away, a pattern's text).
-
-    Why by text: the same text gives the same vector (up to the runtime's float rounding, which the
-    digest leaves out), and every stored vector but a consolidated pattern's is the model's vector of
-    its row's `embedding_text` (MemoryExtracted, MemoryEmbedded). A pattern built by consolidation
-    (source 'consolidation') holds the centroid of its episodes, so its rows are never read here.
-    `prefetch` loads the vectors of the contacts of one batch (the pipeline calls it before embedding),
-    so memory stays bounded by a batch, whatever the size of the live projection."""
-
-    def __init__(self, model: Callable[[], Embedder], model_name: str, live_schema: str):
-        # `model` is called on the first text live never stored: loading the local model takes ~1 s
-        self.model, self.model_name, self.schema = model, model_name, live_schema
-        self.vectors: dict[str, np.ndarray] = {}
-        self.by_id: dict[str, tuple[str, np.ndarray]] = {}  # memory id -> (its embedding text, vector)
-        self.recorded = self.computed = 0  # texts answered from the live projection / by the model
-
-    async def prefetch(self, conn, contacts: set[tuple[str, str]]) -> None:  # noqa: ANN001
-        from agents.core.memory import embedding_text
-
-        self.vectors, self.by_id = {}, {}
-        if not contacts:
-            return
-        cur = await conn.execute(
-            f"SELECT m.id, m.content, m.speaker, m.embedding FROM {self.schema}.memories m "
-            f"JOIN unnest(%s::text[], %s::text[]) AS b(t, c) ON m.tenant_id = b.t AND m.contact_id = b.c "
-            f"WHERE m.embedding IS NOT NULL AND m.embedding_model = %s AND m.source <> 'consolidation'",
-            ([t for t, _ in contacts], [c for _, c in contacts], self.model_name), binary=True)
-        for mid, content, speaker, vec in await cur.fetchall():
-            text = embedding_text({"content": content, "speaker": speaker})
-            v = np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
-            self.vectors[text] = v
-            self.by_id[mid] = (text, v)
-
-    def embed_messages(self, items: Sequence[tuple[str, str]]) -> list[np.ndarray]:
-        """Message vectors as live computed them (agents/pipeline.py `_embed_sync`): for each (the id of
-        the message's episode, its text), the vector live stored with that episode when its text is the
-        message's (computed alone, as a message), else the model's, one text per call as live did. Never
-        a vector read by text from another row: that one may come from a batch, a few ulps away."""
-        out = []
-        for mid, text in items:
-            hit = self.by_id.get(mid)
-            if hit is not None and hit[0] == text:
-                out.append(hit[1])
-                self.recorded += 1
-            else:
-                out.append(self.model().embed([text])[0])
-                self.computed += 1
-        return out
-
-    @property
-    def dim(self) -> int:
-        return self.model().dim
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
-        if missing:
-            self.vectors.update(zip(missing, self.model().embed(missing)))
-        out = np.asarray([self.vectors[t] for t in texts], dtype=np.float32)
-        self.computed += len(missing)
-        self.recorded += len(set(texts)) - len(missing)
-        return out
-
-
 class BatchingEmbedder:
     """Texts asked for one at a time by concurrent callers (the API's query embeddings), embedded together:
     one thread takes everything waiting, up to `max_batch`, and embeds it in one model call.
@@ -451,33 +386,30 @@ def embed_batch(embedder: Embedder, batch: list[tuple[str, Future]]) -> None:
             done.set_result(vectors[text])
 
 
-def configured_model_name() -> str:
-    """The name of the model `default_embedder` gives, without loading it."""
-    from streams.config import settings
+def configured_model_name(s: Any) -> str:
+    """The name of the model `default_embedder(s)` gives, without loading it (`s`: streams.config.Settings,
+    passed in: the domain layer reads no configuration)."""
+    return s.embeddings_model or LOCAL_MODEL_NAME
 
-    return settings().embeddings_model or LOCAL_MODEL_NAME
 
-
-def query_embedder() -> Embedder:
+def query_embedder(s: Any) -> Embedder:
     """The embedder for questions (the API's): the configured one, except that the local model runs as
     its int8 graph (RAPPORT_QUERY_INT8, on by default) on one thread. A question is one short text, for
     which a second thread saves ~1 ms of a lone request's wait but costs CPU that the API's other
     processes and requests are short of under load (float, batches of four: 2.2 vs 1.7 ms of CPU a query)."""
-    from streams.config import settings
+    if configured_model_name(s) != LOCAL_MODEL_NAME:
+        return default_embedder(s)
+    return MiniLMEmbedder(threads=1, int8=s.query_int8)
 
-    if configured_model_name() != LOCAL_MODEL_NAME:
-        return default_embedder()
-    return MiniLMEmbedder(threads=1, int8=settings().query_int8)
+
+def default_embedder(s: Any) -> Embedder:
+    """The configured embedder: OpenAI-compatible when RAPPORT_EMBEDDINGS_BASE_URL/_MODEL are set."""
+    return _configured(configured_model_name(s), s.embeddings_base_url, s.openai_api_key, s.embeddings_dim)
 
 
 @lru_cache(maxsize=1)
-def default_embedder() -> Embedder:
-    """The configured embedder: OpenAI-compatible when RAPPORT_EMBEDDINGS_BASE_URL/_MODEL are set."""
-    from streams.config import settings
-
-    s = settings()
-    if configured_model_name() != LOCAL_MODEL_NAME:
-        return OpenAIEmbedder(base_url=s.embeddings_base_url, api_key=s.openai_api_key or "none",
-                              model_name=s.embeddings_model, dim=s.embeddings_dim or 1536)
+def _configured(model: str, base_url: str | None, api_key: str | None, dim: int | None) -> Embedder:
+    if model != LOCAL_MODEL_NAME:
+        return OpenAIEmbedder(base_url=base_url, api_key=api_key or "none", model_name=model, dim=dim or 1536)
     # one thread a model call, two calls at a time (a batch's messages are embedded one text a call)
     return MiniLMEmbedder(threads=1, parallel=min(os.cpu_count() or 1, 2))

@@ -1,4 +1,4 @@
--- One projection version. Every table here is written only by the projector (projections/projector.py).
+-- One projection version. Every table here is written only by the projector (agents/projector.py).
 CREATE TABLE contacts (
     tenant_id     text        NOT NULL,
     contact_id    text        NOT NULL,

@@ -34,7 +34,7 @@ def schema_of(version: str) -> str:
 
 
 def _migrations(kind: str) -> list[tuple[str, str]]:
-    d = resources.files("projections") / "migrations" / kind
+    d = resources.files("streams") / "migrations" / kind
     return sorted((p.name, p.read_text()) for p in d.iterdir() if p.name.endswith(".sql"))
 
 

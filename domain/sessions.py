@@ -12,6 +12,10 @@ from typing import Any
 
 Session = dict[str, Any]
 
+# the silence that ends a session (seed 000): the fold's default (agents/core/contact.CoreConfig) and one
+# conversation for the read side (projections/retrieval.NEIGHBOUR_WITHIN_S)
+SESSION_GAP_S = 30 * 60
+
 
 def starts_new_session(session: Session | None, at: datetime, gap_s: int, session_id: str | None) -> bool:
     if session is None:

@@ -9,7 +9,6 @@ tracking record and skipped (see agents/pipeline.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
 from itertools import groupby
 from typing import Any, Callable
 
@@ -18,9 +17,11 @@ import orjson
 import psycopg
 from pgvector import Vector
 
-from projections.lexical import doc_row
+from domain import clock
+from domain.text import doc_row
 from schemas import events as ev
-from schemas.envelope import Envelope, decode, encode, parse_time
+from schemas.codec import decode
+from schemas.envelope import Envelope, encode, parse_time
 from streams import shredding, tracing, tracking_key
 from streams.webhooks import store as webhook_store
 
@@ -62,11 +63,6 @@ class Batch:
 CONTACT_TABLES = ("derived_outbox", "memory_entities", "memory_terms", "memory_term_docs", "memory_terms_pending",
                   "entities", "memories", "sessions", "session_summaries", "mood_log",
                   "triggers", "events", "processed_events", "contacts")
-
-
-def erased_tracking_id(tenant_id: str, contact_id: str) -> str:
-    """The tracking record of an erasure must not name the contact: a keyed one-way hash."""
-    return tracking_key.erased_tracking_id(tenant_id, contact_id)
 
 
 TOMBSTONE_INSERT = ("INSERT INTO rapport.erased_events (tenant_id, event_key) SELECT %s, unnest(%s::text[]) "
@@ -407,23 +403,9 @@ HANDLERS: dict[str, list[tuple[str, Callable[[Envelope], tuple | dict[str, Any]]
 }
 
 
-def stored_payload(e: Envelope) -> str:
-    """The derived event as kept in `events`: vectors are large and live in `memories` already."""
-    p = e.payload
-    if e.event_type == ev.MEMORY_EXTRACTED and "embedding" in p["memory"]:
-        p = {**p, "memory": {k: v for k, v in p["memory"].items() if k != "embedding"}}
-    elif e.event_type == ev.EPISODES_COMPRESSED and "embedding" in p["pattern"]:
-        p = {**p, "pattern": {k: v for k, v in p["pattern"].items() if k != "embedding"}}
-    elif e.event_type in (ev.MEMORY_EMBEDDED, ev.MEMORY_CORRECTED):
-        p = {k: v for k, v in p.items() if k not in ("embedding", "embeddingModel")}
-    elif e.event_type == ev.SESSION_CLOSED:  # the turns are in the ledger already
-        p = {k: v for k, v in p.items() if k != "turns"}
-    return orjson.dumps(p).decode()
-
-
 def _contact_row(s: State) -> tuple:
     skew = s.get("clockSkewS", 0.0)
-    wall = (parse_time(s["dueAt"]) + timedelta(seconds=skew)).isoformat() if s.get("dueAt") else None
+    wall = clock.wall_time(parse_time(s["dueAt"]), skew).isoformat() if s.get("dueAt") else None
     return (s["tenantId"], s["contactId"], s["displayName"], s["channel"], s["personaId"], s["firstSeen"],
             s["lastSeen"], s["messageCount"], s["sessionCount"], s["activeStreak"],
             orjson.dumps(s).decode(), s["seq"], s.get("profile"), s.get("dueAt"), skew, wall)
@@ -591,7 +573,7 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
                                                       for e in batch.derived]))
         if batch.derived:
             await cur.execute(EVENTS_INSERT, columns([(e.event_id, e.tenant_id, e.contact_id, e.event_type,
-                                                       e.occurred_at, e.causation_id, stored_payload(e))
+                                                       e.occurred_at, e.causation_id, ev.stored_payload(e))
                                                       for e in batch.derived]))
         for e in batch.derived:  # after the rows above: nothing of the memory is written after it is shredded
             if e.event_type == ev.MEMORY_FORGOTTEN:
@@ -610,5 +592,5 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
             await cur.execute(
                 "INSERT INTO processed_events (tenant_id, event_id, contact_id, contact_seq, topic_partition, "
                 "topic_offset) VALUES (%s,%s,%s,0,%s,%s) ON CONFLICT DO NOTHING",
-                (a.env.tenant_id, a.env.event_id, erased_tracking_id(a.env.tenant_id, a.env.contact_id),
+                (a.env.tenant_id, a.env.event_id, tracking_key.erased_tracking_id(a.env.tenant_id, a.env.contact_id),
                  a.partition, a.offset))
