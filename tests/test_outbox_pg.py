@@ -139,3 +139,31 @@ async def test_a_failed_publish_is_retried_in_the_background_not_left_for_minute
         assert never.sent == [] and not ingest._retrying
     finally:
         await pool.close()
+
+
+async def test_a_relay_pass_reads_no_envelope_of_a_row_too_young_to_relay(fresh_db):  # noqa: F811
+    """While the workers work through a backlog every pass reads the backlog's rows: only those it may
+    re-publish (unapplied, older than the cutoff) bring their envelope, whose JSON the API would
+    otherwise parse on the event loop /context runs on. The old one is still relayed."""
+    import psycopg.types.json
+
+    pool = await open_pool(fresh_db)
+    try:
+        await ingest.record(pool, [aged("old", "c1", minutes_ago=10)] +
+                            [aged(f"young{i}", "c2", minutes_ago=0.01) for i in range(5)])
+        parsed: list[bytes] = []
+
+        def counting(data):  # noqa: ANN001, ANN202
+            parsed.append(bytes(data))
+            return orjson.loads(data)
+
+        psycopg.types.json.set_json_loads(counting)
+        try:
+            pub = Publisher()
+            sent, _, _ = await ingest.relay_once(pool, pub, "proj_v1", older_than_s=120)
+        finally:
+            psycopg.types.json.set_json_loads(orjson.loads)
+        assert (sent, pub.sent) == (1, ["old"])
+        assert len(parsed) == 1 and b'"old"' in parsed[0]  # the young rows' envelopes never left the server
+    finally:
+        await pool.close()

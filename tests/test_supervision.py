@@ -131,3 +131,36 @@ def test_the_supervisor_restarts_a_broker_that_holds_too_much_memory(tmp_path):
     finally:
         for c in stack.children:
             c.proc.kill()
+
+
+def test_the_batch_processes_start_at_a_lower_cpu_priority_than_what_requests_wait_on(tmp_path, monkeypatch):
+    """Workers and webhook delivery get the stack's batch nice level; the API and the servers keep 0
+    (on a busy machine the kernel then serves /context before a batch). What `rapport up` spawns, and
+    that the spawned process really runs at that level."""
+    import os
+    import sys
+
+    from ops import embedded
+
+    assert [embedded.child_nice(n, 10) for n in ("worker-0", "worker-3", "webhooks", "api", "api-1", "postgres",
+                                                 "redis", "broker")] == [10, 10, 10, 0, 0, 0, 0, 0]
+    assert embedded.child_nice("worker-0", 0) == 0 and embedded.child_nice("worker-0", 40) == 19
+
+    asked: dict[str, int] = {}
+
+    def fake_spawn(name, args, log_dir, env=None, nice=0, **kw):  # noqa: ANN001, ANN202
+        asked[name] = nice
+        return embedded.Child(name, None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(embedded, "spawn", fake_spawn)
+    stack = embedded.Stack(tmp_path, batch_nice=7, env={"RAPPORT_HTTP_PORT": "1"})
+    for name in ("worker-0", "webhooks", "api"):
+        stack._spawn_app(name)
+    assert asked == {"worker-0": 7, "webhooks": 7, "api": 0}
+    monkeypatch.undo()
+
+    (tmp_path / "logs").mkdir()
+    child = embedded.spawn("worker-0", [sys.executable, "-c", "import os; print('nice', os.nice(0))"],
+                           tmp_path / "logs", nice=embedded.child_nice("worker-0", 5))
+    assert child.proc.wait(20) == 0
+    assert f"nice {min(19, os.nice(0) + 5)}" in child.log.read_text()
