@@ -39,6 +39,29 @@ def crisis_set_texts() -> set[str]:
         return {json.loads(line)["text"].lower() for line in f if line.strip()}
 
 
+def crisis_vectors(embedder, levels: list[tuple], hard_negatives: dict[str, str]) -> dict:  # noqa: ANN001
+    """Each message of a crisis test file (its LEVELS' texts, then its HARD_NEGATIVES') -> its real vector."""
+    import numpy as np
+
+    texts = crisis_file_texts(levels, hard_negatives)
+    return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
+
+
+def crisis_file_texts(levels: list[tuple], hard_negatives: dict[str, str]) -> list[str]:
+    """The messages of a crisis test file: its LEVELS' (text first in each row), then its HARD_NEGATIVES'."""
+    return [t for t, *_ in levels] + list(hard_negatives.values())
+
+
+def crisis_level_trigger(text: str, vector, level: str, severity: str, category: str) -> dict:  # noqa: ANN001
+    """The one crisis trigger `text` makes through the fold, checked to be of `level` with its severity and
+    category, for human review, with a cue of the message's own words that its reason names."""
+    [t] = crisis_triggers(text, vector)
+    assert (t["level"], t["severity"], t["category"]) == (level, severity, category), t
+    assert t["humanReview"] is True and t["cue"] and t["cue"] in text
+    assert t["reason"].startswith(f'crisis language ({category}, {level.replace("_", " ")}): "{t["cue"]}"')
+    return t
+
+
 def records(envs, topic: str = "rapport.interactions", partition: int = 0, start_offset: int = 0) -> list[Record]:
     return [Record(encode(e), topic, partition, start_offset + i) for i, e in enumerate(envs)]
 
