@@ -119,10 +119,19 @@ def backend_env(request, name: str) -> dict[str, str]:
     return stack_env(url, uuid.uuid4().hex[:8])
 
 
+def stack_per_backend(tmp_path_factory, request, name: str):  # noqa: ANN001, ANN201
+    """For a module-scoped `stack` fixture with `params=BACKENDS`: one `rapport up` for the module's tests on
+    the backend of request.param, in a data dir of its own under `name`."""
+    from tests.stack import running
+
+    with running(tmp_path_factory.mktemp(name) / "data", env=backend_env(request, request.param)) as s:
+        yield s
+
+
 @pytest.fixture
 def backend(request) -> dict[str, str]:
     """backend_env for one test. Parametrise with `@pytest.mark.parametrize("backend", BACKENDS,
-    indirect=True)`; a module-scoped stack fixture takes `params=BACKENDS` and calls backend_env itself,
+    indirect=True)`; a module-scoped stack fixture takes `params=BACKENDS` and yields from stack_per_backend,
     so a module starts one stack per backend."""
     return backend_env(request, request.param)
 
