@@ -4,6 +4,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from agents.pipeline import Record
 from schemas import events as ev
 from schemas.envelope import encode, format_time
@@ -39,17 +41,26 @@ def crisis_set_texts() -> set[str]:
         return {json.loads(line)["text"].lower() for line in f if line.strip()}
 
 
-def crisis_vectors(embedder, levels: list[tuple], hard_negatives: dict[str, str]) -> dict:  # noqa: ANN001
-    """Each message of a crisis test file (its LEVELS' texts, then its HARD_NEGATIVES') -> its real vector."""
+@pytest.fixture(scope="module")
+def crisis_vectors(embedder, request) -> dict:  # noqa: ANN001
+    """A fixture for a crisis test module (import it there): each message of its LEVELS and HARD_NEGATIVES ->
+    its real vector."""
     import numpy as np
 
-    texts = crisis_file_texts(levels, hard_negatives)
+    texts = crisis_file_texts(request.module.LEVELS, request.module.HARD_NEGATIVES)
     return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
 
 
 def crisis_file_texts(levels: list[tuple], hard_negatives: dict[str, str]) -> list[str]:
     """The messages of a crisis test file: its LEVELS' (text first in each row), then its HARD_NEGATIVES'."""
     return [t for t, *_ in levels] + list(hard_negatives.values())
+
+
+def crisis_set_overlap(levels: list[tuple], hard_negatives: dict[str, str]) -> list[str]:
+    """The messages of a crisis test file that the shipped crisis set holds (lower-cased): none, for a test of
+    the rules on messages they were not written from."""
+    known = crisis_set_texts()
+    return [t for t in crisis_file_texts(levels, hard_negatives) if t.lower() in known]
 
 
 def crisis_level_trigger(text: str, vector, level: str, severity: str, category: str) -> dict:  # noqa: ANN001
