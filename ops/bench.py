@@ -402,16 +402,25 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
     return out
 
 
+def _rate(label: str, value: Any, unit: str, rest: str) -> None:
+    """One line of print_load's table: the label, the value right-aligned, its unit, then what it means."""
+    print(f"{label:<20} {value:>10} {unit}   {rest}")
+
+
+def _latency(v: dict[str, Any], *pcts: int) -> str:
+    return ", ".join(f"p{p} {v[f'p{p}_ms']} ms" for p in pcts)
+
+
 def print_load(r: dict[str, Any]) -> None:
     print(f"events: {r['events']} over {r['contacts']} contacts")
-    print(f"ingest accepted      {r['ingest']['accepted_events_per_s']:>10} events/s   "
-          f"POST p50 {r['ingest']['post_latency']['p50_ms']} ms, p95 {r['ingest']['post_latency']['p95_ms']} ms")
-    print(f"processed end to end {r['processing']['end_to_end_events_per_s']:>10} events/s   "
+    _rate("ingest accepted", r["ingest"]["accepted_events_per_s"], "events/s",
+          f"POST {_latency(r['ingest']['post_latency'], 50, 95)}")
+    _rate("processed end to end", r["processing"]["end_to_end_events_per_s"], "events/s",
           f"({r['processing']['seconds']} s)")
     if r.get("transport"):
         t = r["transport"]
-        print(f"bare transport       {t['events_per_s']:>10} events/s   (a Faust pass-through worker on the same "
-              f"broker); the pipeline runs at {t['ratio']:.2f}x of it")
+        _rate("bare transport", t["events_per_s"], "events/s", "(a Faust pass-through worker on the same broker); "
+              f"the pipeline runs at {t['ratio']:.2f}x of it")
     if r.get("stages"):
         batch = {k: v for k, v in r["stages"].items() if k not in BACKGROUND_STAGES}
         total = sum(batch.values()) or 1.0
@@ -419,24 +428,22 @@ def print_load(r: dict[str, Any]) -> None:
             f"{k} {v:.2f} ({v / total:.0%})" for k, v in batch.items() if v >= 0.005) + "".join(
             f"; {k} {r['stages'][k]:.2f} beside them" for k in BACKGROUND_STAGES if r["stages"].get(k, 0) >= 0.005))
     if r.get("worker_cpu"):
-        print(f"worker CPU           {r['worker_cpu']['ms_per_event']:>10} ms/event   "
+        _rate("worker CPU", r["worker_cpu"]["ms_per_event"], "ms/event",
               f"({r['worker_cpu']['seconds']} s of CPU over the ingest and its processing)")
     if r.get("context_during_ingest"):
         v = r["context_during_ingest"]
-        print(f"/context while ingesting, {v['clients']} clients: p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, "
-              f"p99 {v['p99_ms']} ms, {v['requests_per_s']} req/s")
+        print(f"/context while ingesting, {v['clients']} clients: {_latency(v, 50, 95, 99)}, "
+              f"{v['requests_per_s']} req/s")
     if r.get("model_only"):
         m = r["model_only"]
-        print(f"model alone          {m['events_per_s']:>10} events/s   ({m['distinct_texts']} distinct texts at "
+        _rate("model alone", m["events_per_s"], "events/s", f"({m['distinct_texts']} distinct texts at "
               f"{m['texts_per_s']} texts/s); processed / model-only = {m['ratio']:.2f}")
         if "alone_events_per_s" in m:
-            print(f"model, one text/call {m['alone_events_per_s']:>10} events/s   ({m['alone_texts_per_s']} texts/s, "
+            _rate("model, one text/call", m["alone_events_per_s"], "events/s", f"({m['alone_texts_per_s']} texts/s, "
                   f"as the worker embeds a message); processed / that = {m['alone_ratio']:.2f}")
-    f = r["freshness"]
-    print(f"freshness            p50 {f['p50_ms']} ms, p95 {f['p95_ms']} ms, p99 {f['p99_ms']} ms")
+    print(f"freshness            {_latency(r['freshness'], 50, 95, 99)}")
     for name, v in r["context"].items():
-        print(f"/context {name:<20} p50 {v['p50_ms']} ms, p95 {v['p95_ms']} ms, p99 {v['p99_ms']} ms, "
-              f"{v['requests_per_s']} req/s")
+        print(f"/context {name:<20} {_latency(v, 50, 95, 99)}, {v['requests_per_s']} req/s")
 
 
 CPU = "cpu"  # stage_seconds' key for the workers' process CPU seconds (not a stage)

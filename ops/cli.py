@@ -2,6 +2,7 @@
 agents/, projections/ and streams/."""
 from __future__ import annotations
 
+import functools
 import logging
 import logging.config
 import os
@@ -9,6 +10,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -238,81 +240,75 @@ def _memories_options(fn):  # noqa: ANN001, ANN202
     return fn
 
 
-@memories.command("list")
-@click.argument("contact")
-@click.option("--status", type=click.Choice(["active", "expired", "superseded", "merged", "compressed", "pruned",
-                                             "archived"]), default=None)
-@click.option("--json", "as_json", is_flag=True, help="the API's JSON")
-@_memories_options
-def memories_list(contact: str, status: str | None, as_json: bool, url: str | None, data_dir: str,
-                  tenant: str | None) -> None:
+def _memories_command(name: str, *params):  # noqa: ANN001, ANN002, ANN202
+    """`rapport memories NAME CONTACT ...`, `params` (click's) after CONTACT and before --url, --data-dir
+    and --tenant: the command gets the API's client `r` in place of those three."""
+    def register(fn):  # noqa: ANN001, ANN202
+        @functools.wraps(fn)
+        def run(url: str | None, data_dir: str, tenant: str | None, **kw: Any) -> None:
+            from ops import memories_cli as mc
+
+            with mc.client(url, data_dir, tenant) as r:
+                fn(r, **kw)
+
+        run = _memories_options(run)
+        for param in reversed((click.argument("contact"), *params)):
+            run = param(run)
+        return memories.command(name)(run)
+    return register
+
+
+_JSON = click.option("--json", "as_json", is_flag=True, help="the API's JSON")
+
+
+@_memories_command("list", click.option("--status", type=click.Choice(
+    ["active", "expired", "superseded", "merged", "compressed", "pruned", "archived"]), default=None), _JSON)
+def memories_list(r: Any, contact: str, status: str | None, as_json: bool) -> None:
     """Every memory of CONTACT: id, status, type, importance, content."""
     from ops import memories_cli as mc
 
-    with mc.client(url, data_dir, tenant) as r:
-        mc.list_memories(r, contact, status, as_json)
+    mc.list_memories(r, contact, status, as_json)
 
 
-@memories.command("search")
-@click.argument("contact")
-@click.argument("query")
-@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 50))
-@click.option("--json", "as_json", is_flag=True, help="the API's JSON")
-@_memories_options
-def memories_search(contact: str, query: str, limit: int, as_json: bool, url: str | None, data_dir: str,
-                    tenant: str | None) -> None:
+@_memories_command("search", click.argument("query"),
+                   click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 50)), _JSON)
+def memories_search(r: Any, contact: str, query: str, limit: int, as_json: bool) -> None:
     """CONTACT's memories most relevant to QUERY, best first (as /context ranks them)."""
     from ops import memories_cli as mc
 
-    with mc.client(url, data_dir, tenant) as r:
-        mc.search(r, contact, query, limit, as_json)
+    mc.search(r, contact, query, limit, as_json)
 
 
-@memories.command("show")
-@click.argument("contact")
-@click.argument("memory_id")
-@click.option("--json", "as_json", is_flag=True, help="the API's JSON")
-@_memories_options
-def memories_show(contact: str, memory_id: str, as_json: bool, url: str | None, data_dir: str,
-                  tenant: str | None) -> None:
+@_memories_command("show", click.argument("memory_id"), _JSON)
+def memories_show(r: Any, contact: str, memory_id: str, as_json: bool) -> None:
     """One memory and its history (extracted, reinforced, corrected, ...)."""
     from ops import memories_cli as mc
 
-    with mc.client(url, data_dir, tenant) as r:
-        mc.show(r, contact, memory_id, as_json)
+    mc.show(r, contact, memory_id, as_json)
 
 
-@memories.command("correct")
-@click.argument("contact")
-@click.argument("memory_id")
-@click.option("--content", default=None, help="the corrected text")
-@click.option("--type", "memory_type", type=click.Choice(["fact", "preference", "episode", "pattern"]), default=None)
-@click.option("--importance", type=click.FloatRange(0, 1), default=None)
-@click.option("--pin/--unpin", "pinned", default=None)
-@click.option("--wait", is_flag=True, help="until the correction is applied")
-@_memories_options
-def memories_correct(contact: str, memory_id: str, content: str | None, memory_type: str | None,
-                     importance: float | None, pinned: bool | None, wait: bool, url: str | None, data_dir: str,
-                     tenant: str | None) -> None:
+@_memories_command("correct", click.argument("memory_id"),
+                   click.option("--content", default=None, help="the corrected text"),
+                   click.option("--type", "memory_type", type=click.Choice(["fact", "preference", "episode",
+                                                                            "pattern"]), default=None),
+                   click.option("--importance", type=click.FloatRange(0, 1), default=None),
+                   click.option("--pin/--unpin", "pinned", default=None),
+                   click.option("--wait", is_flag=True, help="until the correction is applied"))
+def memories_correct(r: Any, contact: str, memory_id: str, content: str | None, memory_type: str | None,
+                     importance: float | None, pinned: bool | None, wait: bool) -> None:
     """Correct a memory: its text, type, importance or pin (a MemoryCorrected event)."""
     from ops import memories_cli as mc
 
-    with mc.client(url, data_dir, tenant) as r:
-        mc.correct(r, contact, memory_id, content, memory_type, importance, pinned, wait)
+    mc.correct(r, contact, memory_id, content, memory_type, importance, pinned, wait)
 
 
-@memories.command("forget")
-@click.argument("contact")
-@click.argument("memory_id")
-@click.option("--wait", is_flag=True, help="until the memory is forgotten")
-@_memories_options
-def memories_forget(contact: str, memory_id: str, wait: bool, url: str | None, data_dir: str,
-                    tenant: str | None) -> None:
+@_memories_command("forget", click.argument("memory_id"),
+                   click.option("--wait", is_flag=True, help="until the memory is forgotten"))
+def memories_forget(r: Any, contact: str, memory_id: str, wait: bool) -> None:
     """Forget one memory of CONTACT (a MemoryForgotten event: its content is shredded)."""
     from ops import memories_cli as mc
 
-    with mc.client(url, data_dir, tenant) as r:
-        mc.forget(r, contact, memory_id, wait)
+    mc.forget(r, contact, memory_id, wait)
 
 
 @main.group()

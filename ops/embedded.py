@@ -127,6 +127,18 @@ class Child:
                 pass
 
 
+def stop_together(children: list[Child], timeout: float) -> None:
+    """Signal every live child first, then wait for each (`timeout` s, then SIGKILL): they stop in parallel."""
+    for c in children:
+        if c.alive():
+            try:
+                c.proc.send_signal(c.stop_signal)
+            except ProcessLookupError:
+                pass
+    for c in children:
+        c.stop(timeout=timeout)
+
+
 def as_user(user: str | None) -> dict[str, Any]:
     """Popen arguments that run a child as `user` with that user's own group and no supplementary
     groups (user= alone would keep root's group: files of group root would stay readable to it)."""
@@ -629,15 +641,8 @@ class Stack:
                  [c.name for c in self.children if c.name.startswith("worker") or c.name == "webhooks"],
                  ["broker", "redis", "postgres"]]
         for tier in tiers:
-            group = [c for c in self.children if c.name in tier]
-            for c in group:  # signal the whole tier, then wait: workers stop in parallel
-                if c.alive():
-                    try:
-                        c.proc.send_signal(c.stop_signal)
-                    except ProcessLookupError:
-                        pass
-            for c in group:
-                c.stop(timeout=15)
+            # the whole tier at once: workers stop in parallel
+            stop_together([c for c in self.children if c.name in tier], timeout=15)
         run_file = self.data_dir / "run.json"
         if run_file.exists():
             run_file.unlink()

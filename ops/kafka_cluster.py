@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ops.embedded import Child, free_port, spawn, wait_port
+from ops.embedded import Child, free_port, spawn, stop_together, wait_port
 
 KAFKA_VERSION = os.environ.get("RAPPORT_KAFKA_VERSION", "3.9.1")
 SLF4J_BINDING = "org.slf4j:slf4j-reload4j:1.7.36"
@@ -264,14 +264,7 @@ class KafkaCluster:
 
     def stop(self) -> None:
         """SIGTERM every node at once, then wait (a controlled shutdown each; SIGKILL after 20 s)."""
-        live = [n.child for n in self.nodes if n.child is not None and n.child.alive()]
-        for c in live:
-            try:
-                c.proc.send_signal(signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for c in live:
-            c.stop(timeout=20)
+        stop_together([n.child for n in self.nodes if n.child is not None and n.child.alive()], timeout=20)
         if self._own_base and self.base is not None:
             shutil.rmtree(self.base, ignore_errors=True)
 

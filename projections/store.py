@@ -174,27 +174,35 @@ class Store:
             self._version_at = time.monotonic()
         return db.schema_of(self._version)
 
+    async def _rows(self, sql: str, params: Any) -> list[dict[str, Any]]:
+        """Every row of one query, on a connection of the pool."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
+
+    async def _row(self, sql: str, params: Any) -> dict[str, Any] | None:
+        """The first row of one query (None: none), on a connection of the pool."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchone()
+
     async def is_processed(self, tenant_id: str, event_id: str) -> bool:
         """Whether the tenant's event is reflected: applied, or applied and then erased with its contact
         (its tombstone: a re-send of it was a duplicate, so there is nothing more to wait for)."""
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT 1 FROM {s}.processed_events WHERE tenant_id=%s AND event_id=%s UNION ALL "
-                f"SELECT 1 FROM rapport.erased_events WHERE tenant_id=%s AND event_key=%s LIMIT 1",
-                (tenant_id, event_id, tenant_id, tracking_key.event_tombstone(tenant_id, event_id)))
-            return await cur.fetchone() is not None
+        return await self._row(
+            f"SELECT 1 FROM {s}.processed_events WHERE tenant_id=%s AND event_id=%s UNION ALL "
+            f"SELECT 1 FROM rapport.erased_events WHERE tenant_id=%s AND event_key=%s LIMIT 1",
+            (tenant_id, event_id, tenant_id, tracking_key.event_tombstone(tenant_id, event_id))) is not None
 
     async def contact(self, tenant_id: str, contact_id: str) -> dict[str, Any] | None:
         """The contact's state without the fold's private bookkeeping (indexes, histograms): readers need
         a few fields, and the whole state of a long-running contact is tens of kilobytes."""
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT state - %s::text[] AS state FROM {s}.contacts "
-                                     f"WHERE tenant_id=%s AND contact_id=%s",
-                                     (list(PRIVATE_STATE), tenant_id, contact_id))
-            row = await cur.fetchone()
-            return row["state"] if row else None
+        row = await self._row(f"SELECT state - %s::text[] AS state FROM {s}.contacts "
+                              f"WHERE tenant_id=%s AND contact_id=%s",
+                              (list(PRIVATE_STATE), tenant_id, contact_id))
+        return row["state"] if row else None
 
     async def contact_and_entities(self, tenant_id: str, contact_id: str
                                    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -211,17 +219,15 @@ class Store:
         speakers = (f"ARRAY(SELECT x.speaker FROM unnest(%(words)s::text[]) AS w(word) CROSS JOIN LATERAL "
                     f"(SELECT m.speaker FROM {s}.memories m WHERE m.tenant_id=%(t)s AND m.contact_id=%(c)s "
                     f"AND lower(split_part(m.speaker, ' ', 1)) = w.word LIMIT 1) x)" if words else "'{}'::text[]")
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT (SELECT state - %(private)s::text[] FROM {s}.contacts "
-                f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS state, "
-                f"(SELECT coalesce(jsonb_agg(jsonb_build_object('ref', ref, 'entity_type', entity_type, "
-                f"'display_name', display_name, 'metadata', metadata, 'aliases', aliases, 'mentions', mentions) "
-                f"ORDER BY mentions DESC, ref), '[]'::jsonb) FROM {s}.entities "
-                f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS entities, {speakers} AS speakers",
-                {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id, "words": words})
-            row = await cur.fetchone()
-            return row["state"], row["entities"], list(dict.fromkeys(row["speakers"] or []))
+        row = await self._row(
+            f"SELECT (SELECT state - %(private)s::text[] FROM {s}.contacts "
+            f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS state, "
+            f"(SELECT coalesce(jsonb_agg(jsonb_build_object('ref', ref, 'entity_type', entity_type, "
+            f"'display_name', display_name, 'metadata', metadata, 'aliases', aliases, 'mentions', mentions) "
+            f"ORDER BY mentions DESC, ref), '[]'::jsonb) FROM {s}.entities "
+            f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS entities, {speakers} AS speakers",
+            {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id, "words": words})
+        return row["state"], row["entities"], list(dict.fromkeys(row["speakers"] or []))
 
     async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive
@@ -229,12 +235,10 @@ class Store:
         contact whose memories predate the projection's postings (keyword_search, neighbours read those).
         The candidate queries then keep those retrievable at the request's as_of."""
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT id, coalesce(speaker || ': ', '') || content AS text, created_at, memory_type "
-                f"FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s AND status <> 'merged'",
-                (tenant_id, contact_id))
-            return await cur.fetchall()
+        return await self._rows(
+            f"SELECT id, coalesce(speaker || ': ', '') || content AS text, created_at, memory_type "
+            f"FROM {s}.memories WHERE tenant_id=%s AND contact_id=%s AND status <> 'merged'",
+            (tenant_id, contact_id))
 
     async def keyword_search(self, tenant_id: str, contact_id: str, terms: list[str], k: int,
                              k1: float = 1.5, b: float = 0.75) -> dict[str, float] | None:
@@ -268,9 +272,7 @@ class Store:
         params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                   "anchors": anchor_ids, "within": within_s, "width": width, "model": model,
                   "q": Vector(query_vec.astype(np.float32))}
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(neighbours_sql(s), params)
-            return await cur.fetchall()
+        return await self._rows(neighbours_sql(s), params)
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, as_of: datetime, persona_id: str | None,
@@ -297,9 +299,7 @@ class Store:
             pick = f"SELECT m.id FROM {s}.memories m WHERE {where} ORDER BY m.importance DESC, m.created_at DESC LIMIT %(k)s"
             sql = (f"SELECT {RANKING_COLUMNS_M}, 0.0 AS similarity FROM {s}.memories m "
                    f"WHERE {where} AND (m.id IN ({pick}) OR m.entity_refs && %(refs)s::text[])")
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, params)
-            return await cur.fetchall()
+        return await self._rows(sql, params)
 
     async def retrievable_by_id(self, tenant_id: str, contact_id: str, ids: list[str], *, query_vec: np.ndarray,
                                 model: str | None, as_of: datetime, persona_id: str | None,
@@ -310,10 +310,8 @@ class Store:
         s = await self.schema()
         params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                   "ids": ids, "model": model, "q": Vector(query_vec.astype(np.float32))}
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
-                                     f"WHERE {retrievable()} AND m.id = ANY(%(ids)s)", params)
-            return await cur.fetchall()
+        return await self._rows(f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
+                                f"WHERE {retrievable()} AND m.id = ANY(%(ids)s)", params)
 
     async def card_memories(self, tenant_id: str, contact_id: str, refs: list[str], as_of: datetime,
                             persona_id: str | None, min_importance: float, explicit_as_of: bool = False
@@ -323,21 +321,17 @@ class Store:
         if not refs:
             return []
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT {RANKING_COLUMNS_M} FROM {s}.memories m "
-                f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
-                f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
-                {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
-                 "min": min_importance})
-            return await cur.fetchall()
+        return await self._rows(
+            f"SELECT {RANKING_COLUMNS_M} FROM {s}.memories m "
+            f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
+            f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
+            {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
+             "min": min_importance})
 
     async def triggers(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT * FROM {s}.triggers WHERE tenant_id=%s AND contact_id=%s "
-                                     f"ORDER BY due_at, id", (tenant_id, contact_id))
-            return await cur.fetchall()
+        return await self._rows(f"SELECT * FROM {s}.triggers WHERE tenant_id=%s AND contact_id=%s "
+                                f"ORDER BY due_at, id", (tenant_id, contact_id))
 
     async def export(self, tenant_id: str, contact_id: str) -> dict[str, list[dict[str, Any]]]:
         """Every row held about the contact, table by table (GDPR export)."""
@@ -376,9 +370,7 @@ class Store:
 
     async def memories(self, tenant_id: str, contact_id: str, status: str | None) -> list[dict[str, Any]]:
         sql, args = memories_select(await self.schema(), tenant_id, contact_id, status)
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql + " ORDER BY created_at, id", args)
-            return await cur.fetchall()
+        return await self._rows(sql + " ORDER BY created_at, id", args)
 
     # ------------------------------------------------------------------ pages for the console (issue 26)
     async def contacts_page(self, tenant_id: str, *, sort: str, limit: int, after: tuple[datetime | None, str] | None,
@@ -417,9 +409,7 @@ class Store:
                f"(SELECT count(*) FROM {s}.memories m WHERE m.tenant_id = c.tenant_id AND m.contact_id = c.contact_id "
                f"AND m.status = 'active') AS memory_count "
                f"FROM {s}.contacts c WHERE {' AND '.join(where)} ORDER BY {order} LIMIT %(limit)s")
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, params)
-            return await cur.fetchall()
+        return await self._rows(sql, params)
 
     async def memories_page(self, tenant_id: str, contact_id: str, status: str | None, limit: int,
                             after: tuple[datetime, str] | None) -> list[dict[str, Any]]:
@@ -428,39 +418,31 @@ class Store:
         if after is not None:
             sql += " AND (created_at, id) > (%s, %s)"
             args += [after[0], after[1]]
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql + " ORDER BY created_at, id LIMIT %s", [*args, limit])
-            return await cur.fetchall()
+        return await self._rows(sql + " ORDER BY created_at, id LIMIT %s", [*args, limit])
 
     async def mood_log(self, tenant_id: str, contact_id: str, limit: int) -> list[dict[str, Any]]:
         """The contact's last `limit` classified moods, oldest first (ties in time by event id)."""
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT * FROM (SELECT event_id, source_id, at, mood, energy, style, confidence, unusual, source "
-                f"FROM {s}.mood_log WHERE tenant_id=%s AND contact_id=%s ORDER BY at DESC, event_id DESC LIMIT %s) x "
-                f"ORDER BY at, event_id", (tenant_id, contact_id, limit))
-            return await cur.fetchall()
+        return await self._rows(
+            f"SELECT * FROM (SELECT event_id, source_id, at, mood, energy, style, confidence, unusual, source "
+            f"FROM {s}.mood_log WHERE tenant_id=%s AND contact_id=%s ORDER BY at DESC, event_id DESC LIMIT %s) x "
+            f"ORDER BY at, event_id", (tenant_id, contact_id, limit))
 
     async def pattern_spans(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """Each pattern memory that consolidation compressed episodes into, with the time its episodes span
         and how many it holds (agents/core/consolidation.compress)."""
         s = await self.schema()
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                f"SELECT p.id, p.content, p.status, min(e.created_at) AS start, max(e.created_at) AS end, "
-                f"count(*) AS count FROM {s}.memories e JOIN {s}.memories p ON p.tenant_id = e.tenant_id "
-                f"AND p.contact_id = e.contact_id AND p.id = e.superseded_by "
-                f"WHERE e.tenant_id=%s AND e.contact_id=%s AND e.status='compressed' "
-                f"GROUP BY p.id, p.content, p.status ORDER BY min(e.created_at), p.id", (tenant_id, contact_id))
-            return await cur.fetchall()
+        return await self._rows(
+            f"SELECT p.id, p.content, p.status, min(e.created_at) AS start, max(e.created_at) AS end, "
+            f"count(*) AS count FROM {s}.memories e JOIN {s}.memories p ON p.tenant_id = e.tenant_id "
+            f"AND p.contact_id = e.contact_id AND p.id = e.superseded_by "
+            f"WHERE e.tenant_id=%s AND e.contact_id=%s AND e.status='compressed' "
+            f"GROUP BY p.id, p.content, p.status ORDER BY min(e.created_at), p.id", (tenant_id, contact_id))
 
     async def tenants(self, only: str | None, limit: int) -> list[dict[str, Any]]:
         """Tenants that have contacts (reserved `_` ones not counted), with how many, by id; `only`: that one."""
         s = await self.schema()
         where = "left(contact_id, 1) <> '_'" + (" AND tenant_id = %(t)s" if only is not None else "")
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(f"SELECT tenant_id, count(*) AS contacts FROM {s}.contacts WHERE {where} "
-                                     f"GROUP BY tenant_id ORDER BY tenant_id LIMIT %(limit)s",
-                                     {"t": only, "limit": limit})
-            return await cur.fetchall()
+        return await self._rows(f"SELECT tenant_id, count(*) AS contacts FROM {s}.contacts WHERE {where} "
+                                f"GROUP BY tenant_id ORDER BY tenant_id LIMIT %(limit)s",
+                                {"t": only, "limit": limit})

@@ -185,14 +185,18 @@ def interaction_errors(p: dict[str, Any]) -> list[tuple[str, str]]:
     return errs
 
 
+# the event types whose payload is checked field by field: [(field, why)], empty when it is valid
+_PAYLOAD_ERRORS = {INTERACTION_RECORDED: interaction_errors, MEMORY_CORRECTION_REQUESTED: correction_errors}
+
+
 def validate_payload(env: Envelope) -> None:
     """Raise InvalidEvent for a source event that the agents cannot process."""
-    if not (1 <= len(env.contact_id) <= MAX_ID_CHARS):
-        raise InvalidEvent(f"contact_id must be 1-{MAX_ID_CHARS} characters")
-    if not (1 <= len(env.tenant_id) <= MAX_ID_CHARS):
-        raise InvalidEvent(f"tenant_id must be 1-{MAX_ID_CHARS} characters")
-    if env.event_type == INTERACTION_RECORDED:
-        errs = interaction_errors(env.payload)
+    for name, value in (("contact_id", env.contact_id), ("tenant_id", env.tenant_id)):
+        if not (1 <= len(value) <= MAX_ID_CHARS):
+            raise InvalidEvent(f"{name} must be 1-{MAX_ID_CHARS} characters")
+    errors_of = _PAYLOAD_ERRORS.get(env.event_type)
+    if errors_of is not None:
+        errs = errors_of(env.payload)
         if errs:
             raise InvalidEvent("; ".join(f"payload.{f}: {why}" for f, why in errs))
     elif env.event_type == MEMORIES_ACCESSED:
@@ -219,10 +223,6 @@ def validate_payload(env: Envelope) -> None:
         if not (isinstance(env.payload.get("patternId"), str) and isinstance(env.payload.get("count"), int)
                 and isinstance(label, str) and 0 < len(label) <= MAX_LABEL_CHARS):
             raise InvalidEvent(f"payload: patternId, count and label (1-{MAX_LABEL_CHARS} characters)")
-    elif env.event_type == MEMORY_CORRECTION_REQUESTED:
-        errs = correction_errors(env.payload)
-        if errs:
-            raise InvalidEvent("; ".join(f"payload.{f}: {why}" for f, why in errs))
     elif env.event_type == MEMORY_FORGET_REQUESTED:
         mid, src, h = env.payload.get("memoryId"), env.payload.get("sourceEventIds"), env.payload.get("contentHash")
         if not isinstance(mid, str) or not 1 <= len(mid) <= MAX_ID_CHARS:

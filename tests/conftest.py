@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,38 +20,41 @@ def pg_url(embedded_pg_url: str) -> str:
     return embedded_pg_url
 
 
+def _postgres(env_var: str, start: Callable[[], tuple[Any, str]]) -> Iterator[str]:
+    """The URL in $`env_var` if set; else a PostgreSQL `start()`ed for the run, stopped after it."""
+    external = os.environ.get(env_var)
+    if external:
+        yield external
+        return
+    child, url = start()
+    try:
+        yield url
+    finally:
+        child.stop(timeout=20)
+
+
 @pytest.fixture(scope="session")
-def external_pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def external_pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A PostgreSQL set up as an operator's is (tests/pg_external.py), or $RAPPORT_TEST_EXTERNAL_DATABASE_URL."""
-    external = os.environ.get("RAPPORT_TEST_EXTERNAL_DATABASE_URL")
-    if external:
-        yield external
-        return
-    from tests.pg_external import start_external_postgres
+    def start() -> tuple[Any, str]:
+        from tests.pg_external import start_external_postgres
 
-    child, url = start_external_postgres(tmp_path_factory.mktemp("pg-external"))
-    try:
-        yield url
-    finally:
-        child.stop(timeout=20)
+        return start_external_postgres(tmp_path_factory.mktemp("pg-external"))
+
+    yield from _postgres("RAPPORT_TEST_EXTERNAL_DATABASE_URL", start)
 
 
 @pytest.fixture(scope="session")
-def embedded_pg_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def embedded_pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """An embedded PostgreSQL 18 + pgvector for the whole run (or $RAPPORT_TEST_DATABASE_URL)."""
-    external = os.environ.get("RAPPORT_TEST_DATABASE_URL")
-    if external:
-        yield external
-        return
-    from ops.embedded import start_postgres
+    def start() -> tuple[Any, str]:
+        from ops.embedded import start_postgres
 
-    base = tmp_path_factory.mktemp("pg")
-    (base / "logs").mkdir()
-    child, url = start_postgres(base / "pgdata", base / "logs")
-    try:
-        yield url
-    finally:
-        child.stop(timeout=20)
+        base = tmp_path_factory.mktemp("pg")
+        (base / "logs").mkdir()
+        return start_postgres(base / "pgdata", base / "logs")
+
+    yield from _postgres("RAPPORT_TEST_DATABASE_URL", start)
 
 
 @pytest.fixture
@@ -114,10 +119,19 @@ def backend_env(request, name: str) -> dict[str, str]:
     return stack_env(url, uuid.uuid4().hex[:8])
 
 
+def stack_per_backend(tmp_path_factory, request, name: str):  # noqa: ANN001, ANN201
+    """For a module-scoped `stack` fixture with `params=BACKENDS`: one `rapport up` for the module's tests on
+    the backend of request.param, in a data dir of its own under `name`."""
+    from tests.stack import running
+
+    with running(tmp_path_factory.mktemp(name) / "data", env=backend_env(request, request.param)) as s:
+        yield s
+
+
 @pytest.fixture
 def backend(request) -> dict[str, str]:
     """backend_env for one test. Parametrise with `@pytest.mark.parametrize("backend", BACKENDS,
-    indirect=True)`; a module-scoped stack fixture takes `params=BACKENDS` and calls backend_env itself,
+    indirect=True)`; a module-scoped stack fixture takes `params=BACKENDS` and yields from stack_per_backend,
     so a module starts one stack per backend."""
     return backend_env(request, request.param)
 

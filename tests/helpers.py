@@ -4,6 +4,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from agents.pipeline import Record
 from schemas import events as ev
 from schemas.envelope import encode, format_time
@@ -37,6 +39,38 @@ def crisis_set_texts() -> set[str]:
 
     with open(crisis_model.MODEL_PATH.parent / "crisis_set.jsonl") as f:
         return {json.loads(line)["text"].lower() for line in f if line.strip()}
+
+
+@pytest.fixture(scope="module")
+def crisis_vectors(embedder, request) -> dict:  # noqa: ANN001
+    """A fixture for a crisis test module (import it there): each message of its LEVELS and HARD_NEGATIVES ->
+    its real vector."""
+    import numpy as np
+
+    texts = crisis_file_texts(request.module.LEVELS, request.module.HARD_NEGATIVES)
+    return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
+
+
+def crisis_file_texts(levels: list[tuple], hard_negatives: dict[str, str]) -> list[str]:
+    """The messages of a crisis test file: its LEVELS' (text first in each row), then its HARD_NEGATIVES'."""
+    return [t for t, *_ in levels] + list(hard_negatives.values())
+
+
+def crisis_set_overlap(levels: list[tuple], hard_negatives: dict[str, str]) -> list[str]:
+    """The messages of a crisis test file that the shipped crisis set holds (lower-cased): none, for a test of
+    the rules on messages they were not written from."""
+    known = crisis_set_texts()
+    return [t for t in crisis_file_texts(levels, hard_negatives) if t.lower() in known]
+
+
+def crisis_level_trigger(text: str, vector, level: str, severity: str, category: str) -> dict:  # noqa: ANN001
+    """The one crisis trigger `text` makes through the fold, checked to be of `level` with its severity and
+    category, for human review, with a cue of the message's own words that its reason names."""
+    [t] = crisis_triggers(text, vector)
+    assert (t["level"], t["severity"], t["category"]) == (level, severity, category), t
+    assert t["humanReview"] is True and t["cue"] and t["cue"] in text
+    assert t["reason"].startswith(f'crisis language ({category}, {level.replace("_", " ")}): "{t["cue"]}"')
+    return t
 
 
 def records(envs, topic: str = "rapport.interactions", partition: int = 0, start_offset: int = 0) -> list[Record]:

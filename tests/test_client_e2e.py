@@ -18,8 +18,7 @@ import pytest
 from rapport_client import AsyncRapport, AuthError, Event, NotFound, NotReflected, Rapport, ValidationError
 from tests import spec as S
 from tests.llm_stub import Stub
-from tests.conftest import BACKENDS, backend_env
-from tests.stack import running
+from tests.conftest import BACKENDS, stack_per_backend
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,9 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def stack(tmp_path_factory, request):
-    """One stack per backend for the module's tests."""
-    with running(tmp_path_factory.mktemp("client-e2e") / "data", env=backend_env(request, request.param)) as s:
-        yield s
+    yield from stack_per_backend(tmp_path_factory, request, "client-e2e")
 
 
 class Recording(httpx.HTTPTransport):

@@ -13,11 +13,11 @@ the definitions, never from a run:
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from agents.core import crisis
-from tests.helpers import crisis_set_texts, crisis_triggers
+from tests.helpers import crisis_level_trigger, crisis_set_overlap, crisis_triggers
+from tests.helpers import crisis_vectors  # noqa: F401  (a fixture: the vectors of this file's messages)
 
 LEVELS = [
     ("honestly i'd be relieved if i never woke up tomorrow", "wish_to_be_dead", "high", "suicidal_ideation"),
@@ -55,33 +55,20 @@ HARD_NEGATIVES = {
 }
 
 
-@pytest.fixture(scope="module")
-def vectors(embedder):
-    texts = [t for t, *_ in LEVELS] + list(HARD_NEGATIVES.values())
-    return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
-
-
-_fold = crisis_triggers
-
-
 def test_the_messages_here_are_in_neither_part_of_the_crisis_set():
-    known = crisis_set_texts()
-    mine = [t for t, *_ in LEVELS] + list(HARD_NEGATIVES.values())
-    assert not [t for t in mine if t.lower() in known]
+    assert crisis_set_overlap(LEVELS, HARD_NEGATIVES) == []
 
 
 @pytest.mark.parametrize("text,level,severity,category", LEVELS, ids=[lv for _, lv, *_ in LEVELS])
-def test_each_level_makes_a_trigger_with_its_severity_category_and_reason(text, level, severity, category, vectors):
-    [t] = _fold(text, vectors[text])
-    assert (t["level"], t["severity"], t["category"]) == (level, severity, category), t
-    assert t["humanReview"] is True and t["cue"] and t["cue"] in text
-    assert t["reason"].startswith(f'crisis language ({category}, {level.replace("_", " ")}): "{t["cue"]}"')
+def test_each_level_makes_a_trigger_with_its_severity_category_and_reason(text, level, severity, category,
+                                                                           crisis_vectors):
+    crisis_level_trigger(text, crisis_vectors[text], level, severity, category)
 
 
 @pytest.mark.parametrize("kind", list(HARD_NEGATIVES))
-def test_each_kind_of_hard_negative_makes_no_trigger(kind, vectors):
+def test_each_kind_of_hard_negative_makes_no_trigger(kind, crisis_vectors):
     text = HARD_NEGATIVES[kind]
-    assert _fold(text, vectors[text]) == [], (kind, text)
+    assert crisis_triggers(text, crisis_vectors[text]) == [], (kind, text)
 
 
 @pytest.mark.parametrize("risk,everyday", [

@@ -8,11 +8,11 @@ a reviewer sees why.
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from agents.core import crisis
-from tests.helpers import crisis_set_texts, crisis_triggers
+from tests.helpers import crisis_level_trigger, crisis_set_overlap, crisis_triggers
+from tests.helpers import crisis_vectors  # noqa: F401  (a fixture: the vectors of this file's messages)
 
 HIGH_IDEATION, HIGH_PLAN, HIGH_WARN = ("high", "suicidal_ideation"), ("high", "suicide_plan"), ("high", "warning_sign")
 LEVELS = [
@@ -71,36 +71,22 @@ HARD_NEGATIVES = {
 }
 
 
-@pytest.fixture(scope="module")
-def vectors(embedder):
-    texts = [t for t, *_ in LEVELS] + list(HARD_NEGATIVES.values())
-    return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
-
-
-_fold = crisis_triggers
-
-
 def test_the_messages_here_are_in_no_part_of_the_crisis_set():
-    known = crisis_set_texts()
-    mine = [t for t, *_ in LEVELS] + list(HARD_NEGATIVES.values())
-    assert not [t for t in mine if t.lower() in known]
+    assert crisis_set_overlap(LEVELS, HARD_NEGATIVES) == []
 
 
 @pytest.mark.parametrize("text,level,severity,category", LEVELS, ids=[f"{lv}-{n}" for n, (_, lv, *_) in
                                                                        enumerate(LEVELS)])
 def test_a_paraphrase_of_each_level_makes_a_trigger_with_its_level_and_cue(text, level, severity, category,
-                                                                           vectors):
-    [t] = _fold(text, vectors[text])
-    assert (t["level"], t["severity"], t["category"]) == (level, severity, category), t
-    assert t["cue"] and t["cue"] in text and t["humanReview"] is True
-    assert t["reason"].startswith(f'crisis language ({category}, {level.replace("_", " ")}): "{t["cue"]}"')
+                                                                           crisis_vectors):
+    t = crisis_level_trigger(text, crisis_vectors[text], level, severity, category)
     assert "risk model" in t["reason"]  # the model's score rides along with a rule hit
 
 
 @pytest.mark.parametrize("kind", list(HARD_NEGATIVES))
-def test_each_kind_of_hard_negative_makes_no_trigger(kind, vectors):
+def test_each_kind_of_hard_negative_makes_no_trigger(kind, crisis_vectors):
     text = HARD_NEGATIVES[kind]
-    assert _fold(text, vectors[text]) == [], (kind, text)
+    assert crisis_triggers(text, crisis_vectors[text]) == [], (kind, text)
 
 
 def test_the_most_severe_level_wins_over_a_warning_sign_in_the_same_message():

@@ -1,5 +1,7 @@
 """The local embedder: the ONNX graph matches the numpy reference (which matched sentence-transformers
 to 3e-7 when it was written), vectors are unit length, similar sentences are closer."""
+from contextlib import contextmanager
+
 import numpy as np
 
 from domain.embedder import MiniLMEmbedder
@@ -88,20 +90,28 @@ class GatedEmbedder:
         return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
 
 
-def test_concurrent_queries_are_embedded_together_each_gets_its_own_vector():
+@contextmanager
+def first_call_held(model: GatedEmbedder, text: str, **options):
+    """A BatchingEmbedder over `model` whose first call (of `text`, its future yielded beside it) is under way
+    and held at the model's gate: what is submitted now waits for the next call. Closed after."""
     from domain.embedder import BatchingEmbedder
 
-    model = GatedEmbedder()
-    b = BatchingEmbedder(model, max_batch=3)
+    b = BatchingEmbedder(model, **options)
     try:
-        first = b.submit("a")
-        while not model.calls:  # the first call is under way: what comes now waits for the next
+        first = b.submit(text)
+        while not model.calls:
             pass
+        yield b, first
+    finally:
+        b.close()
+
+
+def test_concurrent_queries_are_embedded_together_each_gets_its_own_vector():
+    model = GatedEmbedder()
+    with first_call_held(model, "a", max_batch=3) as (b, first):
         rest = [b.submit(t) for t in ["bb", "ccc", "bb", "dddd"]]
         model.gate.set()
         vecs = [f.result(5) for f in [first, *rest]]
-    finally:
-        b.close()
     assert [v[0] for v in vecs] == [1, 2, 3, 2, 4]
     # up to max_batch waiting submissions per call; the repeated text embedded once
     assert model.calls == [["a"], ["bb", "ccc"], ["dddd"]]
@@ -110,14 +120,8 @@ def test_concurrent_queries_are_embedded_together_each_gets_its_own_vector():
 def test_a_failed_call_fails_its_callers_only():
     import pytest
 
-    from domain.embedder import BatchingEmbedder
-
     model = GatedEmbedder(fail_on="bad")
-    b = BatchingEmbedder(model)
-    try:
-        first = b.submit("ok")
-        while not model.calls:
-            pass
+    with first_call_held(model, "ok") as (b, first):
         bad, same_batch = b.submit("bad"), b.submit("fine")
         model.gate.set()
         assert first.result(5)[0] == 2
@@ -126,26 +130,16 @@ def test_a_failed_call_fails_its_callers_only():
         with pytest.raises(RuntimeError):
             same_batch.result(5)
         assert b.submit("after").result(5)[0] == 5  # the thread serves on
-    finally:
-        b.close()
 
 
 def test_a_caller_that_gave_up_does_not_stop_the_batches():
     """A request cancelled while its query waited (its future cancelled): the others of its batch get
     their vectors and the thread serves on (set_result on the cancelled future raised and ended it,
     and every later question waited for ever)."""
-    from domain.embedder import BatchingEmbedder
-
     model = GatedEmbedder()
-    b = BatchingEmbedder(model)
-    try:
-        first = b.submit("a")
-        while not model.calls:
-            pass
+    with first_call_held(model, "a") as (b, first):
         gave_up, waits = b.submit("bb"), b.submit("ccc")
         assert gave_up.cancel()
         model.gate.set()
         assert first.result(5)[0] == 1 and waits.result(5)[0] == 3
         assert b.submit("dddd").result(5)[0] == 4
-    finally:
-        b.close()

@@ -2,6 +2,7 @@
 current event; the OpenAI-compatible embedder works against a local stub; the expiring-memory cap; stages
 over simulated weeks through the fold."""
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -96,13 +97,32 @@ def test_year_simulator_reports_monthly_rows():
     assert rows[0].get("fact", 0) >= 4  # the first month's life facts
 
 
+def _working_set_rows(items: dict, end: datetime, content: Callable[[str], str]) -> list[dict]:
+    """A simulated year's memory index items as the rows /context ranks (`content(id)` their text), those
+    in the working set at `end` only."""
+    from domain.decay import in_working_set
+
+    rows = []
+    for m, it in items.items():
+        exp = datetime.fromisoformat(it["expiresAt"]) if it.get("expiresAt") else None
+        row = {"id": m, "memory_type": it["memoryType"], "content": content(m), "importance": it["importance"],
+               "decay_rate": it["decayRate"], "status": "active", "pinned": it["pinned"], "entity_refs": it["refs"],
+               "source_event_ids": [], "created_at": datetime.fromisoformat(it["createdAt"]),
+               "accessed_at": datetime.fromisoformat(it["accessedAt"]), "access_count": it["accessCount"],
+               "expires_at": exp, "similarity": 0.0}
+        if in_working_set(status="active", retired_at=None, expires_at=exp, importance=it["importance"],
+                          rate=it["decayRate"], accessed_at=row["accessed_at"], created_at=row["created_at"],
+                          pinned=it["pinned"], at=end):
+            rows.append(row)
+    return rows
+
+
 def test_year_simulator_no_plan_is_current_after_its_time_and_the_top_follows_the_talk():
     """Issue 23 on the year's contact (120 nights, served every night as the API does): no episode whose
     time has passed is in the working set at the end, and the top of the no-query ranking is not what was
     merely served: every memory there was said or mentioned again in the last month."""
     from datetime import datetime
 
-    from domain.decay import in_working_set
     from ops.simulate_year import START, simulate
     from projections.context import rank
     from tests.helpers import FakeEmbedder
@@ -122,18 +142,7 @@ def test_year_simulator_no_plan_is_current_after_its_time_and_the_top_follows_th
     late = [(known[m]["content"], items[m]["createdAt"], items[m]["expiresAt"]) for m in plans
             if datetime.fromisoformat(items[m]["expiresAt"]) <= end - timedelta(days=1, hours=6)]
     assert late == []
-    rows = []
-    for m, it in items.items():
-        exp = datetime.fromisoformat(it["expiresAt"]) if it.get("expiresAt") else None
-        row = {"id": m, "memory_type": it["memoryType"], "content": m, "importance": it["importance"],
-               "decay_rate": it["decayRate"], "status": "active", "pinned": it["pinned"], "entity_refs": it["refs"],
-               "source_event_ids": [], "created_at": datetime.fromisoformat(it["createdAt"]),
-               "accessed_at": datetime.fromisoformat(it["accessedAt"]), "access_count": it["accessCount"],
-               "expires_at": exp, "similarity": 0.0}
-        if in_working_set(status="active", retired_at=None, expires_at=exp, importance=it["importance"],
-                          rate=it["decayRate"], accessed_at=row["accessed_at"], created_at=row["created_at"],
-                          pinned=it["pinned"], at=end):
-            rows.append(row)
+    rows = _working_set_rows(items, end, lambda m: m)
     assert all(r["expires_at"] is None or r["expires_at"] > end for r in rows)
     top = rank(rows, end, has_query=False)[:5]
     assert all((end - r["accessed_at"]).days <= 30 for _, r in top), [
@@ -148,7 +157,6 @@ def test_year_simulator_the_top_follows_what_the_contact_talks_about():
     what had been served once stayed on top)."""
     from datetime import datetime
 
-    from domain.decay import in_working_set
     from ops.simulate_year import START, simulate
     from projections.context import rank
     from tests.helpers import FakeEmbedder
@@ -159,19 +167,7 @@ def test_year_simulator_the_top_follows_what_the_contact_talks_about():
         final: dict = {}
         simulate(days=days, embedder=FakeEmbedder(), final=final, extra={d: [line] for d in range(days - 21, days, 2)})
         items, end = final["state"]["memoryIndex"]["items"], START + timedelta(days=days)
-        rows = []
-        for m, it in items.items():
-            exp = datetime.fromisoformat(it["expiresAt"]) if it.get("expiresAt") else None
-            row = {"id": m, "memory_type": it["memoryType"], "content": final["known"][m]["content"],
-                   "importance": it["importance"], "decay_rate": it["decayRate"], "status": "active",
-                   "pinned": it["pinned"], "entity_refs": it["refs"], "source_event_ids": [],
-                   "created_at": datetime.fromisoformat(it["createdAt"]),
-                   "accessed_at": datetime.fromisoformat(it["accessedAt"]), "access_count": it["accessCount"],
-                   "expires_at": exp, "similarity": 0.0}
-            if in_working_set(status="active", retired_at=None, expires_at=exp, importance=it["importance"],
-                              rate=it["decayRate"], accessed_at=row["accessed_at"], created_at=row["created_at"],
-                              pinned=it["pinned"], at=end):
-                rows.append(row)
+        rows = _working_set_rows(items, end, lambda m: final["known"][m]["content"])
         return [r["content"] for _, r in rank(rows, end, has_query=False)[:5]]
 
     sore, reading = top_after(knee), top_after(book)

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import BACKENDS, backend_env
-from tests.stack import running
+from tests.conftest import BACKENDS, stack_per_backend
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,9 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def stack(tmp_path_factory, request):
-    """One stack per backend for the module's tests."""
-    with running(tmp_path_factory.mktemp("mcp-e2e") / "data", env=backend_env(request, request.param)) as s:
-        yield s
+    yield from stack_per_backend(tmp_path_factory, request, "mcp-e2e")
 
 
 def data(result) -> dict:  # noqa: ANN001

@@ -14,9 +14,9 @@ from agents.core import emotion
 from agents.core import mood as mood_model
 from agents.pipeline import InteractionPipeline
 from ops import replay as rp
-from streams import db
 from projections.digest import digest
 from tests.helpers import FakeEmbedder, interaction, records
+from tests.test_replay_pg import fresh_db, live_run  # noqa: F401  (fresh_db: a database of its own)
 
 
 def test_the_embedded_text_is_the_redacted_whitespace_folded_user_message():
@@ -125,18 +125,6 @@ def test_a_message_vector_is_computed_alone_and_shared_with_its_episode():
     assert sum(len(c) > 1 for c in model.calls) == 1
 
 
-@pytest.fixture
-def fresh_db(pg_url):
-    import uuid
-
-    name = "mv" + uuid.uuid4().hex[:10]
-    with psycopg.connect(pg_url, autocommit=True) as c:
-        c.execute(f"CREATE DATABASE {name}")
-    url = pg_url.replace("/rapport?", f"/{name}?")
-    db.prepare(url, "v1")
-    return url
-
-
 def _conversation():
     msgs = ["My dog Bruno ate my shoes again", "lol", "I'm worried about the exam tomorrow",
             "My dog Bruno ate my shoes again", "I moved to Berlin last month", "ugh"]
@@ -146,22 +134,20 @@ def _conversation():
     return records(envs)
 
 
-async def _live(url, recs, size):
-    conn = await db.connect_async(url, schema=db.schema_of("v1"))
-    p = InteractionPipeline(conn, ShapedEmbedder(), broker_epoch="live", version="v1")
-    for i in range(0, len(recs), size):
-        await p.process(recs[i:i + size])
-    await conn.close()
+async def _live_shaped(url, monkeypatch):
+    """The conversation through the live worker, with ShapedEmbedder's vectors as the message vectors and as
+    the embedder a replay loads (under the mood model's vector model's name)."""
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", url)
+    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: ShapedEmbedder())
+    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: mood_model.VECTOR_MODEL)
+    _vector_shows(monkeypatch)
+    await live_run(url, _conversation(), ShapedEmbedder())
 
 
 @pytest.mark.pg
 @pytest.mark.asyncio
 async def test_a_replay_batched_otherwise_gives_the_fold_the_same_vectors(fresh_db, monkeypatch):
-    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: ShapedEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: mood_model.VECTOR_MODEL)
-    _vector_shows(monkeypatch)
-    await _live(fresh_db, _conversation(), 3)
+    await _live_shaped(fresh_db, monkeypatch)
     with psycopg.connect(fresh_db, autocommit=True) as c:
         confidences = [r[0] for r in c.execute("SELECT confidence FROM proj_v1.mood_log").fetchall()]
     assert len(confidences) == 10 and len(set(confidences)) >= 8  # fingerprints of vectors, not the words' model
@@ -176,12 +162,8 @@ async def test_a_replay_batched_otherwise_gives_the_fold_the_same_vectors(fresh_
 @pytest.mark.asyncio
 async def test_the_same_replay_with_batched_message_vectors_would_not_verify(fresh_db, monkeypatch):
     """The control: were message vectors computed in the batch, the replay's digest would differ."""
-    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: ShapedEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: mood_model.VECTOR_MODEL)
     monkeypatch.setattr("agents.pipeline.embed_each", lambda emb, texts: list(emb.embed(texts)))
-    _vector_shows(monkeypatch)
-    await _live(fresh_db, _conversation(), 3)
+    await _live_shaped(fresh_db, monkeypatch)
     r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
     assert r["verified"] is False
     with psycopg.connect(fresh_db, autocommit=True) as c:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import orjson
 import psycopg
@@ -34,9 +35,10 @@ def fresh_db(pg_url):
     return url
 
 
-async def live_run(url: str, records: list[Record]) -> None:
+async def live_run(url: str, records: list[Record], embedder: Any = None) -> None:
+    """`records` through the live worker's pipeline (version v1), three at a time (default: FakeEmbedder)."""
     conn = await db.connect_async(url, schema=db.schema_of("v1"))
-    p = InteractionPipeline(conn, FakeEmbedder(), broker_epoch="live", version="v1")
+    p = InteractionPipeline(conn, embedder or FakeEmbedder(), broker_epoch="live", version="v1")
     for i in range(0, len(records), 3):  # live batches differ from the replay's
         await p.process(records[i:i + 3])
     await conn.close()

@@ -43,6 +43,17 @@ def _book(s: State) -> dict[str, Any]:
     return c
 
 
+def _target(s: State, env: Envelope) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any] | None] | None:
+    """The memory a curation request names: (its id, the curation book, the memory index, its index item
+    or None), on `s` (mutated: both made if missing); None once it is forgotten (nothing more is done to it)."""
+    mid = env.payload["memoryId"]
+    book = _book(s)
+    if mid in book["forgotten"]:
+        return None
+    idx = s.setdefault("memoryIndex", remember.empty_index())
+    return mid, book, idx, idx["items"].get(mid)
+
+
 def _put(table: dict[str, Any], key: str, entry: dict[str, Any]) -> None:
     n = max((e.get("n", 0) for e in table.values()), default=0) + 1
     table[key] = {**entry, "n": n}
@@ -78,12 +89,10 @@ def correct(s: State, env: Envelope, vector: Any = None, model: str | None = Non
     """MemoryCorrectionRequested -> [MemoryCorrected] (none for a forgotten memory), on the fold's working
     copy `s` (mutated). `vector`: the embedding of the new content (the shell computes it, as it does
     for extracted memories)."""
-    p, mid = env.payload, env.payload["memoryId"]
-    book = _book(s)
-    if mid in book["forgotten"]:
+    target = _target(s, env)
+    if target is None:
         return []
-    idx = s.setdefault("memoryIndex", remember.empty_index())
-    item = idx["items"].get(mid)
+    p, (mid, book, idx, item) = env.payload, target
     old_hash = item["contentHash"] if item is not None else p.get("previousContentHash")
     out: dict[str, Any] = {"memoryId": mid, "at": env.occurred_at}
     content = p.get("content")
@@ -193,12 +202,10 @@ def forget(s: State, env: Envelope, memory: dict[str, Any] | None = None) -> lis
     """MemoryForgetRequested -> [MemoryForgotten] (once: forgetting again changes nothing), on the fold's
     working copy `s` (mutated). `memory`: the memory's {content, memoryType} as the log stands at this
     event (the shell reads it: the fold keeps no texts); an episode's message leaves the window too."""
-    p, mid = env.payload, env.payload["memoryId"]
-    book = _book(s)
-    if mid in book["forgotten"]:
+    target = _target(s, env)
+    if target is None:
         return []
-    idx = s.setdefault("memoryIndex", remember.empty_index())
-    item = idx["items"].get(mid)
+    p, (mid, book, idx, item) = env.payload, target
     sources = [src for src, mids in (idx.get("bySource") or {}).items() if mid in mids]
     sources = list(dict.fromkeys(sources + list(p.get("sourceEventIds") or [])))[:SOURCES_KEPT]
     # no hash of its text: a digest of a short text is as good as the text to whoever guesses it

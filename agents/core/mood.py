@@ -259,24 +259,13 @@ def featurize(text: str, cues: Cues | None = None) -> tuple[np.ndarray, np.ndarr
         cue.append("x:emo_" + m)
     if c.excl:
         cue.append("x:excl" if c.excl == 1 and not c.excl_run else "x:excl2")
-    if c.question:
-        cue.append("x:q")
-    if c.shout:
-        cue.append("x:shout")
-    if c.stretched:
-        cue.append("x:stretch")
-    if c.laugh:
-        cue.append("x:laugh")
-    if c.dry:
-        cue += ["x:dry", "x:dry"]
-    if c.flirty_phrase:
-        cue.append("x:flirtp")
-    if c.grateful_phrase:
-        cue.append("x:gratp")
-    if c.trailing_dots:
-        cue.append("x:dots")
-    if c.intens:
-        cue.append("x:intens")
+    # one cue per flag that is set, in this order (a dry message's counts twice)
+    for flag, feats in ((c.question, ("x:q",)), (c.shout, ("x:shout",)), (c.stretched, ("x:stretch",)),
+                        (c.laugh, ("x:laugh",)), (c.dry, ("x:dry", "x:dry")), (c.flirty_phrase, ("x:flirtp",)),
+                        (c.grateful_phrase, ("x:gratp",)), (c.trailing_dots, ("x:dots",)),
+                        (c.intens, ("x:intens",))):
+        if flag:
+            cue += feats
     n = c.n_words
     cue.append("x:len_" + ("0" if n == 0 else "1" if n == 1 else "3" if n <= 3 else "8" if n <= 8 else
                            "20" if n <= 20 else "big"))

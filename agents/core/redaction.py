@@ -297,6 +297,12 @@ def _password(m: re.Match[str]) -> Span | None:
     return m.span("secret")
 
 
+def _user_then(words: str) -> str:
+    """One of `words` (a login's name: user, login, ...), "is"/":"/"=" or nothing, then the user name itself."""
+    return rf"(?i)\b(?:{words})\b(?:\s+(?:is|are|was))?\s*[:=]?\s*[\w.+@-]{{2,64}}"
+
+
+_WORD_END = r"(?=[.,;!?]*(?:\s|$))"  # a value ends at white space or the text's end, after any punctuation
 _PW_WORDS = r"(?P<strong>passwords?|passwort|passcode|passwd|pwd|kennwort|contraseña|mot de passe)"
 _PW_WEAK = r"pw|pass|pword|p/w"
 _PASSPHRASE = re.compile(r"(?i)\bpass[ -]?phrase\b\s*(?:is|was|[:=])\s*(?P<secret>[^.!?\n]{3,80}?)(?=[.!?\n]|$)")
@@ -346,12 +352,11 @@ RULES: tuple[Rule, ...] = (
          "bank_account", _routing),
     kw_rule("bank account", "bank_account", _ACCOUNT_WORDS, 6, 18),
     Rule("user and password", re.compile(
-        r"(?i)\b(?:login|log-in|user(?:name)?|email|e-mail|creds|credentials|account)\b(?:\s+(?:is|are|was))?\s*[:=]?\s*"
-        r"[\w.+@-]{2,64}\s*(?:/|\||,|;|\s+and\s+(?:the\s+)?(?:password|pass|pw|pwd)(?:\s+is)?\s*:?)\s*"
-        r"(?!(?:password|passwd|pass|pwd|pw)\b)(?P<secret>[^\s,;]{3,64}?)(?=[.,;!?]*(?:\s|$))"), "password", _pw_shaped),
+        _user_then("login|log-in|user(?:name)?|email|e-mail|creds|credentials|account")
+        + r"\s*(?:/|\||,|;|\s+and\s+(?:the\s+)?(?:password|pass|pw|pwd)(?:\s+is)?\s*:?)\s*"
+        r"(?!(?:password|passwd|pass|pwd|pw)\b)(?P<secret>[^\s,;]{3,64}?)" + _WORD_END), "password", _pw_shaped),
     Rule("user:password", re.compile(
-        r"(?i)\b(?:creds|credentials|login|log-in|user(?:name)?)\b(?:\s+(?:is|are|was))?\s*[:=]?\s*"
-        r"[\w.+@-]{2,64}:(?P<secret>\S{3,64}?)(?=[.,;!?]*(?:\s|$))"), "password"),
+        _user_then("creds|credentials|login|log-in|user(?:name)?") + r":(?P<secret>\S{3,64}?)" + _WORD_END), "password"),
     Rule("passphrase", _PASSPHRASE, "password"),
     Rule("password", re.compile(rf"(?i)\b(?:{_PW_WORDS}|{_PW_WEAK}(?=\s*[:=]|\s+for\b)){_PREP_GAP}" + _PW_VALUE),
          "password", _password),

@@ -275,21 +275,6 @@ def openapi() -> Flow[Dict[str, Any]]:
     return answer("openapi", (yield request("openapi"))).json()
 
 
-def drive(flow: Flow[T], send: Any) -> T:
-    """Run a call with a blocking `send(Request) -> httpx.Response`; a failed send is raised in the call."""
-    try:
-        req = next(flow)
-        while True:
-            try:
-                response = send(req)
-            except RapportError as e:
-                req = flow.throw(e)
-                continue
-            req = flow.send(response)
-    except StopIteration as done:
-        return done.value
-
-
 async def adrive(flow: Flow[T], send: Any) -> T:
     """Run a call with an async `send(Request) -> httpx.Response`; a failed send is raised in the call."""
     try:
@@ -303,3 +288,19 @@ async def adrive(flow: Flow[T], send: Any) -> T:
             req = flow.send(response)
     except StopIteration as done:
         return done.value
+
+
+def drive(flow: Flow[T], send: Any) -> T:
+    """Run a call with a blocking `send(Request) -> httpx.Response`; a failed send is raised in the call.
+    The same loop as adrive's: a send that never awaits leaves adrive's coroutine nothing to wait for, so
+    one step runs it to its end."""
+    async def asend(req: Any) -> Any:
+        return send(req)
+
+    run = adrive(flow, asend)
+    try:
+        run.send(None)
+    except StopIteration as done:
+        return done.value
+    run.close()
+    raise RuntimeError("drive: the call awaited something other than its send")
