@@ -106,4 +106,5 @@ def test_open_loops_are_plans_and_unanswered_questions_never_a_past_evening():
              {"role": "user", "content": "I'm seeing Tom on Friday."},
              {"role": "user", "content": "Going to a concert next week."},
              {"role": "assistant", "content": "Have fun!"}]
-    assert sm.session_summary(turns, [], [])["open_loops"] == ["I'm seeing Tom on Friday.", "Going to a concert next week."]
+    assert sm.session_summary(turns, [], [])["open_loops"] == ["I'm seeing Tom on Friday.",
+                                                              "Going to a concert next week."]

@@ -129,3 +129,15 @@ def test_the_fold_keeps_a_past_evening_as_an_episode_and_lets_only_the_plan_expi
     s, closed = core.apply_tick(s, tick)
     (summary,) = [e.payload["summary"] for e in closed if e.event_type == ev.SESSION_SUMMARIZED]
     assert summary["open_loops"] == [said["plan"]]
+
+
+@pytest.mark.parametrize("text,end", [
+    ("We'll have the most fun tonight", "2025-12-03"),                  # "most" is no habit
+    ("I finished the slides, will send them later today", "2025-12-03"),
+])
+def test_more_plans_on_a_day_that_may_be_past(text, end):
+    assert until(text, TUE).isoformat() == f"{end}T00:00:00+05:30"
+
+
+def test_what_one_used_to_do_on_a_day_is_a_habit_of_the_past():  # "used" is no past verb, "used to" a habit
+    assert until("I used to go swimming on Friday", TUE) is None

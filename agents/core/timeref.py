@@ -42,16 +42,16 @@ IRREGULAR_PAST = ("went gone saw seen ate eaten got gotten made had took taken c
                   "threw thrown grew grown knew known drew drawn fought sold held led meant hung shook spoke spoken "
                   "understood became blew bit hid froze frozen fed fled sought stuck struck swept swung tore torn "
                   "wept learnt burnt dreamt spilt ago yesterday last already earlier").split()
-STATE_ED = frozenset(("excited tired bored worried scared stressed pumped thrilled interested exhausted relieved annoyed "
-                      "frustrated disappointed overwhelmed confused surprised amazed pleased delighted married engaged "
-                      "supposed expected used concerned prepared obsessed blessed involved located based "
-                      "need feed seed speed weed breed greed bleed heed deed exceed succeed proceed hundred sacred "
+STATE_ED = frozenset(("excited tired bored worried scared stressed pumped thrilled interested exhausted relieved "
+                      "annoyed frustrated disappointed overwhelmed confused surprised amazed pleased delighted "
+                      "married engaged supposed expected used concerned prepared obsessed blessed involved located "
+                      "based need feed seed speed weed breed greed bleed heed deed exceed succeed proceed hundred sacred "
                       "naked wicked wretched beloved rugged red bed shed wed").split())
 PAST = re.compile(r"(?<![\w'])(?P<w>" + "|".join(IRREGULAR_PAST) + r"|[a-z]{2,}(?:ed|ied))(?![\w'])", re.I)
 _STATIVE_BEFORE = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|being|feel|feeling|felt|get|getting|got|seem|seems|"
                              r"look|looks|so|very|too|really|more|most|pretty|super|totally|kinda|quite)\s+$", re.I)
-# a habit is neither a plan nor a dated event: "every Friday", "I usually go on Fridays"
-HABIT = re.compile(r"\b(?:every|each|usually|always|normally|typically|often|generally|most)\b", re.I)
+# a habit is neither a plan nor a dated event: "every Friday", "I usually go on Fridays", "I used to"
+HABIT = re.compile(r"\b(?:every|each|usually|always|normally|typically|often|generally|used to)\b", re.I)
 # looking ahead beyond AHEAD: the refusals and conditionals ("won't" is no past "won")
 AHEAD_MORE = re.compile(r"\b(won'?t|will not|shall|would|'d (?!been\b)|tickets? for|invited|planned|arranged|signed up|"
                         r"registered|supposed to|expect(?:ed|ing)? to)", re.I)
@@ -159,7 +159,8 @@ def ahead(m: re.Match, text: str) -> bool:
     """Whether a time span found in `text` is a time the message looks ahead to (see the module text)."""
     kind = next(k for k, v in m.groupdict().items() if v and k in (
         "tonight", "tomorrow", "weekend", "week", "date", "month", "year", "unit", "day"))
-    if kind not in MAY_BE_PAST or (kind in ("weekend", "week") and m.group(kind).lower().startswith(("next", "later", "this coming"))):
+    forward = m.group(kind).lower().startswith(("next", "later", "this coming"))  # "later today", "next weekend"
+    if kind not in MAY_BE_PAST or forward:
         return True  # it can only lie ahead ("tomorrow", "next weekend", "later this week")
     clause, at = _clause_of(text, m)
     if re.search(r"\b(?:every|each)\s+$", clause[:at], re.I):
