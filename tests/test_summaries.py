@@ -97,3 +97,14 @@ def test_due_time_tick_closes_the_silent_session_with_a_summary():
     # the next message opens session 2 (no second close)
     s4, out4 = core.apply_interaction(s3, interaction("m9", "I'm back", minutes=120), [])
     assert [e.event_type for e in out4][:1] == [ev.SESSION_STARTED] and s4["sessionCount"] == 2
+
+
+def test_open_loops_are_plans_and_unanswered_questions_never_a_past_evening():
+    turns = [{"role": "user", "content": "Watched a movie with my sister tonight."},
+             {"role": "user", "content": "Practised the guitar for an hour tonight."},
+             {"role": "user", "content": "I practise every night."},
+             {"role": "user", "content": "I'm seeing Tom on Friday."},
+             {"role": "user", "content": "Going to a concert next week."},
+             {"role": "assistant", "content": "Have fun!"}]
+    assert sm.session_summary(turns, [], [])["open_loops"] == ["I'm seeing Tom on Friday.",
+                                                              "Going to a concert next week."]

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from agents.core import contact as core
-from agents.core.timeref import until
+from agents.core.timeref import looks_ahead, tense, until
 
 IST = timezone(timedelta(hours=5, minutes=30))
 TUE = datetime(2025, 12, 2, 19, 30, tzinfo=IST)  # Tuesday 2 December 2025, 7:30 pm in Bengaluru
@@ -51,3 +51,93 @@ def test_the_episode_of_a_plan_expires_when_its_time_has_passed():
     e2 = ev.interaction(event_id="g2", tenant_id="default", contact_id="arjun", role="user",
                         message="I learned a new song on the guitar", occurred_at=TUE.isoformat(), recorded_at=TUE.isoformat())
     assert [m["expiresAt"] for m in core.plan_memories(e2) if m["memoryType"] == "episode"] == [None]
+
+
+# the tense of the clause decides, not the time word: the same "tonight", "this evening", "over the
+# weekend", "on Friday" is a plan in a clause that looks ahead and a dated past event in one that reports
+# (LoCoMo and the year simulator: "Watched a movie with my sister tonight" was an open loop that expired)
+@pytest.mark.parametrize("text,end", [
+    ("I'm seeing Tom on Friday", "2025-12-06"),                         # present progressive, Friday the 5th
+    ("I'm going to practise the guitar tonight", "2025-12-03"),
+    ("Will watch a movie with my sister tonight", "2025-12-03"),
+    ("I booked tickets for tonight", "2025-12-03"),                     # a past verb about a time ahead
+    ("I bought tickets for next week", "2025-12-15"),                   # "next week" can only lie ahead
+    ("I've got a date tonight", "2025-12-03"),                          # "'ve got a": having, not a past
+    ("I won't be home tonight", "2025-12-03"),                          # "won't" is no past "won"
+    ("Excited for tonight!", "2025-12-03"),                             # a feeling, not a past verb
+    ("I finished work and I'm going out tonight", "2025-12-03"),        # the verb nearest the time decides
+    ("Planning to go hiking over the weekend", "2025-12-08"),
+])
+def test_a_clause_that_looks_ahead_is_a_plan_until_its_time(text, end):
+    got = until(text, TUE)
+    assert got is not None and got.isoformat() == f"{end}T00:00:00+05:30"
+    assert looks_ahead(text)
+
+
+PAST_ON_A_RELATIVE_DAY = ["Practised the guitar for an hour tonight", "Watched a movie with my sister tonight",
+                          "Tonight I finally finished the book", "We had dinner at Nonna's this evening",
+                          "Went hiking over the weekend", "We haven't talked in a few days",
+                          "I met Karthik on the 15th", "Just got back from the gym this afternoon",
+                          "My sister and I cooked dinner together tonight", "Rome wasn't built in a day"]
+HABITS = ["I practise every night", "I go running every Friday", "I usually call my mum on Sunday",
+          "I'm going to the gym every Friday"]
+
+
+@pytest.mark.parametrize("text", PAST_ON_A_RELATIVE_DAY + HABITS)
+def test_a_past_event_or_a_habit_on_a_relative_day_never_expires(text):
+    assert until(text, TUE) is None and not looks_ahead(text)
+
+
+def test_the_tense_of_a_clause_is_its_verb_nearest_the_time():
+    text = "I went to the gym and I'm going to cook tonight"
+    assert tense(text, text.index("tonight")) == "ahead" and tense(text, text.index("cook")) == "ahead"
+    assert tense(text, text.index("to the gym")) == "past"                  # "went", before it
+    assert tense("Tonight I watched a movie", 0) == "past"                 # nothing before: the first after
+    assert tense("I usually go out", 10) == "habit" and tense("Concert tonight!", 8) is None
+
+
+def test_the_fold_keeps_a_past_evening_as_an_episode_and_lets_only_the_plan_expire():
+    """Through the fold (agents/core/contact.py): three messages on Friday 3 April 2026, 9 pm IST; the
+    episodes' expiry, the working set two days on (domain/decay.py), and the closed session's open loops."""
+    from domain.decay import in_working_set
+    from schemas import events as ev
+    from schemas.envelope import parse_time
+    from tests.helpers import T0, interaction
+
+    said = {"past": "Watched a movie with my sister tonight", "plan": "I'm going to the gym tomorrow",
+            "habit": "I practise the guitar every night"}
+    s, out = core.new_state("default", "arjun"), []
+    for i, text in enumerate(said.values()):
+        e = interaction(f"pt{i}", text, minutes=i)
+        s, o = core.apply_interaction(s, e, core.plan_memories(e))
+        out += o
+    episodes = {e.payload["memory"]["content"]: e.payload["memory"] for e in out
+                if e.event_type == ev.MEMORY_EXTRACTED and e.payload["memory"]["memoryType"] == "episode"}
+    assert {k: episodes[v]["expiresAt"] for k, v in said.items()} == \
+        {"past": None, "plan": "2026-04-05T00:00:00+05:30", "habit": None}   # tomorrow is Saturday the 4th
+
+    def shown(m, at):
+        return in_working_set(status=m["status"], retired_at=None, importance=m["importance"], rate=m["decayRate"],
+                              expires_at=parse_time(m["expiresAt"]) if m["expiresAt"] else None, accessed_at=None,
+                              created_at=parse_time(m["createdAt"]), pinned=m["pinned"], at=at)
+    later = T0 + timedelta(days=2)
+    assert {k: shown(episodes[v], later) for k, v in said.items()} == {"past": True, "plan": False, "habit": True}
+    assert shown(episodes[said["plan"]], T0 + timedelta(hours=2))             # still ahead at 11 pm
+
+    tick = ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=(T0 + timedelta(hours=1)).isoformat(),
+                           recorded_at="x")
+    s, closed = core.apply_tick(s, tick)
+    (summary,) = [e.payload["summary"] for e in closed if e.event_type == ev.SESSION_SUMMARIZED]
+    assert summary["open_loops"] == [said["plan"]]
+
+
+@pytest.mark.parametrize("text,end", [
+    ("We'll have the most fun tonight", "2025-12-03"),                  # "most" is no habit
+    ("I finished the slides, will send them later today", "2025-12-03"),
+])
+def test_more_plans_on_a_day_that_may_be_past(text, end):
+    assert until(text, TUE).isoformat() == f"{end}T00:00:00+05:30"
+
+
+def test_what_one_used_to_do_on_a_day_is_a_habit_of_the_past():  # "used" is no past verb, "used to" a habit
+    assert until("I used to go swimming on Friday", TUE) is None

@@ -16,18 +16,25 @@ from functools import lru_cache
 from typing import Any
 
 from agents.core.memory import is_low_content
+from agents.core.timeref import looks_ahead
 from domain.text import content_words
 
 ROLLING_EVERY = 4
 ROLLING_MAX_CHARS = 600
 PROFILE_MAX_CHARS = 700
 _SENT = re.compile(r"(?<=[.!?])\s+|\n+")
-_PLAN = re.compile(r"\b(i'll|i will|i'm going to|i am going to|i promise|i plan to|i need to|i have to|gonna|"
-                   r"tomorrow|tonight|next week|next month|this weekend|later today)\b", re.IGNORECASE)
+# a plan: said as one ("I'll", "gonna"), or naming a time ahead in a clause that looks ahead (timeref:
+# "going out tonight" is a plan, "watched a movie with my sister tonight" is a dated past event)
+_PLAN = re.compile(r"\b(i'll|i will|i'm going to|i am going to|i promise|i plan to|i need to|i have to|gonna)\b",
+                   re.IGNORECASE)
 _COMMIT = re.compile(r"\b(i'll|i will|i promise|i'm going to|i am going to|let me|i plan to)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|my)\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
+
+
+def _is_plan(s: str) -> bool:
+    return bool(_PLAN.search(s)) or looks_ahead(s)
 
 
 def sentences(text: str) -> list[str]:
@@ -41,7 +48,7 @@ def _scored_sentences(text: str) -> tuple[tuple[str, tuple[str, ...], tuple[bool
     for s in sentences(text):
         if is_low_content(s):
             continue
-        cues = (bool(_FIRST_PERSON.search(s)), bool(_DIGIT.search(s)), bool(_NAME.search(s)), bool(_PLAN.search(s)))
+        cues = (bool(_FIRST_PERSON.search(s)), bool(_DIGIT.search(s)), bool(_NAME.search(s)), _is_plan(s))
         out.append((s, tuple(content_words(s)), cues))
     return tuple(out)
 
@@ -92,7 +99,7 @@ def session_summary(turns: list[dict[str, Any]], people: list[str], moods: list[
     answered_after = {i for i, t in enumerate(turns) if t["role"] == "assistant"}
     last_user_q = [s for i, t in enumerate(turns) if t["role"] == "user" and not any(j > i for j in answered_after)
                    for s in sentences(t["content"]) if s.endswith("?")]
-    plans = [s for t in turns if t["role"] == "user" for s in sentences(t["content"]) if _PLAN.search(s)]
+    plans = [s for t in turns if t["role"] == "user" for s in sentences(t["content"]) if _is_plan(s)]
     commitments = [s for t in turns for s in sentences(t["content"]) if _COMMIT.search(s)]
     tone = Counter(moods).most_common(1)[0][0] if moods else "neutral"
     return {

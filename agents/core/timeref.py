@@ -6,10 +6,16 @@ time a message looks ahead to (the first moment after it, in the message's own U
 episode can expire into the past once it has gone by; the fold calls it with the event's `occurred`,
 so a replay resolves every message to the same date.
 
-Only times ahead count: "next month", "tonight", "on Friday" or "on the 15th" in a clause that looks
-ahead ("Dev is visiting on Friday"); "last week" and "we went there on Friday" are already the past
-and never expire. The latest time a message names wins ("tonight,
-and next month too": next month).
+Only times ahead count. A time that can only lie ahead ("tomorrow", "next week", "later this month")
+always does ("I bought tickets for next week"). A time that can also be today or just gone ("tonight",
+"this week", "over the weekend", "on Friday", "on the 15th", "in a few days") counts by the tense of
+its clause (`tense`): the verb nearest before it, else the first after. A past or perfect verb
+("Watched a movie with my sister tonight", "we went there on Friday", "haven't talked in a few days")
+makes it a dated past event that never expires; a verb looking ahead ("going to", "will", "I'm seeing
+Tom on Friday", "booked") makes it a plan; a habit ("every Friday", "usually") is neither. With no verb
+to go by, "tonight" and "this week" read as ahead ("Concert tonight!"), a weekday only when named
+("this Friday") or a date. The latest time a message names wins ("tonight, and next month too": next
+month).
 """
 from __future__ import annotations
 
@@ -26,8 +32,32 @@ AHEAD = re.compile(r"\b(will|'ll|going to|gonna|plan(?:ning)? to|planning on|pla
                    r"hope to|hoping to|about to|can'?t wait|looking forward|scheduled|booked|appointment|"
                    r"have (?:a|an|my)|got (?:a|an|my)|is on|are on|want to|wanna|need to|have to|should|"
                    r"(?:is|are|am|'m|'re|'s) \w+ing)\b", re.I)
-PAST = re.compile(r"\b(last|ago|yesterday|went|was|were|did|had)\b", re.I)
+# what makes a clause a report of something done: a past or perfect verb. Irregular pasts by name; a
+# regular one by its -ed, unless it is a state after be/feel/get ("I'm so excited", "get organized") or
+# one of the participles that mostly name a feeling or a state ("Tired tonight"), or not a verb at all
+IRREGULAR_PAST = ("went gone saw seen ate eaten got gotten made had took taken came met bought found gave given told "
+                  "said thought felt left ran sang sung wrote written won lost spent sent built caught taught brought "
+                  "drove driven flew flown slept swam began begun drank drunk forgot forgotten heard kept paid sat "
+                  "stood woke worn wore chose chosen broke broken fell fallen did done was were been rode ridden "
+                  "threw thrown grew grown knew known drew drawn fought sold held led meant hung shook spoke spoken "
+                  "understood became blew bit hid froze frozen fed fled sought stuck struck swept swung tore torn "
+                  "wept learnt burnt dreamt spilt ago yesterday last already earlier").split()
+STATE_ED = frozenset(("excited tired bored worried scared stressed pumped thrilled interested exhausted relieved "
+                      "annoyed frustrated disappointed overwhelmed confused surprised amazed pleased delighted "
+                      "married engaged supposed expected used concerned prepared obsessed blessed involved located "
+                      "based need feed seed speed weed breed greed bleed heed deed exceed succeed proceed hundred sacred "
+                      "naked wicked wretched beloved rugged red bed shed wed").split())
+PAST = re.compile(r"(?<![\w'])(?P<w>" + "|".join(IRREGULAR_PAST) + r"|[a-z]{2,}(?:ed|ied))(?![\w'])", re.I)
+_STATIVE_BEFORE = re.compile(r"\b(?:am|is|are|'m|'re|'s|be|being|feel|feeling|felt|get|getting|got|seem|seems|"
+                             r"look|looks|so|very|too|really|more|most|pretty|super|totally|kinda|quite)\s+$", re.I)
+# a habit is neither a plan nor a dated event: "every Friday", "I usually go on Fridays", "I used to"
+HABIT = re.compile(r"\b(?:every|each|usually|always|normally|typically|often|generally|used to)\b", re.I)
+# looking ahead beyond AHEAD: the refusals and conditionals ("won't" is no past "won")
+AHEAD_MORE = re.compile(r"\b(won'?t|will not|shall|would|'d (?!been\b)|tickets? for|invited|planned|arranged|signed up|"
+                        r"registered|supposed to|expect(?:ed|ing)? to)", re.I)
 CLAUSE = re.compile(r"[.;!?]|,|\bbut\b", re.I)
+# spans that may be today or already gone ("tonight" is also "this evening, just now"); the rest lie ahead
+MAY_BE_PAST = ("tonight", "weekend", "week", "date", "unit", "day")
 
 _N = r"(?P<n>\d+|an?|one|two|three|four|five|six|a couple(?: of)?|couple of|a few|few)"
 SPANS = re.compile(
@@ -91,22 +121,72 @@ def _span_end(m: re.Match, t: datetime) -> datetime | None:
     return None
 
 
+def _markers(clause: str) -> list[tuple[int, int, str]]:
+    """(start, end, "past" | "ahead" | "habit") of every tense cue in a clause."""
+    out = [(m.start(), m.end(), "ahead") for rx in (AHEAD, AHEAD_MORE) for m in rx.finditer(clause)]
+    out += [(m.start(), m.end(), "habit") for m in HABIT.finditer(clause)]
+    for m in PAST.finditer(clause):
+        w = m.group("w")
+        if w.lower().endswith("ed") and w.lower() not in IRREGULAR_PAST:
+            if w.lower() in STATE_ED or _STATIVE_BEFORE.search(clause, 0, m.start()) or (w[0].isupper() and m.start()):
+                continue  # a state ("I'm so excited"), not a verb ("speed"), or a name mid-clause ("Ahmed")
+        out.append((m.start(), m.end(), "past"))
+    return out
+
+
+def tense(clause: str, at: int | None = None) -> str | None:
+    """"past", "ahead" or "habit": what the clause says of the time at offset `at` (its start by
+    default), by the cue nearest before it (a later-ending cue wins: "I've got a date" is "got a",
+    ahead, not "got", past), else the first cue after it; None when it has no cue."""
+    at = 0 if at is None else at
+    cues = _markers(clause)
+    before = [c for c in cues if c[0] < at]
+    if before:
+        return max(before, key=lambda c: (c[1], c[2] == "ahead"))[2]
+    after = [c for c in cues if c[0] >= at]
+    return min(after, key=lambda c: (c[0], -c[1], c[2] != "ahead"))[2] if after else None
+
+
+def _clause_of(text: str, m: re.Match) -> tuple[str, int]:
+    """The clause around a match (cut at punctuation and "but") and the match's offset in it."""
+    cuts = [c.end() for c in CLAUSE.finditer(text, 0, m.start())]
+    start = cuts[-1] if cuts else 0
+    end_at = CLAUSE.search(text, m.end())
+    return text[start:end_at.start() if end_at else len(text)], m.start() - start
+
+
+def ahead(m: re.Match, text: str) -> bool:
+    """Whether a time span found in `text` is a time the message looks ahead to (see the module text)."""
+    kind = next(k for k, v in m.groupdict().items() if v and k in (
+        "tonight", "tomorrow", "weekend", "week", "date", "month", "year", "unit", "day"))
+    forward = m.group(kind).lower().startswith(("next", "later", "this coming"))  # "later today", "next weekend"
+    if kind not in MAY_BE_PAST or forward:
+        return True  # it can only lie ahead ("tomorrow", "next weekend", "later this week")
+    clause, at = _clause_of(text, m)
+    if re.search(r"\b(?:every|each)\s+$", clause[:at], re.I):
+        return False  # "every Friday": a habit
+    said = tense(clause, at)
+    if said is not None:
+        return said == "ahead"
+    if kind in ("day", "date"):  # a bare weekday is ahead only when named ("this Friday"), a date always
+        return kind == "date" or (m.group("next") or "").lower() in ("next", "this", "coming")
+    return True  # "Concert tonight!", "Busy this week"
+
+
+def looks_ahead(text: str) -> bool:
+    """Whether `text` names a time ahead of when it was said (a plan's time), whatever the date."""
+    return bool(text) and any(ahead(m, text) for m in SPANS.finditer(text))
+
+
 def until(text: str, occurred: datetime) -> datetime | None:
     """The end of the latest time ahead that `text`, said at `occurred`, refers to; None when it names
-    none (or speaks of the past: "last Friday", "we went on Friday")."""
+    none (or speaks of the past: "last Friday", "we went on Friday", "watched a movie tonight")."""
     if not text or not SPANS.search(text):
         return None
     best = None
     for m in SPANS.finditer(text):
-        if m.group("day") or m.group("date"):
-            # a weekday or a date ("on Friday", "on the 15th") is ahead only in a clause that looks ahead
-            # and does not report the past ("Dev is visiting on Friday", not "we went on Friday")
-            cuts = [c.end() for c in CLAUSE.finditer(text, 0, m.start())]
-            end_at = CLAUSE.search(text, m.end())
-            clause = text[cuts[-1] if cuts else 0:end_at.start() if end_at else len(text)]
-            named = (m.group("next") or "").lower() in ("next", "this", "coming")
-            if PAST.search(clause) or not (named or AHEAD.search(clause) or m.group("date")):
-                continue
+        if not ahead(m, text):
+            continue
         end = _span_end(m, occurred)
         if end is not None and end > occurred and (best is None or end > best):
             best = end
