@@ -376,13 +376,9 @@ def test_each_category_raises_a_trigger_with_the_vector(text, category, embedder
     assert CM.reason(hit).startswith("crisis language (")
 
 
-_AMBIGUOUS_DOSE = pytest.mark.xfail(strict=True, reason="known miss of the full model, on main too (score 0.91): "
-                                   "'I took all my pills this morning' (the daily dose) reads as an overdose taken")
-
-
-@pytest.mark.parametrize("kind,text", [
-    pytest.param(k, t, marks=_AMBIGUOUS_DOSE) if t == "I took all my pills this morning" else (k, t)
-    for k, ts in HARD_NEGATIVES.items() for t in ts])
+# "I took all my pills this morning" (the daily dose) was a strict xfail (the model read an overdose taken, score
+# 0.91) until issue 21's fourth round: the rules' whole-message reading now names it a daily dose
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in HARD_NEGATIVES.items() for t in ts])
 def test_hard_negatives_make_no_trigger_with_the_vector(kind, text, embedder):
     hit, _ = CM.assess(text, embedder.embed([text])[0])
     assert not CM.raises_alarm(hit), (kind, text, hit)

@@ -240,6 +240,8 @@ _RULE_LEVEL = {
     "arranged_for_after": "arrangements", "timeline_gone": "timeline", "burden_shapes": "burden",
     **dict.fromkeys(("letters_written", "pills_gathered"), "preparatory"),
     **dict.fromkeys(("took_quantity", "attempted", "on_the_place_now"), "attempt"),
+    "wish_signs": "wish_to_be_dead", "attempt_signs": "attempt",
+    **dict.fromkeys(("farewell_signs", "farewell_dont", "farewell_beyond"), "farewell"),
 }
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
@@ -375,11 +377,22 @@ _MEETING = re.compile(r"\b(?:waiting for (?:you|u|ya|my|him|her|them|the bus|a f
                       r"u|my|friends)|hurry up|on my way|omw|be there in|see you (?:soon|there|at|in|tomorrow))\b")
 
 
+# a daily dose: "I took all my pills this morning" (the morning's medication), unless something says it was more
+# than the dose: a time since, a quantity or container, alcohol, how it feels now, a goodbye
+_DAILY_DOSE = re.compile(r"\b(?:took|taken|had|take|done) (?:all )?(?:of )?my (?:morning |evening |daily |usual )?"
+                         r"(?:pills|meds|medication|medications|medicine|tablets|vitamins|dose|doses|supplements)\b")
+_MORE_THAN_A_DOSE = re.compile(r"\b(?:ago|earlier|just now|at once|whole|entire|bottle|pack|packet|box|too late|too many|"
+                               r"extra|sick|dizzy|weird|sleepy|numb|scared|on purpose|goodbye|bye|die|dying|dead|wake up|"
+                               r"vodka|wine|alcohol|gin|whisky|whiskey|beer|kicking in|sorry|done|over|forgive|"
+                               r"hospital|ambulance|\d+|all of them|every (?:one|single)|stash|saved|saving|hoard\w*)\b")
+
+
 def everyday_reading(text: str, warning_sign: bool) -> str | None:
     """Why a message the risk model alone flagged reads as everyday, by the rules' whole-message judgments:
     a past that is over ("... years ago, I'm doing well now"), work or study on the topic (training,
     clients, a lecture), hyperbole (laughter and an everyday cause); and for a warning sign without a death
-    word, an everyday reason ("waiting for you on the bridge", "a trip", "a move"). None: no such reading."""
+    word, an everyday reason ("waiting for you on the bridge", "a trip", "a move"); a daily dose ("I took all my pills
+    this morning" with nothing of more than the dose). None: no such reading."""
     if not isinstance(text, str) or not text.strip():
         return None
     doc = parse(text)
@@ -390,6 +403,8 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
         return "work or study on the topic"
     if _LAUGH.search(doc.norm) and (_EVERYDAY.search(doc.norm) or _EMBARRASS.search(doc.norm)):
         return "hyperbole"
+    if _DAILY_DOSE.search(doc.norm) and not _MORE_THAN_A_DOSE.search(doc.norm):
+        return "a daily dose"
     if _MEETING.search(doc.norm) or warning_sign and not _no_benign_reason(doc):
         return "an everyday reason"
     return None

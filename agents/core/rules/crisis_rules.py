@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from agents.core.crisis_text import _MEDIA, _Doc
+from agents.core.crisis_text import _MEDIA, _Doc, _negated
 
 # --------------------------------------------------------------------------------------------- rules
 W = r"[^\s|]+"
@@ -149,6 +149,9 @@ def _wish_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 
 def _eoc_disappear(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | bool:
+    if re.match(r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
+                " ".join(doc.after(j, 3))):
+        return False  # bounded in time: "cease to exist until this hangover passes"
     if m.group("forever"):
         return ("high", "suicidal_ideation")
     if m.group("exist"):
@@ -238,7 +241,8 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
                             r"graduat\w*|"
                             r"surgery|hospital for|offline|off grid|detox|signal|job|offer|promotion|flying|flight|"
                             r"airport|new school|new me|new start|fresh start|i (?:will|would) be (?:in|at|away|abroad|visiting|travelling|traveling|staying) "
-                            r"\w+)\b")
+                            r"\w+|while i am (?:in|at|away|abroad|visiting|travelling|traveling|on (?:holiday|vacation|a trip|"
+                            r"leave|tour|call|shift)))\b")
 
 
 # a goodbye for now: until tomorrow, for the night, before a trip
@@ -272,7 +276,8 @@ _DOSE_NOUN = (r"(?:pills|tablets|meds|medication|insulin|paracetamol|tylenol|ace
 def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     """A quantity taken is an overdose unless the message names a treatment; "all my pills" alone is a daily
     dose (as in `_took_all_check`) unless alcohol, a time since, or how it feels now follows."""
-    if re.search(r"\b(?:prescribed|feel better|for my (?:headache|migraine|back|cold|flu|pain)|doctor|go me|"
+    if re.search(r"\b(?:prescribed|feel better|for (?:my|this|the|a|that) (?:headache|migraine|back|cold|flu|pain|"
+                 r"cramps|fever|hangover|toothache)|doctor|go me|"
                  r"remembered|morning|this morning|today like|vitamins?)\b", doc.norm):
         return False
     if re.search(r"\ball\b", m.group()):
@@ -1420,6 +1425,62 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA) and not re.search(
               r"\b(?:bungee|skydiv\w*|pool|diving|dive|zipline|climb\w*|hike|hiking|view|photo|party|wedding|"
               r"trip|holiday|vitamins?|prescribed|thank you|cards?|essay|homework)\b", d.norm)),
+    # --------------------------------- issue 21, fourth round: from the C-SSRS screener's wording and the
+    # public-health farewell signs (goodbyes as if for the last time, thanks for a whole relationship, "don't
+    # blame yourself", orders for after), not from any held-out message
+    _Rule("wish_signs",
+          rf"\bwhy (?:could not|did not|can not) i (?:just )?(?:have )?(?:died|die|been stillborn|never been born|not "
+          rf"been born)\b"
+          rf"|\b(?:evaporate|vanish|disappear|fade away|dissolve|melt away) and (?:nobody|no one|noone|no body) "
+          rf"(?:would|will|could|would ever|will ever) (?:even )?(?:remember|notice|miss|care|look for)\b"
+          rf"|\b(?:wish|want|wanna|need) (?:i could |{TO} )?(?:just )?(?:evaporate|dissolve|melt away|vanish|disappear|"
+          rf"fade away) (?:forever|for good|permanently|and never (?:come back|return|be seen again|be found))\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
+              r"\b(?:until|till|meeting|class|lecture|party|exam|weekend|holiday|lol|lmao|haha\w*)\b", d.norm)),
+    _Rule("attempt_signs",
+          r"\b(?:made|make|making) (?:an |another |a second |a )?(?:suicide )?attempt on my (?:own )?life\b(?! (?:savings|insurance|story|work|hard)\b)"
+          r"|\battempted (?:to take )?my (?:own )?life\b",
+          "high", "suicide_plan", mode="self"),
+    _Rule("farewell_signs",
+          rf"\b(?:wanted|want|needed) (?:you|u) to be the last (?:person|one) i (?:talk|talked|speak|spoke|text|"
+          rf"texted|hear|heard)\b"
+          rf"|\b(?:last|final) time (?:we|we will|you and i|you and me) (?:ever )?(?:talk|speak|chat|text)\b"
+          rf"|\b(?:whatever|no matter what) happens(?: to me| tonight| next)? (?:\| )?(?:it is|its|it was|it will) "
+          rf"(?:not|never) (?:be )?(?:your|anyones|anyone s) fault\b"
+          rf"|\bsorry for everything(?: i (?:have )?(?:put you through|done|did|caused))?(?= \||$)(?=.*\b(?:take care|"
+          rf"goodbye|bye|love (?:you|u)|remember me|forgive me|thank you)\b)"
+          rf"|\b(?:thank you|thanks|thank u|thx) for (?:putting up with me|being my friend|being (?:there|here) for me|"
+          rf"always being there|everything you (?:have )?(?:ever )?done for me)\b(?=.*\b(?:all these years|for so "
+          rf"long|all this time|through it all|it is time|its time|goodbye|bye|i love (?:you|u)|for the last time)\b)"
+          rf"|\bplease (?:always )?remember (?:that )?i (?:love|loved) (?:you|u)(?: all| guys| so much| always| forever)?"
+          rf"(?= \||$)"
+          rf"|\blove (?:you|u) all (?:\| )?(?:please )?(?:always )?remember (?:that|this|it)(?= \||$)"
+          rf"|\b(?:so )?this is it(?= \|)(?=.*\b(?:thank you|thanks|thank u|goodbye|bye|love (?:you|u)|sorry)\b)"
+          rf"|\b(?:goodbye|bye) (?:everyone|everybody|all|all of you|world|guys) (?:\| )?(?:it|its|it has|it was) "
+          rf"(?:been )?(?:real|a good run|a ride|fun while it lasted)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+    # the imperative carries its own "do not": negation is read before it, not inside it
+    _Rule("farewell_dont",
+          rf"\b(?:do not|please do not|try not to) (?:be sad|cry|blame yourself|be angry|be mad|hate me|feel guilty) "
+          rf"(?:when|after|once|if) (?:you )?(?:find out|hear|they tell you|it happens|i am gone|i go|i do it)"
+          rf"(?= \||$| okay| ok| please| i love| that i| what i| about me)"
+          rf"|\b(?:do not|please do not) (?:worry|cry) (?:about|for) me (?:after (?:today|tonight|this)|anymore|any "
+          rf"more|ever again)\b(?=.*\bi will (?:finally )?be (?:at peace|free|gone|okay now|ok now)\b)",
+          "high", "warning_sign", mode="self", negatable=False,
+          check=lambda d, m, i, j: _BENIGN_REASON.search(d.norm.replace("be at peace", "be peaceful")) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None and not _negated(d.before(i, 3))),
+    # a goodbye beyond this life ("see you on the other side"): "see you" here is no goodbye for now
+    _Rule("farewell_beyond",
+          rf"\bsee (?:you|u|ya|you all|yall) (?:on the other side|in (?:another|the next|a better|my next) (?:life|world|"
+          rf"place)|in heaven|up there)\b(?! of\b| after\b| when\b)"
+          rf"|\bi will (?:always )?be watching over (?:you|u|all of you|everyone|my (?:{W} )?{W})\b(?= from| \||$| always| now)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(
+              d.norm[:m.start()] + d.norm[m.end():]) is None and not re.search(
+              r"\b(?:exam|exams|game|match|shift|week|surgery|operation|flight|trip|party|move|semester|finals|"
+              r"deadline|dentist|wedding|meeting|interview)\b", d.norm)),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
