@@ -256,21 +256,26 @@ def _load_model_meanwhile() -> Any:
     return ThreadPoolExecutor(1, thread_name_prefix="load-model").submit(default_embedder, settings()).result
 
 
-def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source: str = "ledger") -> tuple[Any, Any]:
+def _replay_pipeline(conn: Any, live: str, into: str, model: Any = None, source: str = "ledger",
+                     embedder: Embedder | None = None) -> tuple[Any, Any]:
     """The pipeline a replay feeds, with the model outcomes of the live version: its recorded moods and
     its stored vectors. `model` gives the model for the few texts live never stored (by default it is
-    loaded when first needed). Events read from the ledger are not written back to it (`source`);
-    those read from the log are, as a worker would."""
+    loaded when first needed); `embedder`, a model already made (domain.embedder.Embedder), is that
+    model and names the vectors instead of the configured one. Events read from the ledger are not
+    written back to it (`source`); those read from the log are, as a worker would."""
     from domain.embedder import configured_model_name, default_embedder
     from agents.llm import RecordedMoods
     from agents.pipeline import InteractionPipeline
     from streams.config import settings
 
     s = settings()
-    embedder = RecordedEmbedder(model or (lambda: default_embedder(s)), configured_model_name(s), live)
-    return InteractionPipeline(conn, embedder, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
+    if embedder is not None:
+        recorded = RecordedEmbedder(lambda: embedder, embedder.model_name, live)
+    else:
+        recorded = RecordedEmbedder(model or (lambda: default_embedder(s)), configured_model_name(s), live)
+    return InteractionPipeline(conn, recorded, broker_epoch=f"replay-{into}", version=into, switch_lock=False,
                                moods=RecordedMoods(conn, live), publishes=False,
-                               records=source != "ledger"), embedder
+                               records=source != "ledger"), recorded
 
 
 _progress: Any = None  # a replay part's queue to the parent's progress bar
@@ -282,18 +287,20 @@ def _part_init(queue: Any) -> None:
 
 
 def replay_part(url: str, live: str, new: str, into: str, contacts: list[tuple[str, str]],
-                batch_size: int) -> dict[str, int]:
-    """One process's share of a parallel replay: these contacts' events, folded and committed."""
-    return asyncio.run(_replay_part(url, live, new, into, contacts, batch_size))
+                batch_size: int, model: Embedder | None = None) -> dict[str, int]:
+    """One process's share of a parallel replay: these contacts' events, folded and committed (`model`:
+    as replay's `embedder`)."""
+    return asyncio.run(_replay_part(url, live, new, into, contacts, batch_size, model))
 
 
 async def _replay_part(url: str, live: str, new: str, into: str, contacts: list[tuple[str, str]],
-                       batch_size: int) -> dict[str, int]:
+                       batch_size: int, model: Embedder | None = None) -> dict[str, int]:
     from agents.pipeline import Record
 
     conn = await db.connect_async(url, schema=new)
     try:
-        pipe, embedder = _replay_pipeline(conn, live, into, _load_model_meanwhile())
+        pipe, embedder = _replay_pipeline(conn, live, into, None if model is not None else _load_model_meanwhile(),
+                                          embedder=model)
         events = 0
         async for batch in ledger_batches(url, live, new, batch_size, contacts):
             events += (await pipe.process([Record(v) for v in batch])).applied
@@ -305,7 +312,7 @@ async def _replay_part(url: str, live: str, new: str, into: str, contacts: list[
 
 
 async def _replay_parallel(url: str, live: str, new: str, into: str, jobs: int, batch_size: int,
-                           bar: Any) -> dict[str, int]:
+                           bar: Any, model: Embedder | None = None) -> dict[str, int]:
     """The ledger's contacts split over `jobs` processes (contacts are independent: the workers split
     them by partition the same way), each with its own pipeline and connection."""
     import multiprocessing
@@ -322,7 +329,7 @@ async def _replay_parallel(url: str, live: str, new: str, into: str, jobs: int, 
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     progress = ctx.Queue()
     with ProcessPoolExecutor(len(groups), mp_context=ctx, initializer=_part_init, initargs=(progress,)) as pool:
-        futures = [pool.submit(replay_part, url, live, new, into, g, batch_size) for g in groups]
+        futures = [pool.submit(replay_part, url, live, new, into, g, batch_size, model) for g in groups]
         while not all(f.done() for f in futures):
             try:
                 bar.update(progress.get(timeout=0.2))
@@ -335,8 +342,10 @@ async def _replay_parallel(url: str, live: str, new: str, into: str, jobs: int, 
 
 
 async def replay(into: str, source: str, verify: bool, data_dir: str | None, batch_size: int = 1000,
-                 progress: bool = True, jobs: int = 1) -> dict[str, Any]:
-    """`jobs` > 1: the ledger's contacts are replayed by that many processes forked from this one."""
+                 progress: bool = True, jobs: int = 1, embedder: Embedder | None = None) -> dict[str, Any]:
+    """`jobs` > 1: the ledger's contacts are replayed by that many processes forked from this one.
+    `embedder`: the model for texts live never stored (a domain.embedder.Embedder; by default the
+    configured one, loaded meanwhile); each part of a parallel replay gets a copy (pickled)."""
     from tqdm import tqdm
 
     from agents.pipeline import Record
@@ -357,7 +366,7 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
         if c.execute("SELECT 1 FROM rapport.projection_versions WHERE version=%s", (into,)).fetchone():
             raise ReplayError(f"version {into} exists; drop it first with `rapport replay --drop {into}`")
         # while the schema is made; not when parts are forked from this process: they load their own
-        model = None if parallel else _load_model_meanwhile()
+        model = None if parallel or embedder is not None else _load_model_meanwhile()
         db.ensure_version(c, into, activate_if_none=False, status="building")
         total = c.execute(f"SELECT count(*) FROM {db.schema_of(live_version)}.processed_events "
                           f"WHERE contact_id NOT LIKE 'erased:%%'").fetchone()[0]
@@ -368,11 +377,11 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
     bar = tqdm(total=total, unit="ev", desc=f"replay -> {into}", disable=not progress)
     parts = {"recorded": 0, "computed": 0}
     if parallel:  # before this process opens its connection: the parts are forked from it
-        done = await _replay_parallel(url, live, new, into, jobs, batch_size, bar)
+        done = await _replay_parallel(url, live, new, into, jobs, batch_size, bar, embedder)
         events += done["events"]
         parts = {k: done[k] for k in parts}
     conn = await db.connect_async(url, schema=new)
-    pipe, embedder = _replay_pipeline(conn, live, into, model, source=source)
+    pipe, recorded = _replay_pipeline(conn, live, into, model, source=source, embedder=embedder)
 
     async def feed(records: list) -> None:
         nonlocal events
@@ -411,8 +420,8 @@ async def replay(into: str, source: str, verify: bool, data_dir: str | None, bat
                                       "seconds": round(seconds, 2),
                                       "events_per_s": round(events / seconds, 1) if seconds else None,
                                       "digest": new_digest, "live_version": live_version,
-                                      "texts_recorded": embedder.recorded + parts["recorded"],
-                                      "texts_embedded": embedder.computed + parts["computed"], "jobs": jobs}
+                                      "texts_recorded": recorded.recorded + parts["recorded"],
+                                      "texts_embedded": recorded.computed + parts["computed"], "jobs": jobs}
             if verify:
                 live_digest = digest(c, live)
                 result["live_digest"] = live_digest

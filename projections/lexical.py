@@ -11,8 +11,9 @@ predate those tables (kept until the contact's state changes, its `seq`; an LRU 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from typing import Iterable
+
+from cachetools import LRUCache
 
 from domain.text import STOP, doc_terms, words
 
@@ -100,21 +101,17 @@ class BM25Index:
 
 
 class IndexCache:
-    """(schema, tenant, contact) -> (seq, index), least recently used out first."""
+    """(schema, tenant, contact) -> (seq, index), least recently used out first (cachetools.LRUCache)."""
 
     def __init__(self, size: int = 2000):
         self.size = size
-        self._d: OrderedDict[tuple, tuple[int, BM25Index]] = OrderedDict()
+        self._d: LRUCache[tuple, tuple[int, BM25Index]] = LRUCache(maxsize=size)
 
     def get(self, key: tuple, seq: int) -> BM25Index | None:
-        hit = self._d.get(key)
+        hit = self._d.get(key)  # a hit is the most recently used
         if hit is None or hit[0] != seq:
             return None
-        self._d.move_to_end(key)
         return hit[1]
 
     def put(self, key: tuple, seq: int, index: BM25Index) -> None:
-        self._d[key] = (seq, index)
-        self._d.move_to_end(key)
-        while len(self._d) > self.size:
-            self._d.popitem(last=False)
+        self._d[key] = (seq, index)  # the least recently used goes when over `size`

@@ -154,17 +154,23 @@ async def get_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tenant_
            **answers(out.CurationAccepted, 202, {400: out.ErrorBody, 404: out.NoSuchMemory, 413: out.ErrorBody}),
            **request_body(correction_schema()))
 async def correct_memory(request: Request, contact_id: ContactIdPath, memory_id: MemoryIdPath,
-                         p: auth.Principal = Depends(principal)) -> JSONBody:
+                         tenant_id: TenantParam = None, p: auth.Principal = Depends(principal)) -> JSONBody:
     """Correct a memory: its content (and/or type, importance, pin). Recorded as an event; once applied
     every reader sees the corrected memory, its old text stays in its history, and extraction does not
-    bring the old text back (README "Correcting and forgetting memories")."""
+    bring the old text back (README "Correcting and forgetting memories"). The tenant: `tenant_id` in the
+    query, as GET and DELETE of this route take it, or in the body (422 when both name different ones)."""
     contact_id, memory_id = contact_param(contact_id), memory_param(memory_id)
+    if tenant_id is not None:
+        check_param("tenant_id", tenant_id, validate.check_id(tenant_id))  # 400, as the other routes
     req = await json_body(request, MAX_BODY, CorrectionRequest, "correction")
     changes = req.model_dump(exclude={"tenant_id"}, exclude_none=True)
     problems = ev.correction_errors({"memoryId": memory_id, **changes})
+    if tenant_id is not None and req.tenant_id is not None and req.tenant_id != tenant_id:
+        problems = [*problems, ("tenant_id", f"names tenant {req.tenant_id!r} but the query's tenant_id names "
+                                             f"{tenant_id!r}: name it once, or the same in both")]
     if problems:
         return error(422, "invalid correction", errors=[{"field": f, "problem": why} for f, why in problems])
-    tenant_id = tenant_of(p, req.tenant_id)
+    tenant_id = tenant_of(p, tenant_id if tenant_id is not None else req.tenant_id)
     row = await memory_row(tenant_id, contact_id, memory_id)
     if row is None:
         return no_such_memory(memory_id)

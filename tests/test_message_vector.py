@@ -136,10 +136,8 @@ def _conversation():
 
 async def _live_shaped(url, monkeypatch):
     """The conversation through the live worker, with ShapedEmbedder's vectors as the message vectors and as
-    the embedder a replay loads (under the mood model's vector model's name)."""
+    the embedder each replay is given."""
     monkeypatch.setenv("RAPPORT_DATABASE_URL", url)
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: ShapedEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: mood_model.VECTOR_MODEL)
     _vector_shows(monkeypatch)
     await live_run(url, _conversation(), ShapedEmbedder())
 
@@ -151,7 +149,8 @@ async def test_a_replay_batched_otherwise_gives_the_fold_the_same_vectors(fresh_
     with psycopg.connect(fresh_db, autocommit=True) as c:
         confidences = [r[0] for r in c.execute("SELECT confidence FROM proj_v1.mood_log").fetchall()]
     assert len(confidences) == 10 and len(set(confidences)) >= 8  # fingerprints of vectors, not the words' model
-    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False,
+                        embedder=ShapedEmbedder())
     assert r["verified"] and r["switched"]
     # read from live's episodes where the text is the message's, computed alone for "lol", "ugh" (no
     # episode), the repeated message (merged into the first one's episode) and the one said by "Arjun"
@@ -164,7 +163,8 @@ async def test_the_same_replay_with_batched_message_vectors_would_not_verify(fre
     """The control: were message vectors computed in the batch, the replay's digest would differ."""
     monkeypatch.setattr("agents.pipeline.embed_each", lambda emb, texts: list(emb.embed(texts)))
     await _live_shaped(fresh_db, monkeypatch)
-    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False,
+                        embedder=ShapedEmbedder())
     assert r["verified"] is False
     with psycopg.connect(fresh_db, autocommit=True) as c:
         assert digest(c, "proj_v1") != digest(c, "proj_v2")

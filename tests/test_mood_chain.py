@@ -53,10 +53,8 @@ async def test_chain_model_then_previous_then_offline_and_replay_reuses(pg_url, 
         # the model is down during the rebuild: recorded outcomes are reused, the digest still matches
         stub.mode = "down"
         monkeypatch.setenv("RAPPORT_DATABASE_URL", url)
-        monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-        monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
         calls = len(stub.calls)
-        r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False)
+        r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
         assert r["verified"] and len(stub.calls) == calls
     finally:
         stub.close()

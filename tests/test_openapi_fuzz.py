@@ -66,6 +66,10 @@ BY_DESIGN: list[tuple[str, str | None, Callable[[dict[str, Any]], bool], str]] =
      "a cursor is opaque: only one the server gave for that list is one, which no pattern can say"),
     ("ST202", "POST /webhooks", lambda f: only(f, {"url"}, r"loopback, private or reserved|does not resolve|port must"),
      "where a webhook URL points (a public address that resolves) is decided when it is created, not by its text"),
+    ("ST202", "PATCH /contacts/{contact_id}/memories/{memory_id}",
+     lambda f: f["status"] == 422 and only(f, {"tenant_id"}, r"but the query's tenant_id names"),
+     "the tenant named in the query and in the body, two different ones (README): JSON Schema cannot relate a "
+     "query parameter to a body field"),
 ]
 
 

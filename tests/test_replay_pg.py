@@ -59,10 +59,9 @@ def conversation() -> list[Record]:
 
 async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
-    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False,
+                        embedder=FakeEmbedder())
     assert r["verified"] and r["switched"] and r["events"] == 11
     with psycopg.connect(fresh_db, autocommit=True) as c:
         assert db.active_version(c) == "v2"
@@ -73,7 +72,7 @@ async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatc
         assert c.execute("SELECT source_event_ids FROM proj_v2.memories WHERE content='My dog Bruno ate my shoes "
                          "again'").fetchone()[0] == ["c1", "c3", "fx-v1-0001"]
     # a second replay from the new live version is the same again (determinism across processes)
-    r3 = await rp.replay("v3", "ledger", verify=True, data_dir=None, progress=False)
+    r3 = await rp.replay("v3", "ledger", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
     assert r3["digest"] == r["digest"]
     with pytest.raises(rp.ReplayError):
         rp.drop("v3", None)  # live
@@ -84,12 +83,10 @@ async def test_replay_from_ledger_matches_live_and_switches(fresh_db, monkeypatc
 
 async def test_verify_mismatch_does_not_switch(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:  # tamper with the live projection
         c.execute("UPDATE proj_v1.memories SET importance = importance + 0.01 WHERE contact_id='olga'")
-    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False)
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
     assert r["verified"] is False and not r.get("switched")
     with psycopg.connect(fresh_db, autocommit=True) as c:
         assert db.active_version(c) == "v1"
@@ -111,10 +108,9 @@ class CountingEmbedder(FakeEmbedder):
 async def test_replay_takes_vectors_from_the_live_version_not_the_model(fresh_db, monkeypatch):
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     model = CountingEmbedder()
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: model)
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
-    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False)
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False,
+                        embedder=model)
     assert r["verified"] and r["switched"]
     with psycopg.connect(fresh_db, autocommit=True) as c:
         stored = {f"{s}: {t}" if s else t for t, s in c.execute(
@@ -167,11 +163,9 @@ async def test_parallel_replay_gives_the_live_digest(fresh_db, monkeypatch, embe
     assert r["texts_recorded"] > 0
 
 
-async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh_db, monkeypatch):
+async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh_db):
     """Events read from the ledger are not written back (a contact erased meanwhile must not get its rows
     back); events read from the log go into it, as a worker's would."""
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     await live_run(fresh_db, conversation())
     with psycopg.connect(fresh_db, autocommit=True) as c:
         c.execute("DELETE FROM rapport.ledger WHERE contact_id='olga'")  # erased after the replay read them
@@ -180,7 +174,7 @@ async def test_a_ledger_replay_writes_no_ledger_rows_and_a_log_replay_does(fresh
     olga = [r for r in conversation() if b'"olga"' in r.value]
     for into, source, kept in (("v2", "ledger", 0), ("v3", "log", len(olga))):
         conn = await db.connect_async(fresh_db, schema=db.schema_of(into))
-        pipe, _ = rp._replay_pipeline(conn, db.schema_of("v1"), into, source=source)
+        pipe, _ = rp._replay_pipeline(conn, db.schema_of("v1"), into, source=source, embedder=FakeEmbedder())
         assert (await pipe.process(olga)).applied == len(olga)
         await conn.close()
         with psycopg.connect(fresh_db, autocommit=True) as c:
@@ -215,8 +209,6 @@ async def test_a_log_replay_takes_what_live_applied_after_its_log_pass_from_the_
     monkeypatch.setenv("RAPPORT_KAFKA_URL", "unused:9092")
     monkeypatch.setenv("RAPPORT_BROKER_EPOCH", "live")  # live's watermarks are of this broker
     monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
     recs = [Record(r.value, "rapport.interactions", 0, r.offset, b"default/arjun") for r in conversation()[:6]]
     await live_run(fresh_db, recs[:4])
     seen: dict = {}
@@ -227,6 +219,6 @@ async def test_a_log_replay_takes_what_live_applied_after_its_log_pass_from_the_
         await live_run(fresh_db, recs[4:])  # meanwhile live applies two more
 
     monkeypatch.setattr(rp, "log_batches", log_so_far)
-    r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False)
+    r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
     assert seen["until"] == {0: 4}
     assert r["verified"] and r["switched"] and r["events"] == 6

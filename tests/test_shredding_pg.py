@@ -129,9 +129,7 @@ async def test_sealed_log_is_processed_and_an_erasure_shreds_it(fresh_db, monkey
         monkeypatch.setenv("RAPPORT_BROKER_EPOCH", "unused")  # the live watermarks' epoch is another: read whole
         monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
         monkeypatch.setattr(rp, "log_batches", fake_log)
-        monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-        monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
-        r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False)
+        r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
         assert r["verified"] and r["switched"]
         assert c.execute("SELECT key FROM rapport.contact_keys WHERE contact_id='ana'").fetchone()[0] == new_key
         assert c.execute("SELECT content FROM proj_v2.memories WHERE contact_id='ana' AND memory_type='episode'"

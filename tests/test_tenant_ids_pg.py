@@ -77,8 +77,6 @@ def test_issue_scenario_replays_verified_and_erased_ids_stay_duplicates(fresh_db
     tenant are new."""
     monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
     monkeypatch.setenv(tracking_key.ENV_KEY, "a-test-tracking-key-0123456789")
-    monkeypatch.setattr("domain.embedder.default_embedder", lambda _s: FakeEmbedder())
-    monkeypatch.setattr("domain.embedder.configured_model_name", lambda _s: "fake-8")
 
     def scenario(tenant: str, contact: str, start: float) -> list:
         return [interaction("col-1", "I live in Paris. I work at Airbus as an engineer.", tenant=tenant,
@@ -126,7 +124,8 @@ def test_issue_scenario_replays_verified_and_erased_ids_stay_duplicates(fresh_db
         assert not any(e in k for k in keys for e in ("col-1", "sam"))  # names no event and no contact
         (tracking,) = c.execute("SELECT contact_id FROM proj_v1.processed_events WHERE event_id='erase-b'").fetchone()
         assert tracking == tracking_key.erased_tracking_id("B", "sam") and "sam" not in tracking
-    r = asyncio.run(rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=2, progress=False))
+    r = asyncio.run(rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=2, progress=False,
+                              embedder=FakeEmbedder()))
     assert r["verified"], r
 
 

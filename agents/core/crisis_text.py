@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from rapidfuzz.distance import OSA
+
 # ------------------------------------------------------------------------------------ normalisation
 _TOKEN = re.compile(r"[^\W_]+(?:['’‘`´ʼ*][^\W_]+)*", re.UNICODE)
 _INNER = re.compile(r"['’‘`´ʼ*]")
@@ -60,22 +62,9 @@ _NOT_FUZZY = frozenset("suicides himself herself itself yourself ourselves thyse
 
 
 def _osa(a: str, b: str, limit: int) -> int:
-    """Optimal-string-alignment distance (edits incl. adjacent transpositions), capped at limit+1."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        if min(cur) > limit:
-            return limit + 1
-        prev2, prev = prev, cur
-    return prev[-1]
+    """Optimal-string-alignment distance (edits incl. adjacent transpositions; rapidfuzz's OSA, not its
+    unrestricted Damerau-Levenshtein), capped at limit+1."""
+    return OSA.distance(a, b, score_cutoff=limit)
 
 
 # typos of the words the rules turn on ("wishse", "enver", "pils", "tonigth", "goodbey"): a token of 4+ letters

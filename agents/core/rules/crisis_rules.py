@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from agents.core.crisis_text import _MEDIA, _Doc, _negated
 
 # --------------------------------------------------------------------------------------------- rules
 W = r"[^\s|]+"
+MAX_COMPILED = 1024  # compiled patterns kept (RULES has about 140)
 
 
 def _gap(n: int) -> str:
@@ -60,13 +62,10 @@ class _Rule:
         return _compiled(self.pattern)
 
 
-_CACHE: dict[str, re.Pattern[str]] = {}
-
-
+@lru_cache(maxsize=MAX_COMPILED)
 def _compiled(p: str) -> re.Pattern[str]:
-    if p not in _CACHE:
-        _CACHE[p] = re.compile(p)
-    return _CACHE[p]
+    """A rule's pattern compiled once; bounded (the table's rules, with room for rules a test makes)."""
+    return re.compile(p)
 
 
 def _words_of(doc: _Doc, m: re.Match[str]) -> tuple[int, int]:

@@ -49,8 +49,8 @@ ROUTES: Dict[str, Route] = {
                       m.MemoryList),
     "memory": Route("GET", "/contacts/{contact_id}/memories/{memory_id}", ("tenant_id", "after"),
                     m.MemoryWithHistory),
-    "correct_memory": Route("PATCH", "/contacts/{contact_id}/memories/{memory_id}", result=m.CurationReceipt,
-                            body=m.CorrectionRequest),
+    "correct_memory": Route("PATCH", "/contacts/{contact_id}/memories/{memory_id}", ("tenant_id",),
+                            m.CurationReceipt, m.CorrectionRequest),  # sends the tenant in the body (older APIs)
     "forget_memory": Route("DELETE", "/contacts/{contact_id}/memories/{memory_id}", ("tenant_id",),
                            m.CurationReceipt),
     "timeline": Route("GET", "/contacts/{contact_id}/timeline", ("tenant_id", "limit"), m.Timeline),
