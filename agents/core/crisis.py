@@ -176,7 +176,14 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str], notes: list[str] | None = N
 
     if speaker_third or kind == "third_self":
         return ("medium", "third_party_concern")
-    if kind in ("first",):
+    return _by_subject(doc, rule, m, level, kind, at, media)
+
+
+def _by_subject(doc: _Doc, rule: _Rule, m: re.Match[str], level: Level, kind: str, at: int | None,
+                media: bool) -> Level | None:
+    """The level a hit keeps once its subject is known (the speaker, nobody named, the listener, somebody else)."""
+    i, j = _words_of(doc, m)
+    if kind == "first":
         return level
     if kind == "implicit" and media and doc.before(i, 1) in (["about"], ["of"]):
         return None  # "the song about jumping off the bridge": what the song is about
