@@ -174,11 +174,15 @@ async def correct_memory(request: Request, contact_id: ContactIdPath, memory_id:
     row = await memory_row(tenant_id, contact_id, memory_id)
     if row is None:
         return no_such_memory(memory_id)
+    return await _request(ev.memory_correction_requested, tenant_id, contact_id, memory_id, changes=changes,
+                          previous_content_hash=row["content_hash"], speaker=row["speaker"])
+
+
+async def _request(make: Any, tenant_id: str, contact_id: str, memory_id: str, **fields: Any) -> JSONBody:
+    """A curation request recorded as an event at the contact's now (ledger, then topic): 202 with its id."""
     state = await svc.store.contact(tenant_id, contact_id)
-    env = ev.memory_correction_requested(
-        event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, memory_id=memory_id,
-        at=format_time(contact_now(state)), changes=changes, previous_content_hash=row["content_hash"],
-        speaker=row["speaker"])
+    env = make(event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, memory_id=memory_id,
+               at=format_time(contact_now(state)), **fields)
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     return JSONBody({"eventId": env.event_id, "memoryId": memory_id}, status_code=202)
 
@@ -194,9 +198,5 @@ async def forget_memory(contact_id: ContactIdPath, memory_id: MemoryIdPath, tena
     row = await memory_row(tenant_id, contact_id, memory_id)
     if row is None:
         return no_such_memory(memory_id)
-    state = await svc.store.contact(tenant_id, contact_id)
-    env = ev.memory_forget_requested(
-        event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, memory_id=memory_id,
-        at=format_time(contact_now(state)), source_event_ids=list(row["source_event_ids"] or []))
-    await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
-    return JSONBody({"eventId": env.event_id, "memoryId": memory_id}, status_code=202)
+    return await _request(ev.memory_forget_requested, tenant_id, contact_id, memory_id,
+                          source_event_ids=list(row["source_event_ids"] or []))
