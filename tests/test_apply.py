@@ -230,3 +230,24 @@ def test_independent_contacts_commute_replays_agree_and_a_redelivery_derives_the
         # and no two derived events of the log share an id (a consumer would drop the second as a copy)
         assert not ids & {d.event_id for d in out2}
         ids |= {d.event_id for d in out2}
+
+
+def test_an_access_shares_the_state_below_the_top_yet_a_later_event_leaves_both_untouched():
+    """An access sets only top-level keys (seq, dueAt), so its working copy is shallow; the next event's
+    rule copies deeply, so neither the state before the access nor the one after it changes under it."""
+    s = core.new_state(T, "c")
+    e1 = say("c", 1, "I live in Pune and I have a dog named Bruno", 0)
+    s1, out = core.apply(s, e1, core.Inputs(candidates=core.plan_memories(e1)))
+    mid = next(d.payload["memory"]["id"] for d in out if d.event_type == ev.MEMORY_EXTRACTED)
+    acc = ev.memories_accessed(event_id="a1", tenant_id=T, contact_id="c", memory_ids=[mid], at=iso(1),
+                               recorded_at=iso(1))
+    s2, derived = core.apply(s1, acc)
+    assert [d.event_type for d in derived] == [ev.MEMORY_ACCESSED] and derived[0].payload["memoryIds"] == [mid]
+    assert s2["seq"] == s1["seq"] + 1
+    assert {k: v for k, v in s2.items() if k not in ("seq", "dueAt")} == \
+        {k: v for k, v in s1.items() if k not in ("seq", "dueAt")}
+    before1, before2 = sb(s1), sb(s2)
+    e3 = say("c", 2, "My sister Priya moved to Delhi", 30)
+    s3, _ = core.apply(s2, e3, core.Inputs(candidates=core.plan_memories(e3)))
+    assert sb(s1) == before1 and sb(s2) == before2
+    assert len(s3["memoryIndex"]["items"]) > len(s2["memoryIndex"]["items"])

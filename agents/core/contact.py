@@ -378,9 +378,17 @@ Rule = Callable[[State, Envelope, Inputs], Step]
 RULES: dict[str, Rule] = {}  # event type -> its rule (a contact's erasure is the shell's: a new state)
 
 
-def rule(event_type: str) -> Callable[[Rule], Rule]:
+# rules that set only top-level keys of the state (never a nested value in place): their working copy is
+# a shallow one. /context's accesses are most of a busy contact's events, and the whole state's deep
+# copy (~25 KB of JSON) was most of what one cost.
+TOP_LEVEL_ONLY: set[str] = set()
+
+
+def rule(event_type: str, top_level_only: bool = False) -> Callable[[Rule], Rule]:
     def register(fn: Rule) -> Rule:
         RULES[event_type] = fn
+        if top_level_only:
+            TOP_LEVEL_ONLY.add(event_type)
         return fn
     return register
 
@@ -393,7 +401,8 @@ def apply(state: State, env: Envelope, inputs: Inputs = Inputs()) -> tuple[State
     fold = RULES.get(env.event_type)
     if fold is None:
         raise ValueError(f"{env.event_type} is not an event the fold applies")
-    s = _copy(state)
+    # the closing steps too set only top-level keys when the rule reports no memory events
+    s = dict(state) if env.event_type in TOP_LEVEL_ONLY else _copy(state)
     step = fold(s, env, inputs)
     out = step.events
     profile = _profile_after(s, step.memory_events)
@@ -423,7 +432,7 @@ def _merge_memories(s: State, env: Envelope, candidates: list[dict[str, Any]], h
     return memory_events
 
 
-@rule(ev.MEMORIES_ACCESSED)
+@rule(ev.MEMORIES_ACCESSED, top_level_only=True)
 def _access(s: State, env: Envelope, inputs: Inputs) -> Step:
     """/context served these memories at `occurred_at` (the wall clock): recorded (MemoryAccessed, in
     the memories' history), but being shown is not being used. Recency, access frequency and the decay
