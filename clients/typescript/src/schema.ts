@@ -116,7 +116,8 @@ export interface paths {
          * Correct Memory
          * @description Correct a memory: its content (and/or type, importance, pin). Recorded as an event; once applied
          *     every reader sees the corrected memory, its old text stays in its history, and extraction does not
-         *     bring the old text back (README "Correcting and forgetting memories").
+         *     bring the old text back (README "Correcting and forgetting memories"). The tenant: `tenant_id` in the
+         *     query, as GET and DELETE of this route take it, or in the body (422 when both name different ones).
          */
         patch: operations["correct_memory_contacts__contact_id__memories__memory_id__patch"];
         trace?: never;
@@ -2136,7 +2137,9 @@ export interface operations {
     };
     correct_memory_contacts__contact_id__memories__memory_id__patch: {
         parameters: {
-            query?: never;
+            query?: {
+                tenant_id?: string | null;
+            };
             header?: never;
             path: {
                 /** @description 1-128 characters, no '/' or control characters; a leading '_' is reserved */
