@@ -18,6 +18,10 @@ embedding, computed here by the local model, and the previous message's mood as 
     measured here: nothing is trained or tuned on it;
   - the held-out parts (split "eval") of agents/core/data/mood_labelled.jsonl (chat messages, ten
     moods, with energy) and of agents/core/data/mood_dialogue.jsonl (everyday dialogue, five moods);
+  - dialogue held-out, agents/core/data/mood_dialogue_heldout.jsonl: everyday two-person chat written for
+    issue 21 apart from the model's tuning (five moods; never trained, calibrated or tuned on: ops/train_mood
+    does not read it): macro-F1 and per-label F1. A line with a `previous` message (the same speaker's
+    previous line) is read as the fold reads it: the mood the system gives that line is the context;
   - latency per message (p50/p99, weights already loaded; the vector is an input, its embedding is
     the worker's batch step, not the fold) and the artifact's load time and size.
 """
@@ -42,6 +46,7 @@ from agents.core import mood as M  # noqa: E402
 from ops.train_mood import (DEFAULT_DATA, DIALOGUE_MOODS, GOEMOTIONS_MOODS, embed_texts, load_dialogue,  # noqa: E402
                             load_goemotions, load_hand, macro_f1)
 
+HELDOUT_DIALOGUE_PATH = REPO / "agents" / "core" / "data" / "mood_dialogue_heldout.jsonl"
 DEFAULT_MELD = REPO.parent / "shared" / "data" / "emotion" / "meld-dev" / "dev_sent_emo.csv"
 MELD_TO_MOOD = {"anger": "angry", "fear": "anxious", "joy": "happy", "neutral": "neutral", "sadness": "sad"}
 
@@ -71,6 +76,23 @@ def classify_dialogues(rows: list[dict[str, Any]], vectors: Any, use_context: bo
                        previous=last.get(key) if use_context else None)
         last[key] = m["mood"]
         out.append(m)
+    return out
+
+
+def load_heldout_dialogue(path: str | Path = HELDOUT_DIALOGUE_PATH) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def classify_with_previous(fn: Callable[..., dict], rows: list[dict], vectors: Any, prev_vectors: dict[int, Any],
+                           use_context: bool = True) -> list[str]:
+    """The mood `fn` gives each row; a row's `previous` line is classified first (its vector in `prev_vectors`
+    by row index) and the mood given to it is the context, as the fold passes the contact's previous mood."""
+    out = []
+    for i, r in enumerate(rows):
+        prev = None
+        if use_context and r.get("previous"):
+            prev = fn(r["previous"], prev_vectors.get(i))["mood"]
+        out.append(fn(r["text"], vectors[i], prev)["mood"])
     return out
 
 
@@ -107,6 +129,7 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
     texts, gold = load_goemotions(data_dir, "dev")
     hand = load_hand(split="eval")
     dialogue = load_dialogue(split="eval")
+    held = load_heldout_dialogue()
     path = meld_path(meld)
     meld_rows = load_meld(path) if path.is_file() else None
     all_texts = texts + [r["text"] for r in hand] + [r["text"] for r in dialogue] + \
@@ -115,10 +138,14 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
     vecs = embed_texts(all_texts)
     embed_s = time.perf_counter() - t0
     g_vec, rest = vecs[:len(texts)], vecs[len(texts):]
+    held_prev = [i for i, r in enumerate(held) if r.get("previous")]
+    hv = embed_texts([r["text"] for r in held] + [held[i]["previous"] for i in held_prev])
+    held_vec, held_prev_vec = hv[:len(held)], dict(zip(held_prev, hv[len(held):]))
     h_vec, rest = rest[:len(hand)], rest[len(hand):]
     d_vec, m_vec = rest[:len(dialogue)], rest[len(dialogue):]
     five = tuple(sorted(DIALOGUE_MOODS))
     result: dict[str, Any] = {"goemotions_dev_n": len(gold), "hand_eval_n": len(hand), "dialogue_eval_n": len(dialogue),
+                              "dialogue_heldout_n": len(held), "dialogue_heldout_with_previous": len(held_prev),
                               "meld_path": str(path), "artifact_bytes": M.MODEL_PATH.stat().st_size,
                               "artifact_load_ms": load_ms, "embedding_s": embed_s}
     if meld_rows is not None:
@@ -146,6 +173,8 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
                           "energy_accuracy": _accuracy(h_energy, he),
                           "energy_macro_f1": f1_scores(h_energy, he, M.ENERGIES)[0]},
             "dialogue_eval": {"macro_f1": d_f1, "per_label_f1": d_per},
+            "dialogue_heldout": dict(zip(("macro_f1", "per_label_f1"), f1_scores(
+                [r["mood"] for r in held], classify_with_previous(fn, held, held_vec, held_prev_vec), five))),
             "latency": lat,
         }
         if meld_rows is not None:
@@ -157,6 +186,11 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
             m_f1, m_per = f1_scores([g for g, _ in scored], [p for _, p in scored], five)
             result[name]["meld_dev"] = {"macro_f1": m_f1, "per_label_f1": m_per,
                                         "predicted": dict(Counter(p for _, p in scored).most_common())}
+    h_gold = [r["mood"] for r in held]
+    h_pred = classify_with_previous(systems["classifier"], held, held_vec, held_prev_vec, use_context=False)
+    result["classifier"]["dialogue_heldout"]["macro_f1_without_context"] = f1_scores(h_gold, h_pred, five)[0]
+    result["classifier"]["dialogue_heldout"]["predicted"] = dict(Counter(classify_with_previous(
+        systems["classifier"], held, held_vec, held_prev_vec)).most_common())
     if meld_rows is not None:  # the context's share: the same classifier without the previous mood
         mp = classify_dialogues(meld_rows, m_vec, use_context=False)
         scored = [(r["mood"], p["mood"]) for r, p in zip(meld_rows, mp) if r["mood"] is not None]
@@ -186,6 +220,11 @@ def format_table(r: dict[str, Any]) -> str:
             add(f"  F1 {m}", lambda s, m=m: s["meld_dev"]["per_label_f1"][m])
     d = r["dialogue_eval_n"]
     add(f"dialogue eval (n={d}) macro-F1, 5 moods", lambda s: s["dialogue_eval"]["macro_f1"])
+    if "dialogue_heldout_n" in r:  # (a result of a build before the set)
+        add(f"dialogue HELD-OUT (n={r['dialogue_heldout_n']}) macro-F1, 5 moods",
+            lambda s: s["dialogue_heldout"]["macro_f1"])
+        for m in sorted(DIALOGUE_MOODS):
+            add(f"  F1 {m}", lambda s, m=m: s["dialogue_heldout"]["per_label_f1"][m])
     h = r["hand_eval_n"]
     add(f"hand eval (n={h}) mood accuracy", lambda s: s["hand_eval"]["mood_accuracy"])
     add(f"hand eval (n={h}) mood macro-F1", lambda s: s["hand_eval"]["mood_macro_f1"])
@@ -202,6 +241,11 @@ def format_table(r: dict[str, Any]) -> str:
                      f"predicted {c['predicted']}")
     else:
         lines.append(f"MELD dev: skipped, no file at {r['meld_path']} (give --meld FILE or RAPPORT_MELD_DEV)")
+    if "dialogue_heldout_n" in r:
+        c = r["classifier"]["dialogue_heldout"]
+        lines.append(f"dialogue held-out ({HELDOUT_DIALOGUE_PATH.name}, {r['dialogue_heldout_with_previous']} lines "
+                     f"with a previous line): without the previous-turn context macro-F1 "
+                     f"{c['macro_f1_without_context']:.3f}; predicted {c['predicted']}")
     lines.append(f"macro-F1 gain over the baseline (GoEmotions dev): {r['macro_f1_gain']:+.3f}")
     lines.append(f"artifact {M.MODEL_PATH.name}: {r['artifact_bytes'] / 1e6:.2f} MB, "
                  f"loaded in {r['artifact_load_ms']:.0f} ms; sentence embeddings of the texts: "
