@@ -63,6 +63,13 @@ How matching works
          needs an intent word or the end of the clause), "cutting myself some slack", "I hurt myself
          at the gym" (a past injury needs intent, "again" or "on purpose"), "kill me now"
          (hyperbole, no alarm), "5 kms" (kilometres), "suicide squad/doors/mission/run".
+       - whole-message readings (issue 21, fifth round): a past that is over (a past marker with a recovery,
+         an elapsed span since the act, "but I haven't in eleven years", or a contrast with a present that is
+         well), unless anything of now is said ("again", "last night", an undated relapse); a negated history
+         ("never had any thoughts of", "no history of", "zero urge to"; "... until this month" is current);
+         words written on a thing ('the caption said "..."'); what a text is about ("the poem is about
+         suicide"); for the model alone, exasperation frames ("will be the end of me", "want this shift to be
+         over") with no death word or means.
     4. The most severe candidate wins, then the earliest.
 
 Known limits (documented, not bugs): no alarm for "kys" (aimed at others), "kill me now", "this song

@@ -1525,7 +1525,7 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _BENIGN_JUMP.search(d.norm) is None),
     # method: a self-directed lethality question (how high / which way hurts least / is hanging painful)
     _Rule("lethality_question",
-          rf"\bhow (?:high|tall|far|deep|long|much|many|hard) (?:{W} ){{1,10}}?(?:fatal|lethal|deadly|certain death|"
+          rf"\bhow (?:high|tall|far|deep|long|much|many|hard) (?:{W} ){{1,12}}?(?:fatal|lethal|deadly|certain death|"
           rf"instant death|guaranteed|{TO} (?:die|not survive|kill (?:you|me|someone|a person)))\b"
           rf"|\b(?:which|what) (?:way|method|kind of death|way of dying|ways of dying|way {TO} die|ways {TO} die|way {TO} "
           rf"go) (?:{W} ){{0,3}}?(?:hurts? (?:the )?least|hurts? less|(?:is|would be) (?:the )?(?:least painful|"
@@ -1681,7 +1681,7 @@ _FOR_ME = re.compile(r"\b(?:for me|for myself|i need to know|asking for myself|n
                      r"(?:size|weight)|if i (?:did|do|tried|try))\b")
 _INFO_CONTEXT = re.compile(r"\b(?:story|novel|book|character|script|film|movie|show|game|class|homework|essay|"
                            r"physics|biology|chemistry|exam|course|lecture|nurse|nursing|paramedic|first aid|doctor|"
-                           r"medic|job|work|safety|climbing|roofer|roofers|scaffold\w*|documentary|podcast|dog|cat|"
+                           r"medic|for (?:my )?(?:job|work)|at work|safety|climbing|roofer|roofers|scaffold\w*|documentary|podcast|dog|cat|"
                            r"puppy|kitten|pet|pets|plant|fish|bird|caffeine|coffee|energy drinks?|water|salt|"
                            r"chocolate|grapes|xylitol|nutmeg|toddler|baby|kid|child|mystery|writing|writer|author|plot|crime|"
                            r"thriller|fiction|screenplay|dnd|campaign)\b")
