@@ -1688,6 +1688,9 @@ _INFO_CONTEXT = re.compile(r"\b(?:story|novel|book|character|script|film|movie|s
 
 
 def _lethality_check(d: _Doc, i: int) -> bool:
+    if re.search(r"\bhow (?:many|much) (?:more )?(?:of us|of them|people|humans|kids|children|lives|soldiers|animals|"
+                 r"innocent|americans|patients|civilians)\b", d.norm):
+        return False  # "how many of us have to die before ...": a rhetorical count of others' deaths
     if _FOR_ME.search(d.norm):
         return True
     return _INFO_CONTEXT.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA)
