@@ -199,3 +199,10 @@ def test_long_chat_lines_stay_cheap():
     for t in texts:
         crisis.detect_crisis(t)
     assert time.perf_counter() - t0 < 2.0
+
+
+@pytest.mark.parametrize("text", ["my cousin who overdosed last night is in the icu, what do i say to him",
+                                  "my flatmate that relapsed on self harm tonight won't open the door"])
+def test_a_relation_named_with_who_or_that_is_concern_for_someone_else(text):
+    hit = crisis.detect_crisis(text)
+    assert hit is not None and hit["category"] == "third_party_concern" and not CM.raises_alarm(hit), (text, hit)

@@ -189,11 +189,13 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str], notes: list[str] | None = N
         if s_kind == "first":
             at = s_at
         elif s_kind == "third" and s_at is not None and not _FIRST_PERSON & set(doc.words[s_at:j]) and (
-                doc.words[s_at] in _THIRD_PRONOUNS or doc.words[s_at] in _RELATIONS and s_at + 1 == i):
+                doc.words[s_at] in _THIRD_PRONOUNS or doc.words[s_at] in _RELATIONS and (
+                    s_at + 1 == i or s_at + 2 == i and doc.words[s_at + 1] in ("who", "that"))):
             # a self-statement rule whose subject is said to be somebody else, with nothing of "I" in
             # between or in the phrase: "my friend told me she's been cutting again", "someone said
-            # they're going to end it tonight", "my brother attempted suicide" (a relation right before the
-            # phrase); a rule like "better off without me" names the speaker
+            # they're going to end it tonight", "my brother attempted suicide", "a patient who overdosed today" (a
+            # relation right before the phrase, or with "who"/"that" between); a rule like "better off without me"
+            # names the speaker
             kind, at = "third_self", s_at
     elif rule.mode == "third":
         kind, at = _subject(doc, i, True)
