@@ -63,6 +63,13 @@ How matching works
          needs an intent word or the end of the clause), "cutting myself some slack", "I hurt myself
          at the gym" (a past injury needs intent, "again" or "on purpose"), "kill me now"
          (hyperbole, no alarm), "5 kms" (kilometres), "suicide squad/doors/mission/run".
+       - whole-message readings (issue 21, fifth round): a past that is over (a past marker with a recovery,
+         an elapsed span since the act, "but I haven't in eleven years", or a contrast with a present that is
+         well), unless anything of now is said ("again", "last night", an undated relapse); a negated history
+         ("never had any thoughts of", "no history of", "zero urge to"; "... until this month" is current);
+         words written on a thing ('the caption said "..."'); what a text is about ("the poem is about
+         suicide"); for the model alone, exasperation frames ("will be the end of me", "want this shift to be
+         over") with no death word or means.
     4. The most severe candidate wins, then the earliest.
 
 Known limits (documented, not bugs): no alarm for "kys" (aimed at others), "kill me now", "this song
@@ -103,6 +110,10 @@ def _quote_speaker(doc: _Doc, i: int, start: int, end: int, media: bool) -> str 
         return None
     if media or any(w in _MEDIA or w in _FICTION or w[:-1] in _FICTION for w in doc.words):
         return "veto"  # a quoted line in a message about a song, a meme, a story's villain
+    k0 = next((n for n, sp in enumerate(doc.spans) if sp[0] >= quote[0]), i)
+    lead = doc.before(k0, 6)
+    if any(w in _INSCRIPTIONS for w in lead) and not any(w in ("my", "i") for w in lead):
+        return "veto"  # 'the caption said "i want to die"', 'her shirt says ...': words written on a thing
     # who says the quoted words? the nominative subject before the opening quote
     k = next((n for n, sp in enumerate(doc.spans) if sp[0] >= quote[0]), i)
     speaker = _speaker(doc, k)
@@ -112,18 +123,41 @@ def _quote_speaker(doc: _Doc, i: int, start: int, end: int, media: bool) -> str 
 
 
 _THIRD_PRONOUNS = frozenset({"he", "she", "they"})
+_NEG_NOUNS = frozenset("urge urges thought thoughts plan plans desire wish intention intentions intent".split())
+# things words are written on: a quoted phrase introduced by one is a reading, not the speaker's voice
+_INSCRIPTIONS = frozenset("""caption captions captioned headline headlines sign signs shirt tshirt hoodie mug
+sticker stickers poster posters slogan graffiti tweet tweets post posts comment comments thread subtitle subtitles
+line lines quote quotes motto banner card tattoo billboard label""".split())
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine", "we", "us", "our"})
 _NEVER_WOULD = re.compile(r"\bnever (?:would|will|could|ever)$")
+# a negated history before the phrase: "never had any thoughts of self harm", "I've never once felt suicidal", "no
+# history of self harm"; "... until now", "... but lately" is a history that has just ended
+_NEVER_HAD = re.compile(r"\b(?:never|not once|not ever|no (?:history|past|record))(?: once| ever| really| actually)?"
+                        r"(?: (?:had|have had|experienced|felt|been|done|struggled with|dealt with|thought about|"
+                        r"considered|engaged in|gone through|attempted|tried|had a problem with))?(?: (?:any|a|the|with))?"
+                        r"(?: (?:thoughts?|history|urges?|feelings?|issues?|problems?|ideas?|plans?|intentions?|"
+                        r"episodes?|ideation))?(?: (?:of|with|about|around|to|like))?$")
+_UNTIL_NOW = re.compile(r"^(?:[^\s|]+ ){0,3}?(?:until|till|til|before|up to) (?:now|recently|lately|this|last|today|"
+                        r"tonight|yesterday)\b|\b(?:but|and) (?:now|lately|recently|this week|tonight|today)\b")
 
 
 def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
     """Is the phrase negated (a denied frame before its subject, "never would I", or a negator in scope)?"""
+    if "never" in doc.before(i, 7) and _UNTIL_NOW.search(" ".join(doc.after(j, 8))):
+        return False  # "I never had thoughts of suicide until this month": a history that has just ended
     if at is not None and _DENIED_FRAME.search(" ".join(doc.before(at, 3))):
         return True
     if at is not None and _NEVER_WOULD.search(" ".join(doc.before(at, 3))):
         return True  # "never would I kill myself"
+    if _NEVER_HAD.search(" ".join(doc.before(i, 7))) and not _UNTIL_NOW.search(" ".join(doc.after(j, 8))):
+        return True  # "never had any thoughts of self harm, just burnout" (not "... until last week")
     lo = at + 1 if at is not None else max(0, i - 3)
     window = [w for w in doc.words[lo:(j if rule.neg_scope == "all" else i)] if w != "|"]
+    if doc.before(i, 1) in (["no"], ["zero"]) and doc.after(j, 1) in (
+            ["thoughts"], ["thought"], ["urges"], ["urge"], ["plans"], ["ideation"], ["feelings"]):
+        return True  # "no self harm thoughts, just stress"
+    if doc.words[i] in _NEG_NOUNS:
+        window = window + [doc.words[i]]  # the phrase starts with what is negated: "zero urge to self harm"
     return _negated(window)
 
 
@@ -155,11 +189,13 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str], notes: list[str] | None = N
         if s_kind == "first":
             at = s_at
         elif s_kind == "third" and s_at is not None and not _FIRST_PERSON & set(doc.words[s_at:j]) and (
-                doc.words[s_at] in _THIRD_PRONOUNS or doc.words[s_at] in _RELATIONS and s_at + 1 == i):
+                doc.words[s_at] in _THIRD_PRONOUNS or doc.words[s_at] in _RELATIONS and (
+                    s_at + 1 == i or s_at + 2 == i and doc.words[s_at + 1] in ("who", "that"))):
             # a self-statement rule whose subject is said to be somebody else, with nothing of "I" in
             # between or in the phrase: "my friend told me she's been cutting again", "someone said
-            # they're going to end it tonight", "my brother attempted suicide" (a relation right before the
-            # phrase); a rule like "better off without me" names the speaker
+            # they're going to end it tonight", "my brother attempted suicide", "a patient who overdosed today" (a
+            # relation right before the phrase, or with "who"/"that" between); a rule like "better off without me"
+            # names the speaker
             kind, at = "third_self", s_at
     elif rule.mode == "third":
         kind, at = _subject(doc, i, True)
@@ -249,6 +285,10 @@ _RULE_LEVEL = {
     **dict.fromkeys(("took_quantity", "attempted", "on_the_place_now"), "attempt"),
     "wish_signs": "wish_to_be_dead", "attempt_signs": "attempt",
     **dict.fromkeys(("farewell_signs", "farewell_dont", "farewell_beyond"), "farewell"),
+    "intent_not_survive": "intent", "slot_then_act": "plan", "go_and_act": "plan", "lethality_question": "method",
+    "supply_built": "preparatory", "harm_ongoing": "self_harm", "reaction_to_my_death": "ideation",
+    "wish_conditional": "wish_to_be_dead", "intent_act": "intent", "concealed_plan": "plan",
+    "method_for_it": "method",
 }
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
@@ -274,6 +314,10 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
         if re.search(r"\b(?:decision|stop me|feel|be anything|be in pain)\b", phrase):
             return "decided"
         return "timeline" if re.search(r"\b(?:here|around|alive|worry|plans)\b", phrase) else "farewell"
+    if rule.name == "intent_act":  # intent with a when, a where or a hiding slot is a plan (C-SSRS)
+        slot = _WHEN_CUE.search(doc.norm) or re.search(r"\b(?:asleep|nobody|no ones?|alone|hotel|sunday|monday|"
+                                                       r"tuesday|wednesday|thursday|friday|saturday)\b", doc.norm)
+        return "plan" if slot else "intent"
     if rule.name == "overdose" and phrase.startswith("overdosed"):
         return "attempt"
     if _PAST_ATTEMPT.search(" ".join(doc.before(i, 3))) and base in ("ideation", "method", "wish_to_be_dead"):
@@ -297,7 +341,7 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
 _PAST = re.compile(r"\b(?:used to|i once|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
                    r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|"
                    r"ever since|"
-                   r"back in (?:uni|school|college|the day)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
+                   r"back in (?:uni|school|college|the day)|(?:a |two |three |a few |[^\s|]+ )?decades? ago|back when|from when|my old (?:journal|diary|diaries|posts|poems|notes|tweets)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
                    r"(?:a )?long time ago|ages ago|my old (?:suicide )?(?:attempt|scars)|"
                    r"since "
                    r"my|clean for|clean from|free since|i remember when|looking back|that dark (?:period|time)|"
@@ -312,15 +356,53 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"got through|pulled through|made it through|(?:much )?better place|good place|recovered|"
                         r"recovery|healing|stable|a different person|therapy (?:really )?(?:helped|changed)|"
                         r"changed that|(?:they are|it is|its|those are|that is) (?:all )?gone now|went away|thriving|doing amazing|"
-                        r"i am (?:happy|fine|good|well|okay|ok|safe) now|(?:really|so|very) happy|happy now|got help|thankfully|"
+                        r"i am (?:happy|fine|good|well|okay|ok|safe) now|these days i am (?:[^\s|]+ )?(?:happy|content|fine|good|well|okay|ok|stable|"
+                        r"thriving|healthy)|(?:really|so|very) happy|happy now|got help|thankfully|"
                         r"i am \d\d now|i am a \w+ now|another life|a lifetime ago|treated|now i am a|graduated|got married|getting married|promoted|showed me|know better now|"
                         r"realised|realized|with help|beat it|the last time i|different now|things are different|saved me|saved my life|stopped|faded|help others|helping others|openly|got me through|through it)\b")
 # said outright to be over: "the thoughts went away", "those urges stopped years ago"
-_OVER = re.compile(r"\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
+_OVER = re.compile(r"\b(?:ended|closed|left behind) (?:the|that) (?:part|chapter|period|phase|season|time) of my "
+                   r"life\b|\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
                    r"(?:all )?(?:went away|have gone|are gone|stopped|faded|passed|ended|left me) (?:after|when|once|"
                    r"years|months|a long|long|since|for good)\b")
-_NOW = re.compile(r"\b(?:again|lately|(?:is|are|came|come|coming) back|last night|yesterday|these days(?! i am (?:stable|fine|good|happy|well|okay|ok|better|great|doing))|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
-                  r"want to do it)\b")
+_NOW = re.compile(r"\b(?:again|lately|(?:is|are|came|come|coming) back|last night|yesterday|these days(?! i am (?:[^\s|]+ )?(?:stable|fine|good|happy|well|okay|ok|better|great|doing))|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
+                  r"want to do it|(?:relaps\w*|slipped up|broke (?:my )?(?:clean )?streak)(?! once| in (?:19|20)\d\d| years ago| a year "
+                  r"ago| back in| when i was| in my))\b")
+_NUM = (r"(?:\d+|a|an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|twenty|"
+        r"thirty|many|several|a few|so many|a couple of)")
+# an elapsed span since the act: "... but I haven't in eleven years", "haven't cut for 2 years" (the negated verb, if
+# any, is the act itself: "I haven't left the house in two months" says nothing of the past being over)
+_SPAN_OVER = re.compile(rf"\b(?:have not|has not|had not|not)(?: (?:done it|done that|done anything like that|cut|cut "
+                        rf"myself|self harmed|harmed myself|hurt myself|attempted|tried|relapsed|felt (?:that|like that|"
+                        rf"that way)|had (?:those|the|any|these) (?:thoughts|urges)|thought about it|gone there))? "
+                        rf"(?:in|for|since) (?:over |almost |nearly |about |more than |around |well over )?{_NUM} "
+                        rf"(?:years?|months|decades?)\b")
+# a contrast with a present that is well: "(years ago I tried ...) today I ran my first marathon"
+_NOW_WELL = re.compile(r"\b(?:today|now|these days|nowadays|this year) i (?:ran|run|finished|completed|graduated|got "
+                       r"(?:married|engaged|promoted|my)|am (?:a|an|married|engaged|healthy|proud|training|studying|"
+                       r"working|happy|thriving|sober|clean)|have (?:a|two|three|kids|a family|a job)|celebrat\w*|help|"
+                       r"teach|volunteer|work (?:as|with|in)|speak|coach|mentor)\b")
+
+
+def _past_and_over(norm: str) -> bool:
+    """A past that is over: a past marker with a recovery, said to be over, an elapsed span since the act, or a
+    contrast with a present that is well -- and nothing of now ("again", "last night", "relapsed")."""
+    if _NOW.search(norm):
+        return False
+    return bool(_PAST.search(norm) and (_RECOVERED.search(norm) or _NOW_WELL.search(norm)) or _OVER.search(norm)
+                or _SPAN_OVER.search(norm))
+
+
+# exasperation that borrows a death frame for a task, a day or a person: "planning the hen do will be the end of
+# me", "I just want this week to be over already" (a message with a death word or a means is no such frame)
+_EXASPERATION_FRAME = re.compile(
+    r"\b(?:will|would|is going to|going to|gonna|is gonna|are going to|are gonna) be the (?:death|end) of me\b"
+    r"|\bwant (?:this|the|today|tonight|my|these) (?:[^\s|]+ )?(?:week|day|days|month|semester|term|year|shift|meeting|"
+    r"exam|exams|trip|flight|drive|class|lecture|season|weekend|party|wedding|move|project|call|headache|migraine|"
+    r"hangover|flu|cold|heatwave|deadline|commute|morning|afternoon|evening|night) (?:[^\s|]+ )?(?:to be over|to end|"
+    r"over|done)\b")
+_DEATH_WORD = re.compile(r"\b(?:die|dying|dead|death(?! of me)|kill|killing|suicid\w*|alive|my life|end it|pills|"
+                         r"overdose|jump|gone|not wake|me with it|exist|existing|self harm|cut myself|hurt myself)\b")
 # everyday exasperation: "I can't go on like this, this laptop..." names an everyday thing
 _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app|traffic|commute|bus|train|neighbours?|"
                        r"neighbors?|lecture|lectures|taxes|loud|group chat|mould|mold|damp|teething|nappy|nappies|potty|colic|"
@@ -328,7 +410,8 @@ _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app
                        r"meeting|"
                        r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
                        r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
-                       r"game|diet|gym|drilling|renovation|renovations|exams|deadline|deadlines)\b")
+                       r"game|diet|gym|drilling|renovation|renovations|exams|deadline|deadlines|dishes|roommate|flatmate|housemate|"
+                       r"on hold|customer service|hold music|bank|paperwork|admin|parking)\b")
 _EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
 _NOUN_RULES = frozenset({"suicide", "suicidal", "self_harm_noun", "overdose", "unalive"})
 # hyperbole: "I want to die, I sent the email to the wrong person lol" (laughter and an everyday cause)
@@ -348,12 +431,19 @@ _THIRD_HISTORY = re.compile(r"\b(?:years ago|decades ago|in (?:19|20)\d\d|in the
                             r"film|in the movie|in the play|in the story|in the show|the patient|a patient|patients|they both|both of them|legend|myth)\b")
 
 
+_ABOUT = re.compile(r"(?<!\bi )(?<!\bwe )\b(?:is|was|are|were|posted|posts|posting|wrote|writes|tweeted|shared|"
+                    r"talked|talks|spoke|speaks|video|article|thread|episode|podcast|documentary) (?:all |really |actually |"
+                    r"partly |kind of |something |a lot )?(?:about|on)$")
+
+
 def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
     """What the message as a whole says a hit is not: a past that is over, everyday exasperation, a topic
     (training, news, research), a question somebody asked ("the doctor asked if I want to hurt myself")."""
     if rule.name == "hotline":
-        return doc.sentence_has(i, frozenset({"volunteer", "volunteering", "shift", "work", "working", "training"}))
-    if (_PAST.search(doc.norm) and _RECOVERED.search(doc.norm) or _OVER.search(doc.norm)) and not _NOW.search(doc.norm):
+        return doc.sentence_has(i, frozenset({"volunteer", "volunteering", "shift", "work", "working", "training"})) or bool(
+            re.search(r"\bfor (?:a|my|our) (?:friend|students|class|clients|patients|team|staff|kids|son|daughter|brother|"
+                      r"sister|mum|mom|dad|partner|classmate|colleague|coworker)\b", doc.norm))
+    if _past_and_over(doc.norm):
         return True
     if rule.name in _EXASPERATION_RULES and _EVERYDAY.search(doc.norm):
         return True
@@ -369,6 +459,9 @@ def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
         sentence = " ".join(doc.sentence_words(i))
         if _EMBARRASS.search(sentence) or _TRIVIAL.search(sentence):
             return True  # a trivial or embarrassing cause named: "my hair is so bad today i want to die"
+    if rule.name in _NOUN_RULES and _ABOUT.search(" ".join(doc.before(i, 3))) and not re.search(
+            r"\b(?:thoughts?|mind|head|dreams?|my)\b", " ".join(doc.before(i, 4))):
+        return True  # "the line ... is about suicide, right?": what a text is about
     if rule.name in _NOUN_RULES and doc.sentence_has(i, _TOPIC):
         prev = doc.before(i, 1)
         if not (prev and prev[0] in ("my", "i", "am", "feeling", "feel", "felt", "been")):
@@ -403,8 +496,13 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     doc = parse(text)
-    if (_PAST.search(doc.norm) and _RECOVERED.search(doc.norm) or _OVER.search(doc.norm)) and not _NOW.search(doc.norm):
+    if _past_and_over(doc.norm):
         return "a past that is over"
+    if _EXASPERATION_FRAME.search(doc.norm) and not _DEATH_WORD.search(doc.norm):
+        return "exasperation"
+    if _EVERYDAY.search(doc.norm) and not _DEATH_WORD.search(doc.norm) and any(
+            rule.name in _EXASPERATION_RULES and regex.search(doc.norm) for rule, regex in _compiled_rules()):
+        return "exasperation"  # "I can't do this anymore, 3 hours on hold with the bank"
     if _WORK_TOPIC.search(doc.norm) and not re.search(r"\b(?:myself|my life|i (?:feel|felt|want|wish|need|am going|"
                                                        r"will|would rather)|i wanna|i am gonna)\b", doc.norm):
         return "work or study on the topic"

@@ -139,6 +139,8 @@ def _rather_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 def _wish_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     """"wish I was never born / didn't exist / wouldn't wake up" need the negation; "wish I was dead" not."""
+    if re.search(r"\b(?:do not|does not|did not|never|not|no longer)$", " ".join(doc.before(i, 2))):
+        return False  # "I don't wish I was dead, I wish I had a better job": the speaker's own denial
     mid = m.group("mid") or ""
     end = m.group("end")
     if end in ("born", "exist", "existed", "wake up", "woken up", "alive", "here"):
@@ -262,6 +264,9 @@ def _took_all_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     text = m.group()
     if re.search(r"\b(?:whole|entire|bottle|pack|packet|box|everything|medicine cabinet|rest of|half of|\d+)\b", text):
         return True
+    if re.search(r"\b(?:just|already)$", " ".join(doc.before(i, 1))) and re.search(r"\b(?:mums|moms|dads|mothers|"
+                                                                         r"fathers|sleeping)\b", text):
+        return True  # "I just took all of my mom's sleeping pills": not the speaker's daily dose
     return bool(re.search(r"\b(?:ago|earlier|at once|too late|sick|dizzy|tonight|on purpose|goodbye|want to die|"
                           r"so i (?:die|do not wake up))\b", " ".join(doc.after(j, 8))))
 
@@ -288,7 +293,7 @@ def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 def _bought_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     """"I bought a rope today" alone, or with "I know why": means; "a rope for the hammock": not."""
-    nxt = " ".join(doc.after(j, 3))
+    nxt = re.sub(r"^(?:online|today|yesterday|off amazon|from amazon|off ebay|from ebay) ", "", " ".join(doc.after(j, 5)))
     if re.match(r"(?:swing|ladder|lights?|toy|course|bridge|bracelet|basket|net|knot)\b", nxt):
         return False  # a compound: "a rope swing", "a rope ladder"
     if re.match(r"(?:for|to|from|at|on sale|in the|so we|so my|because we|and (?:some|a|the))\b", nxt):
@@ -551,7 +556,7 @@ RULES: tuple[_Rule, ...] = (
           r"out my|"
           r"out a|writing|writing my) )?(?:suicide|goodbye) (?:note|letter|letters|notes|message|messages)\b"
           r"|\b(?:my )?(?:final|last) goodbye\b|\bgoodbye (?:forever|for good|everyone forever)\b",
-          "high", "suicide_plan"),
+          "high", "suicide_plan", check=lambda d, m, i, j: not _to_a_thing(d, j)),
     _Rule("jump",
           r"\b(?:jump|jumping|leap|leaping|throw myself|throwing myself|step|stepping) (?:off|from|in front of|onto) "
           r"(?:a|the|this|that|my) (?:[^\s|]+ )?(?:bridge|building|roof|rooftop|cliff|balcony|ledge|overpass|tower|"
@@ -586,9 +591,9 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicide_plan"),
     _Rule("jump_now",
           rf"\b(?:going to|about to|ready to|want to|will|gonna) (?:just )?(?:jump|let go|step off)"
-          rf"(?= \||$| now| right now| tonight| off| i mean| for real| and)",
-          "high", "suicide_plan", check=lambda d, m, i, j: _PLACES.search(d.norm) is not None or re.search(
-              r"\bi mean it\b", d.norm) is not None),
+          rf"(?= \||$| now| right now| tonight| off| i mean| for real| and| when i get| once i get| this time)",
+          "high", "suicide_plan", check=lambda d, m, i, j: _BENIGN_JUMP.search(d.norm) is None and (
+              _PLACES.search(d.norm) is not None or _SERIOUS.search(d.norm) is not None)),
     _Rule("at_the_edge",
           r"\b(?:on|at|standing on|sitting on|up on) (?:the |a |this )?(?:edge of (?:the |a |my |this )?(?:roof|"
           r"rooftop|"
@@ -659,7 +664,7 @@ RULES: tuple[_Rule, ...] = (
           r"(?:day|night|single day)\b"
           r"|\b(?:relapsed|relapse)(?: and| again and)? (?:cut|cutting|burned|burnt|hurt|harmed)\b"
           r"|\b(?:scratch|scratching|scratched|punch|punching|punched|hit|hitting|bang|banging|burn|burning|burned|cut|"
-          r"cutting|carve|carving|pick|picking) (?:[^\s|]+ ){0,3}?(?:until|till|til) (?:i|they|it|my [^\s|]+) "
+          r"cutting|carve|carving|pick|picking|bite|biting|bit) (?:[^\s|]+ ){0,3}?(?:until|till|til) (?:i|they|it|my [^\s|]+) "
           r"(?:bleed|bleeds|bled|bruise|bruised)\b",
           "high", "self_harm", mode="self", check=lambda d, m, i, j: not re.search(
               r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm)),
@@ -864,7 +869,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:took|swallowed|downed|taken|drank|have taken) (?:like |about |over |around |maybe )?(?:a bunch of|a "
           rf"lot of|loads of|a load of|a ton of|a handful of|all (?:of )?(?:my|the|my mums|my moms|my mom's|my "
           rf"mum's)|every|everything in|[2-9]\d of my|1\d\d of my|a bottle of) (?:{W} ){{0,2}}?(?:pills?|meds|tablets|"
-          rf"antidepressants|sertraline|prozac|insulin|sleeping pills|painkillers|paracetamol|tylenol|oxy|"
+          rf"antidepressants|sertraline|prozac|insulin|sleeping pills|sleeping tablets|painkillers|paracetamol|tylenol|oxy|"
           rf"opioids|medication|prescription)\b"
           rf"|\bdrank (?:some |a bottle of |the )?(?:bleach|antifreeze|poison|weed killer)\b",
           "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _took_quantity_check(d, m, i, j)),
@@ -928,7 +933,8 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:everything|trying|always))\b)"
           rf"|\b(?:i am sorry|remember me|thank you for everything|love you all)\b(?=.*\b(?:goodbye|bye)\b)",
           "high", "warning_sign", mode="self",
-          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None),
+          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None
+          and not _to_a_thing(d, j)),
     _Rule("decided_calm",
           rf"\b(?:do not|no point|no use|there is no point) (?:even )?(?:try|trying|bother|bothering) (?:to |in "
           rf"trying to )?talk(?:ing)? me out of it\b"
@@ -1245,7 +1251,8 @@ RULES: tuple[_Rule, ...] = (
     _Rule("timeline_more",
           rf"\bi (?:will|would) not be (?:a problem|a burden|your problem|anyones problem|in (?:the|your|anyones) "
           rf"way) (?:anymore|any more|much longer|for long|after|soon)\b"
-          rf"|\b(?:tonight is|today is|tonights|todays|this is) (?:the|my) (?:very )?last (?:night|day)\b"
+          rf"|\b(?:tonight is|today is|tonights|todays|this is) (?:the|my) (?:very )?last (?:night|day)\b(?! at\b| of "
+          rf"(?:work|school|term|the|my|this|our)\b| in the office\b| before\b| with\b| as\b| here\b)"
           rf"|\bnone of (?:this|it) will matter (?:by|after|soon|tomorrow|next|anymore)\b"
           rf"|\bby (?:tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next week|the "
           rf"weekend) none of (?:this|it) will matter\b"
@@ -1480,6 +1487,147 @@ RULES: tuple[_Rule, ...] = (
               d.norm[:m.start()] + d.norm[m.end():]) is None and not re.search(
               r"\b(?:exam|exams|game|match|shift|week|surgery|operation|flight|trip|party|move|semester|finals|"
               r"deadline|dentist|wedding|meeting|interview)\b", d.norm)),
+    # --------------------------------- issue 21, fifth round: the grammar of explicit risk (C-SSRS intent, plan,
+    # method questions, preparatory behaviour, self-harm ongoing), each family written as a grammar with a slot,
+    # not as a message; every row has an example and a hard negative of the same surface in
+    # tests/test_crisis_round5.py
+    # intent: first person + a decided modality + not surviving / not waking ("every intention of not surviving")
+    _Rule("intent_not_survive",
+          rf"\b(?:every|full|firm|clear|real) intention of (?:not (?:surviving|making it|waking up|coming back|being "
+          rf"(?:alive|here|around))|dying|ending (?:it|my life)|killing myself)\b"
+          rf"|\b(?:intend|intending|plan|planning|mean|meaning|determined|decided) (?:{TO} )?(?:make sure (?:that )?i )?"
+          rf"(?:not|never) (?:survive|surviving|make it|wake up|come back|be (?:alive|here|around))\b"
+          rf"(?! (?:to|in time|on time|through the|out of|without|before|until|till|til|early|at|for|late|in the "
+          rf"morning)\b)"
+          rf"|\bnot (?:going {TO}|gonna) (?:survive|make it through) (?:this|tonight|the (?:night|weekend|week))\b"
+          rf"(?=.*\b(?:see to it|make sure of it|i will make sure|i have decided|i mean it|on purpose)\b)",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: _EVERYDAY_TASK.search(d.norm) is None),
+    # plan: a place or time slot + "I will" + the act ("that is where I will end it", "I will end it on friday")
+    _Rule("slot_then_act",
+          rf"\b(?:that is|this is|there is|here is|thats|that will be) (?:where|when|how) i (?:will|am going to|am "
+          rf"gonna|plan to|am planning to|intend to|want to|would|am) (?:finally |just )?(?:end it|end it all|end my "
+          rf"life|kill myself|take my (?:own )?life|die|do it|jump|go through with it)\b"
+          rf"|\bi (?:will|am going to|am gonna) (?:just |finally )?end (?:it|it all|my life) (?:there|then|on "
+          rf"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the \w+)|at the \w+|in the (?:woods|garage|"
+          rf"car|bath|bathroom|river|sea|lake)|after (?:work|payday|that|the \w+)|once (?:everyone|everybody|they|he|she)|"
+          rf"when (?:everyone|everybody|they|he|she|nobody|no one)|this (?:weekend|week|friday|saturday|sunday)|next "
+          rf"(?:week|weekend|month)|tonight|tomorrow|today|soon)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _slot_check(d, m)),
+    # plan: "going to drive up to <place> (<time>) and jump": a journey, then a lethal act, in one clause
+    _Rule("go_and_act",
+          rf"\b(?:going {TO}|gonna|will|plan {TO}|planning {TO}|about {TO}|want {TO}|i am|i would) (?:just )?(?:go|drive|"
+          rf"walk|head|take the car|take a taxi|get the train|get a train|ride|cycle|climb|go back) (?:{W} ){{0,10}}?"
+          rf"(?:and|then|to) (?:just )?(?:jump(?: off| from)?|end it(?: all)?|end my life|kill myself|throw myself "
+          rf"(?:off|in front of)|step (?:off|in front of)|drive (?:off|into) (?:the |a )?(?:edge|cliff|bridge|quarry|"
+          rf"river|sea|lake|wall|tree|barrier|overpass))(?= \||$| (?:the|a|it|tonight|today|tomorrow|then|when|once|"
+          rf"after|is|its|for good|for real)\b)",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _BENIGN_JUMP.search(d.norm) is None),
+    # method: a self-directed lethality question (how high / which way hurts least / is hanging painful)
+    _Rule("lethality_question",
+          rf"\bhow (?:high|tall|far|deep|long|much|many|hard) (?:{W} ){{1,12}}?(?:fatal|lethal|deadly|certain death|"
+          rf"instant death|guaranteed|{TO} (?:die|not survive|kill (?:you|me|someone|a person)))\b"
+          rf"|\b(?:which|what) (?:way|method|kind of death|way of dying|ways of dying|way {TO} die|ways {TO} die|way {TO} "
+          rf"go) (?:{W} ){{0,3}}?(?:hurts? (?:the )?least|hurts? less|(?:is|would be) (?:the )?(?:least painful|"
+          rf"quickest|fastest|most painless|surest|most certain|most reliable))\b"
+          rf"|\b(?:is|does|would) (?:hanging|drowning|overdosing|an overdose|jumping|bleeding out|slitting (?:your|my|"
+          rf"the) wrists|suffocating|carbon monoxide|helium) (?:{W} )?(?:painful|hurt|quick|slow|painless|peaceful)\b"
+          rf"|\b(?:comparing|researching|looking up|reading up on|googling|calculating) (?:{W} ){{0,3}}?(?:overdose|"
+          rf"lethal|fatal|deadly) (?:amounts?|doses?|levels?|thresholds?|heights?)\b"
+          rf"|\b(?:which|what) (?:floor|height|bridge|building|dose|amount|storey|story) (?:{W} ){{0,6}}?(?:to be sure|{TO} "
+          rf"die|fatal|lethal|{TO} not survive|would do it|would guarantee)\b"
+          rf"|\b(?:most effective|most reliable|surest|quickest|fastest|easiest|least painful|painless|best) (?:way|"
+          rf"method|ways|methods) {TO} (?:overdose|od|hang (?:myself|yourself)|drown (?:myself|yourself)|bleed out)\b(?! proof)"
+          rf"|\bis (?:drowning|hanging|overdosing|an overdose|dying|bleeding out) (?:peaceful|quick)\b(?=.*\b(?:for me|"
+          rf"asking for (?:me|myself)|i need to know)\b)",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _lethality_check(d, i)),
+    # method: the way one would do it, named ("thinking about how I'd do it, probably pills", "overdosing on my
+    # antidepressants is what I'd do", "I know which bridge I'd use")
+    _Rule("method_for_it",
+          rf"\bhow i (?:would|will|could|am going {TO}|might) do it\b"
+          rf"|\bthe (?:best |easiest |quickest |only )?way (?:i would|{TO}|i will|i could|i would want {TO}) do it\b"
+          rf"|\bis (?:what|how) i (?:would|will|am going {TO}) (?:do it|use|go|do(?= \||$))\b"
+          rf"|\b(?:which|what) (?:bridge|building|floor|pills|rope|gun|dose|cliff|roof|train|tracks|overpass|car park) "
+          rf"i (?:would|will|could) use\b(?! {TO} (?:get|go|cross|reach|drive|walk|commute|take)\b)"
+          rf"|\bthe (?:dose|amount|height|floor) that would do it\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: (_CONCEALED_ACT.search(d.norm) is not None or re.search(
+              r"\b(?:railway|floor|dose|antidepressants|overdos\w*|bridge|cliff|roof|building|train)\b",
+              d.norm) is not None) and _ENDS_A_THING.search(d.norm) is None and not re.search(
+              r"\b(?:recipe|cake|paint|painting|wallpaper|shelf|shelves|tattoo|hair|dye|makeup|lego|model|drawing|"
+              r"diy|renovat\w*|garden|plumbing|tiles?|floor(?:ing|boards)|laminate|carpet)\b", d.norm)),
+    # preparatory: a supply of one's own medication built up, or means acquired with a mark of finality
+    _Rule("supply_built",
+          rf"\b(?:stockpil\w*|stock piling|hoard\w*|saving up|saved up|stashing|stashed|squirrell?ing away|building up|"
+          rf"putting aside|put aside|setting aside|set aside|putting away) (?:up )?(?:{W} ){{0,4}}?(?:my |the )?"
+          rf"(?:{W} )?(?:prescriptions?|scripts?|refills?|repeat prescriptions?|doses|{_DOSE_NOUN})\b"
+          rf"|\b(?:ordered|bought|got|picked up|filled|collected|purchased|refilled) (?:{W} ){{0,5}}?(?:pills|tablets|"
+          rf"meds|prescription|rope|charcoal|helium|gun|bullets|ammo|blades|razor|hose)\b(?=.*\b(?:then i am done|"
+          rf"then that is it|then it is over|after that nothing|so i (?:will|would|can|could) have enough|enough {TO} "
+          rf"(?:end it|do it|die)|(?:ready|it is ready) when i am|for when i (?:am ready|do it|go)|in the (?:trunk|"
+          rf"boot) (?:for|ready)|for the car)\b)",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _SUPPLY_BENIGN.search(d.norm) is None
+          and d.before(i, 2) != ["used", "to"]),
+    # self-harm ongoing: a relapse, wounds reopened, covered in fresh cuts, a purpose clause ("so I can cut")
+    _Rule("harm_ongoing",
+          rf"\b(?:relapsed|relapse|relapsing|slipped up|broke (?:my )?(?:clean )?streak)\b(?=.*\b(?:self harm\w*|sh|"
+          rf"cutting|blade|blades|razor|burn(?:ed|t|ing)? myself|hurt(?:ing)? myself|cut myself)\b)"
+          rf"|\b(?:self harm\w*|sh|cutting|used {TO} cut|cut myself|blade|razor)\b(?=.*\b(?:relapsed|broke (?:my )?"
+          rf"(?:clean )?streak)\b)"
+          rf"|\b(?:picking|picked|pick|ripping|ripped|tearing|tore|reopening|reopened|pulling|pulled) (?:the |my |at "
+          rf"my |at the )?(?:{W} )?(?:wounds?|cuts?|scabs?|stitches) (?:back )?open\b"
+          rf"|\b(?:covered in|full of) (?:fresh|new|deep|open) (?:cuts|wounds|burns|scratches|slashes)\b"
+          rf"|\b(?:took|take|taking|got|get|getting|pulled) (?:the|my) (?:blade|blades|razor|razors|razor blades?) "
+          rf"(?:back )?out(?! of\b)(?: again)?\b"
+          rf"|\bso (?:that )?i (?:can|could|will be able {TO}) (?:cut|self harm|sh|hurt myself|burn myself)"
+          rf"(?= \||$| (?:at|in|when|whenever|later|again|tonight|during)\b)",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None),
+    # ideation: rehearsing how people would react to one's death
+    _Rule("reaction_to_my_death",
+          rf"\b(?:planning|imagining|picturing|thinking about|wondering|rehearsing|fantasi[sz]ing about|daydreaming "
+          rf"about) (?:how|what) (?:people|everyone|everybody|they|my (?:{W} )?{W}) (?:would|will|might|are going {TO}) "
+          rf"(?:react|feel|say|do|cope|respond) (?:{W} ){{0,2}}?(?:to|about|after|at|when|if) (?:my (?:suicide|death|"
+          rf"funeral|dying|body)|i (?:am gone|was gone|died|die|killed myself|kill myself|was dead|do it|did it|end it))\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:insurance|a will|my will|estate|terminal|story|novel|"
+                                                 r"character|book|film|script)\b", d.norm)),
+    # passive wish: not minding a fatal accident ("if the plane went down I wouldn't even mind")
+    _Rule("wish_conditional",
+          rf"\bif (?:i (?:{W} ){{0,4}}?(?:died|die|got hit|get hit|got sick|got cancer|did not wake up|never woke up|"
+          rf"was gone|were gone)|(?:the|my|a|this|that) (?:plane|flight|car|bus|truck|train|lorry) (?:{W} ){{0,4}}?"
+          rf"(?:crashed|crashes|crash|went down|goes down|go down|hit me|hits me|ran me over|runs me over)) "
+          rf"(?:{W} ){{0,6}}?(?:would not|will not|do not|would|i would) (?:even |really |honestly )?(?:mind|care|be "
+          rf"relieved|be glad)\b"
+          rf"|\bbutton (?:{W} ){{0,6}}?(?:stop existing|cease {TO} exist|not exist|disappear forever|die|be gone|never "
+          rf"have existed|be erased|never (?:have )?been born)\b"
+          rf"|\b(?:over|end|ends|gone|burn|burns|go|goes|sink|sinks) (?:{W} )?and (?:take )?me (?:along )?with it\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:game|phone|laptop|app|server|website|battery|plant|lol|"
+                                                 r"lmao|haha\w*|meeting|class|exam|party|work)\b", d.norm)),
+    # intent/plan: first person + a future or decided modality + a lethal act, with a time, place or means slot
+    # after it ("I'm gonna end it after this shift", "I will end it before the sun comes up", "I'm going to take
+    # the pills on sunday when nobody's home"); a slot that hides the act from others is a plan of its own
+    _Rule("intent_act",
+          rf"\b(?:i will|i am going {TO}|i am gonna|going {TO}|gonna|i plan {TO}|planning {TO}|planning on|i intend {TO}|"
+          rf"ready {TO}|i am) (?:just |finally |really |actually )?(?:end it(?: all)?|end my life|take my (?:own )?life|"
+          rf"kill myself|overdose|od|hang myself|make it (?:all )?stop for good|walk into the (?:sea|ocean|lake|river|"
+          rf"water|waves)|(?:take|taking|swallow|swallowing) (?:all (?:of )?)?(?:the|my|those) (?:pills|tablets|meds)|"
+          rf"(?:take|taking|swallow|swallowing) everything in the (?:cabinet|medicine cabinet|drawer|house|box)|"
+          rf"use (?:my |the |his |her |my dads |dads |my fathers )?(?:gun|pistol|rifle|rope|belt))"
+          rf"(?= \||$| (?:after|before|when|once|while|on|at|in|this|next|tonight|tomorrow|today|soon|sunday|monday|"
+          rf"tuesday|wednesday|thursday|friday|saturday|there|then|and i|i mean|for real|for good|no matter)\b)",
+          "high", "suicidal_ideation", mode="self", neg_scope="all", check=lambda d, m, i, j: _intent_act_check(d, m)),
+    _Rule("concealed_plan",
+          rf"\b(?:when|once|after|until|till|while) (?:everyone|everybody|nobody|no ones?|my (?:{W} )?(?:parents|wife|"
+          rf"husband|partner|mum|mom|dad|flatmate|roommate|family|sister|brother|kids)|the (?:kids|house)|they|he|she) "
+          rf"(?:is |are |has |have |goes |go |leaves |leave |left |gets |get )?(?:{W} )?(?:asleep|{TO} sleep|gone|out|"
+          rf"away|at work|for work|for the weekend|not (?:home|around|here)|home alone)\b"
+          rf"|\bwhen (?:i am|i am home) alone\b|\bso (?:that )?(?:nobody|no one|noone) (?:finds|can stop|will find|"
+          rf"would find|stops|can find) me\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _CONCEALED_ACT.search(d.norm) is not None and _ENDS_A_THING.search(d.norm) is None
+          and _BENIGN_JUMP.search(d.norm) is None),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
@@ -1494,6 +1642,115 @@ RULES: tuple[_Rule, ...] = (
           "medium", "third_party_concern", mode="third"),
 )
 
+
+# ------------------------------------------------------------- issue 21, fifth round: the checks' vocabularies
+# an everyday task or event that "not surviving" is about ("I'm not going to survive this exam week")
+_EVERYDAY_TASK = re.compile(r"\b(?:exam|exams|finals|party|meeting|class|deadline|diet|workout|gym|shift|semester|"
+                            r"wedding|hen do|stag do|holiday|trip|dinner|in laws?|inlaws|lol|lmao|haha\w*|cold|flu|"
+                            r"hangover|heat|heatwave|winter|commute|course|marathon|race|season)\b")
+# "end it" / "do it" about a thing that ends (a story, a relationship, a call), not a life
+_ENDS_A_THING = re.compile(r"\b(?:with (?:him|her|them)|relationship|boyfriend|girlfriend|bf|gf|break up|breaking up|"
+                           r"subscription|contract|lease|streak|conversation|call|meeting|game|series|season|show|"
+                           r"chapter|story|essay|book|novel|speech|presentation|stream|video|post|email|lesson|class|"
+                           r"project|homework|proposal|propose|ring|tattoo|piercing|haircut|gig|set|song|match|"
+                           r"trip|run|hike|race|interview|bungee|skydiv\w*|parachute|pool|dive|diving)\b")
+_DEATH_CONTEXT = re.compile(r"\b(?:die|dying|dead|death|suicide|kill myself|end it|end my life|pills|overdose|rope|"
+                            r"noose|gun|jump|bridge|cliff|roof|quarry|tracks|goodbye|not survive|be gone|"
+                            r"no one will find|nobody will find|find me)\b")
+
+
+def _slot_check(d: _Doc, m: re.Match[str]) -> bool:
+    """A place/time + "I will" + the act: an act that ends a life ("do it", "go through with it" and "jump" need
+    a death word or a means in the message), about no thing that ends by itself (a story, a relationship)."""
+    if _ENDS_A_THING.search(d.norm) or re.search(r"\b(?:someday|one day|when i am old|old age|retire\w*)\b", d.norm):
+        return False
+    if re.search(r"\b(?:do it|jump|go through with it|die)$", m.group()):
+        return bool(_DEATH_CONTEXT.search(d.norm[:m.start()] + d.norm[m.end():]) or _METHOD_CUE.search(d.norm))
+    return True
+
+
+# a jump, a drive off or "end it" that is sport, a swim or a game
+_BENIGN_JUMP = re.compile(r"\b(?:bungee|skydiv\w*|parachut\w*|base jump\w*|pool|pier|dock|jetty|swim|swimming|"
+                          r"diving board|dive|trampoline|rope swing|waterfall|puddle|waves|dance|party|concert|queue|"
+                          r"cannonball|lake for|river for|cliff jumping|hurdles?|long jump|high jump|ski|skiing|"
+                          r"snowboard\w*|parkour|game|level|scene|film|movie|story|character|video)\b")
+# a self-directed lethality question: "for me", "I need to know", "someone my size" make it one whatever else is
+# said; without that, a question for a story, a class, a job or about an animal is information
+_FOR_ME = re.compile(r"\b(?:for me|for myself|i need to know|asking for myself|not for a (?:story|book|novel|"
+                     r"class|project|game|script)|my (?:weight|size|height)|someone my (?:size|weight)|person my "
+                     r"(?:size|weight)|if i (?:did|do|tried|try))\b")
+_INFO_CONTEXT = re.compile(r"\b(?:story|novel|book|character|script|film|movie|show|game|class|homework|essay|"
+                           r"physics|biology|chemistry|exam|course|lecture|nurse|nursing|paramedic|first aid|doctor|"
+                           r"medic|for (?:my )?(?:job|work)|at work|safety|climbing|roofer|roofers|scaffold\w*|documentary|podcast|dog|cat|"
+                           r"puppy|kitten|pet|pets|plant|fish|bird|caffeine|coffee|energy drinks?|water|salt|"
+                           r"chocolate|grapes|xylitol|nutmeg|toddler|baby|kid|child|mystery|writing|writer|author|plot|crime|"
+                           r"thriller|fiction|screenplay|dnd|campaign)\b")
+
+
+def _lethality_check(d: _Doc, i: int) -> bool:
+    if re.search(r"\bhow (?:many|much) (?:more )?(?:of us|of them|people|humans|kids|children|lives|soldiers|animals|"
+                 r"innocent|americans|patients|civilians)\b", d.norm):
+        return False  # "how many of us have to die before ...": a rhetorical count of others' deaths
+    if _FOR_ME.search(d.norm):
+        return True
+    return _INFO_CONTEXT.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA)
+
+
+# a supply with an everyday reason (a strike, travel, a shortage) or somebody else's
+_SUPPLY_BENIGN = re.compile(r"\b(?:money|cash|pay|paying|afford|cost|costs|price|strike|shortage|shortages|travel|travelling|traveling|trip|holiday|vacation|"
+                            r"abroad|insurance|lockdown|hurricane|storm|snow|winter supply|in case the pharmacy|"
+                            r"pharmacy (?:closes|is closing|closed)|(?:her|his|their|mums|moms|dads|grans) "
+                            r"(?:prescription|pills|meds)|bbq|barbecue|grill|camping|hunting|range|fishing|"
+                            r"tape for the (?:box|boxes|move|parcel)|moving|dispose|disposal|hand(?:ed)? (?:them|it) in|"
+                            r"take (?:them|it) back|return)\b")
+# self-harm words about a hobby, a cook, a pet, skin or somebody else's wound
+_HARM_BENIGN = re.compile(r"\b(?:accident|accidentally|cooking|shaving|shave|shaved|hair ?cut|haircut|grass|lawn|budget|paper|"
+                          r"onions?|garden\w*|brambles?|thorns?|roses|cat|dog|puppy|kitten|pet|vet|cone|eczema|"
+                          r"rash|mosquito|bites|"
+                          r"chickenpox|spots|acne|surgery|stitches from|fell|falling|fall off|bike|skateboard|graze|"
+                          r"grazed|scrape|scraped)\b")
+
+_SERIOUS = re.compile(r"\b(?:not a joke|no joke|not joking|not kidding|i mean it|for real|this time|goodbye|not "
+                      r"bluffing|i am serious|nobody can stop me|no one can stop me)\b")
+# the act a concealed slot hides: a lethal means or the act named
+_CONCEALED_ACT = re.compile(r"\b(?:pills|tablets|overdose|od|rope|noose|gun|pistol|rifle|hose|exhaust|charcoal|knife|"
+                            r"blade|razor|end it|end my life|kill myself|take my life|jump|hang|the bridge|the cliff|"
+                            r"the tracks|the garage|everything in the)\b")
+
+
+def _intent_act_check(d: _Doc, m: re.Match[str]) -> Level | bool:
+    """The lethal act meant: no thing that ends by itself, no sport; a pill taken at a time is a plan only with
+    a slot that hides it or a quantity ("the pills on sunday when nobody's home", not "my pills at 8"). A means
+    named makes it a plan's category (suicide_plan), the act alone ideation with intent."""
+    if _ENDS_A_THING.search(d.norm) or _BENIGN_JUMP.search(d.norm):
+        return False
+    if not re.search(r"\b(?:pills|tablets|meds|everything|gun|pistol|rifle|rope|belt|sea|ocean|lake|river|water|waves|"
+                     r"overdose|od|hang)\b", m.group()):
+        return ("high", "suicidal_ideation")
+    if re.search(r"\b(?:pills|tablets|meds)$", m.group()) and "all" not in m.group().split():
+        return re.search(r"\b(?:nobody|no ones?|noone|alone|asleep|everyone (?:is )?(?:gone|out)|hotel|goodbye|for "
+                         r"good|i mean it|there)\b", d.norm) is not None and not re.search(
+            r"\b(?:prescribed|doctor|antibiotics|course|with food|after (?:breakfast|lunch|dinner|food|meals?)|"
+            r"headache|vitamins?)\b", d.norm) and ("high", "suicide_plan")
+    return ("high", "suicide_plan")
+
+
+# a farewell addressed to a thing ("bye for good, old car", "goodbye forever, old apartment"): a vocative object
+_THING_ADDRESSED = re.compile(r"^(?:\| )?(?:old |my |dear |sweet |little |you |beloved |lovely )*(?:car|apartment|flat|house|"
+                              r"home|phone|laptop|job|office|desk|city|town|school|uni|dorm|room|bike|van|jeans|shoes|"
+                              r"hair|couch|sofa|bed|mattress|kitchen|garden|street|neighbourhood|neighborhood|team|"
+                              r"cubicle|braces|cast|boots|jacket|coat|plant|sweater|hoodie|pc|computer|console)\b")
+
+
+def _to_a_thing(d: _Doc, j: int) -> bool:
+    nxt = []
+    k = j
+    while k < len(d.words) and len(nxt) < 5:
+        nxt.append(d.words[k])
+        k += 1
+    return _THING_ADDRESSED.search(" ".join(nxt)) is not None
+
+
 _RANK = {"high": 2, "medium": 1}
 _RULES_BY_NAME = {r.name: r for r in RULES}
 
@@ -1501,6 +1758,6 @@ _METHOD_CUE = re.compile(r"\b(?:pills|tablets|overdose|od|rope|noose|hang|hangin
                          r"rifle|knife|blade|razor|wrists|train|drown|car)\b")
 _TOPIC = frozenset("""awareness training trained course workshop class exam thesis research study studying article
 news documentary docu podcast album track statistics rates deaths campaign fundraiser volunteer volunteering leaflet
-session lecture seminar patients students prevention screening certified charity dissertation essay paper
+session lecture seminar patient patients students prevention screening certified charity dissertation essay paper
 module clients client therapist counsellor counselor psychologist psychiatrist nurse nurses paramedic
 paramedics survivors group protocol protocols guidelines policy""".split())
