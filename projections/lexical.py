@@ -73,8 +73,9 @@ def _candidates(stem: str) -> set[str]:
 def forms(term: str) -> tuple[str, ...]:
     """The common English forms of `term` that share its Snowball stem, the term itself first:
     "camped" -> camped, camp, camping, camps, ...; "hikes" -> hikes, hike, hiked, hiking, .... Words under
-    four characters or holding a digit are only themselves."""
-    if len(term) < 4 or any(c.isdigit() for c in term):
+    four characters or holding a digit are only themselves, and so are adverbs in -ly, whose stem is
+    another word ("likely" is not "like", "recently" not "recent")."""
+    if len(term) < 4 or any(c.isdigit() for c in term) or term.endswith("ly"):
         return (term,)
     stem = _stemmer.stemWord(term)
     return (term,) + tuple(sorted(w for w in _candidates(stem) - {term}

@@ -15,6 +15,8 @@ def test_short_words_and_numbers_are_only_themselves_and_no_form_changes_meaning
     assert forms("art") == ("art",) and forms("5k") == ("5k",) and forms("2023") == ("2023",)
     assert "camper" not in forms("camped")  # another stem: a person, not the act
     assert "cap" not in forms("camped") and "paste" not in forms("painted")
+    # "Would Caroline likely ...?" asks for an inference, not for what she likes
+    assert forms("likely") == ("likely",) and forms("recently") == ("recently",)
 
 
 def test_other_forms_leave_out_the_question_s_own_words():
