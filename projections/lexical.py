@@ -15,7 +15,6 @@ from functools import lru_cache
 from typing import Iterable
 
 import snowballstemmer
-
 from cachetools import LRUCache
 
 from domain.text import STOP, doc_terms, words
