@@ -45,9 +45,11 @@ GRID: dict[str, list[Any]] = {
     "NEIGHBOUR_WIDTH": [1, 2, 3],
     "LEXICAL_WEIGHT": [0.35, 0.5, 0.65],
     "REPEAT_SHARE": [1.0, 0.5, 0.0],
+    "VARIANT_SHARE": [0.0, 0.25, 0.5, 1.0],
 }
-# where each parameter lives: every module among these holding the name gets the variant's value
-MODULES = ("projections.retrieval", "projections.context", "projections.edge_routes")
+# where each parameter lives: every module among these holding the name gets the variant's value (lexical:
+# the other forms' share, read by edge_routes.keyword_search at each question)
+MODULES = ("projections.retrieval", "projections.context", "projections.edge_routes", "projections.lexical")
 
 
 def rfc3339(dt: datetime) -> str:

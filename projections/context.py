@@ -285,11 +285,12 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
                  cards: list[dict[str, Any]] | None = None, state: dict[str, Any] | None = None,
                  extra_blocks: list[str] | None = None,
                  known: dict[str, list[dict[str, Any]]] | None = None,
-                 said_again: dict[str, str] | None = None) -> str:
+                 said_again: dict[str, str] | None = None, happened: dict[str, str] | None = None) -> str:
     """The system-prompt block, by relationship stage (seed 000 §5.1-5.4, seed 001 §3.4). Each thing is
     said once: what the Knows and Preferences lines state is not listed again under MEMORIES, and a
     memory on a card is not in the list. `said_again`: memory id -> when the contact last said it again
-    (a reinforced episode reads with that date too, not as a year-old event)."""
+    (a reinforced episode reads with that date too, not as a year-old event); `happened`: memory id -> the
+    day an episode's event happened when it was said on a later day."""
     known = known if known is not None else what_is_known(state, memories)
     said = stated(known)
     # user-originated text: one line each, names capped (projections/fence.py)
@@ -331,17 +332,22 @@ def context_text(contact: dict[str, Any], st: dict[str, Any], memories: list[dic
         lines += ["", "ENTITY CARDS:"] + [c["text"] for c in cards]
     if memories:
         detailed = stage in ("established", "deep")
-        lines += ["", "MEMORIES:"] + [memory_line(m, detailed, (said_again or {}).get(m["id"])) for m in memories]
+        lines += ["", "MEMORIES:"] + [memory_line(m, detailed, (said_again or {}).get(m["id"]),
+                                                                (happened or {}).get(m["id"])) for m in memories]
     return "\n".join(lines)
 
 
-def memory_line(m: dict[str, Any], detailed: bool, again: str | None = None) -> str:
+def memory_line(m: dict[str, Any], detailed: bool, again: str | None = None, happened: str | None = None) -> str:
     """One MEMORIES line. Episodes carry the date they were said, so the reader can answer "when", and the
     last day the contact said it again when that was another day ("Called mom today" said every week
     since December is not a year-old event); an archive hit reads as a dated past event, never as
-    something current (a plan for "tonight" served after that night is history)."""
-    day = (m.get("createdAt") or "")[:10]
-    if day and again and again[:10] > day:
+    something current (a plan for "tonight" served after that night is history). `happened`: the day the
+    event happened when the message named an earlier one ("We went there on Friday", said on Monday 8
+    December: "2025-12-08, happened 2025-12-05")."""
+    said = day = (m.get("createdAt") or "")[:10]
+    if said and happened and happened[:10] < said:
+        day = f"{day}, happened {happened[:10]}"
+    if said and again and again[:10] > said:
         day = f"{day}, again {again[:10]}"
     if m.get("tier") == "archive":
         return f"- [past, {day}] {m['content']}"
@@ -562,10 +568,14 @@ def assemble(*, contact_id: str, state: dict[str, Any] | None, ranked: list[tupl
     # the last time the contact said a listed memory again, as of then (a reinforcement; serving is none)
     said_again = {r["id"]: iso(last) for _, r in packed
                   if r.get("access_count") and (last := as_of_then(r, as_of)[0]) > r["created_at"]}
+    # the day a listed episode's event happened when the message named another ("on Friday", said on Monday)
+    happened = {r["id"]: iso(r["valid_from"]) for _, r in packed if r["memory_type"] == "episode"
+                and isinstance(r.get("valid_from"), datetime) and r["valid_from"].date() < r["created_at"].date()}
     involved = set(refs) | {ref for m in memories for ref in m["entityRefs"]}
     ents = [entity_json(e) for e in entities or [] if e["ref"] in involved]
     return {"contact": contact, "state": st, "memories": memories, "entities": ents, "history": history,
             "context_text": context_text(contact, st, memories[:len(packed)], cards, state,
                                          emotional_blocks(state, st, as_of) + (extra_blocks or [])
-                                         + summary_blocks(state, persona_id), known=known, said_again=said_again),
+                                         + summary_blocks(state, persona_id), known=known, said_again=said_again,
+                                         happened=happened),
             "memory_budget": memory_budget}

@@ -27,6 +27,7 @@ from projections.deps import (MAX_INGEST_BODY, MAX_PAYLOAD_BODY, MAX_PERSONA_CHA
                                MemoryStatusParam, PersonaParam, QueryParam, TenantParam, _bearer, answers, bad_param,
                                check_param, contact_now, contact_param, json_body, not_reflected, pages_position,
                                parse_as_of, principal, read_body, reflected, request_body, svc, tenant_of)
+from projections import lexical
 from projections.lexical import query_terms
 from projections.payload import LIMITS, build_payload
 from projections.retrieval import (NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR_WITHIN_S, Timeline, asks_about_past,
@@ -215,12 +216,16 @@ async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: li
     """BM25 scores (with feedback) of the contact's best KEYWORD_K keyword matches, from the postings the
     projector keeps; for a contact whose memories predate them, from an index built of their texts (cached
     while its state stays), with the timeline that index's build reads too."""
-    found = await svc.store.keyword_search(tenant_id, contact_id, terms, KEYWORD_K)
+    forms = lexical.other_forms(terms) if lexical.VARIANT_SHARE > 0 else []
+    searches = [svc.store.keyword_search(tenant_id, contact_id, terms, KEYWORD_K)]
+    if forms:  # the terms' other forms ("camping" for "camped"), a search of their own (lexical.with_forms)
+        searches.append(svc.store.keyword_search(tenant_id, contact_id, forms, KEYWORD_K))
+    found, *other = await asyncio.gather(*searches)
     if found is not None:
-        return found, None
+        return lexical.with_forms(found, other[0] if other and other[0] else {}), None
     bm25, timeline = await svc.contact_index(tenant_id, contact_id,
                                              (state.get("firstSeen"), state.get("memoryVersion", 0)))
-    return bm25.search(terms, KEYWORD_K), timeline
+    return lexical.with_forms(bm25.search(terms, KEYWORD_K), bm25.search(forms, KEYWORD_K) if forms else {}), timeline
 
 
 async def no_history() -> list[dict]:

@@ -269,3 +269,18 @@ def test_a_memory_repeating_shown_messages_follows_those_that_bring_new_ones():
     asked = assemble(contact_id="x", state=state(8), ranked=ranked, as_of=NOW, budget=10_000, history=[],
                      query="what does Tom do?")
     assert [m["id"] for m in asked["memories"] if m["section"] != "cards"][:3] == ["b", "p", "s"]
+
+
+def test_an_episode_about_an_earlier_day_reads_with_the_day_it_happened():
+    """"We went to the climbing gym on Friday", said on Monday 13 April 2026 (the fold dates the episode
+    valid from Friday the 10th: agents/core/timeref.happened): its MEMORIES line names both days; an
+    episode about the day it was said, one."""
+    monday = datetime(2026, 4, 13, 9, tzinfo=timezone.utc)
+    gym = {**mem("g", "We went to the climbing gym on Friday", "episode", created=monday),
+           "valid_from": datetime(2026, 4, 10, tzinfo=timezone.utc)}
+    today = {**mem("t", "Went swimming after work", "episode", created=monday), "valid_from": monday}
+    body = assemble(contact_id="x", state=state(30, 20, first=NOW - timedelta(days=200)),
+                    ranked=rank([gym, today], NOW, has_query=False), as_of=NOW, budget=500, history=[])
+    text = body["context_text"]
+    assert "- [episode, 2026-04-13, happened 2026-04-10] We went to the climbing gym on Friday" in text
+    assert "- [episode, 2026-04-13] Went swimming after work" in text

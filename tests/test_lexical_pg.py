@@ -17,6 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 from agents.core.memory import content_hash, new_memory
 from streams import db
 from domain.text import doc_terms, doc_text
+from projections import lexical
 from projections.lexical import BM25Index, query_terms
 from agents.projector import Batch, project_segments
 from projections.retrieval import NEIGHBOUR_WIDTH, Timeline
@@ -163,11 +164,17 @@ async def test_contacts_with_memories_from_before_the_postings_are_searched_the_
     conn, store = live
     tenant, contact = "default", "old"
     mems = [_memory(tenant, contact, i, t, "Mel", i) for i, t in
-            enumerate(["We went camping with the kids", "The kids painted pottery", "Work was busy"])]
+            enumerate(["We went camping with the kids", "The kids painted pottery", "Work was busy",
+                       "We camped by the lake"])]
     await project_segments(conn, [Batch(derived=[_env(tenant, contact, ev.MEMORY_EXTRACTED, {"memory": m}, i)
                                                  for i, m in enumerate(mems)])])
-    want = await store.keyword_search(tenant, contact, ["kids", "camping"], 10)
-    assert set(want) == {mems[0]["id"], mems[1]["id"]}
+    own = await store.keyword_search(tenant, contact, ["kids", "camping"], 10)
+    assert set(own) == {mems[0]["id"], mems[1]["id"]}
+    # the terms' other forms ("camped" for "camping") are a search of their own at a share (lexical.with_forms)
+    forms = await store.keyword_search(tenant, contact, lexical.other_forms(["kids", "camping"]), 10)
+    assert set(forms) == {mems[3]["id"]}
+    want = lexical.with_forms(own, forms)
+    assert want[mems[3]["id"]] == lexical.VARIANT_SHARE * forms[mems[3]["id"]] and want[mems[0]["id"]] == own[mems[0]["id"]]
     # a version migrated up to before the postings, with these memories, then migrated
     v = "t" + uuid.uuid4().hex[:10]
     s, live_schema = db.schema_of(v), (await store.schema())

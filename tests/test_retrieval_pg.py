@@ -154,7 +154,8 @@ async def test_a_question_naming_a_speaker_finds_what_they_said(pg_url, version,
         await conn.close()
 
 
-async def test_what_does_my_brother_do_over_http(pg_url, version, embedder):
+@pytest.mark.parametrize("question", ["what does Tom do?", "what does my brother do?"])
+async def test_what_does_my_brother_do_over_http(pg_url, version, embedder, question):
     """Issue 23 through the HTTP API and the real pipeline: after "My brother Tom is a pilot in Denver" and
     some other talk, a new contact asked "what does Tom do?" (no budget: the stage's is 0) gets the pilot in
     `memories`, among that message's memories before any other message's, even though the Knows line states it too (there
@@ -176,7 +177,7 @@ async def test_what_does_my_brother_do_over_http(pg_url, version, embedder):
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
             at = (T0 + timedelta(hours=1)).isoformat()
-            r = await client.get("/context/sam", params={"query": "what does Tom do?", "as_of": at})
+            r = await client.get("/context/sam", params={"query": question, "as_of": at})
             assert r.status_code == 200, r.text
             body = r.json()
             assert body["state"]["relationshipStage"] == "new" and body["memory_budget"] > 0

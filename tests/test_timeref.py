@@ -141,3 +141,66 @@ def test_more_plans_on_a_day_that_may_be_past(text, end):
 
 def test_what_one_used_to_do_on_a_day_is_a_habit_of_the_past():  # "used" is no past verb, "used to" a habit
     assert until("I used to go swimming on Friday", TUE) is None
+
+
+# the day a past event happened, counted by hand: Monday 8 December 2025, 10 am IST
+MON = datetime(2025, 12, 8, 10, 0, tzinfo=IST)
+
+
+@pytest.mark.parametrize("text,day", [
+    ("We went there on Friday", "2025-12-05"),                   # said on Monday: the Friday before
+    ("we went there on Monday", "2025-12-01"),                   # the same weekday: a week before, not today
+    ("I met her last Monday", "2025-12-01"),
+    ("Last Friday I went to the park", "2025-12-05"),
+    ("I saw Tom yesterday", "2025-12-07"),
+    ("Had a long chat with mom last night", "2025-12-07"),
+    ("We finished it the day before yesterday", "2025-12-06"),
+    ("I painted that three days ago", "2025-12-05"),
+    ("I finished the course a week ago", "2025-12-01"),
+    ("We went hiking over the weekend", "2025-12-06"),           # its Saturday
+    ("I went camping last weekend", "2025-12-06"),
+    ("We had a great time on Saturday, and I'm going again next Saturday", "2025-12-06"),  # the first time
+])
+def test_a_past_event_is_dated_to_the_day_it_happened(text, day):
+    from agents.core.timeref import happened
+
+    assert happened(text, MON).isoformat() == f"{day}T00:00:00+05:30"
+
+
+@pytest.mark.parametrize("text", [
+    "I'm seeing Tom on Friday", "I will visit her on Friday", "I go running every Friday", "see you Monday",
+    "I used to go there on Sundays", "I went to a concert last week", "Watched a movie tonight", "Happy birthday!",
+    "Going hiking next weekend"])
+def test_plans_habits_and_today_name_no_earlier_day(text):
+    from agents.core.timeref import happened
+
+    assert happened(text, MON) is None
+
+
+def test_a_weekday_ahead_is_the_next_one_and_behind_the_one_before():
+    from agents.core.timeref import happened
+
+    assert until("I'm seeing Tom on Friday", MON).isoformat() == "2025-12-13T00:00:00+05:30"  # Friday the 12th
+    assert happened("I saw Tom on Friday", MON).date().isoformat() == "2025-12-05"
+
+
+def test_the_episode_of_a_past_weekday_is_valid_from_that_day_and_says_both_days():
+    """Through plan_memories and the MEMORIES line: said on Monday 8 December, about Friday the 5th."""
+    from projections.context import memory_line
+    from schemas import events as ev
+
+    e = ev.interaction(event_id="w1", tenant_id="default", contact_id="arjun", role="user",
+                       message="We went to the new climbing gym on Friday", occurred_at=MON.isoformat(),
+                       recorded_at=MON.isoformat())
+    (episode,) = [m for m in core.plan_memories(e) if m["memoryType"] == "episode"]
+    assert episode["validFrom"] == "2025-12-05T00:00:00+05:30" and episode["createdAt"] == MON.isoformat()
+    assert episode["expiresAt"] is None
+    m = {"memoryType": "episode", "content": episode["content"], "createdAt": episode["createdAt"], "importance": 0.5}
+    assert memory_line(m, False, happened=episode["validFrom"]) == \
+        "- [episode, 2025-12-08, happened 2025-12-05] We went to the new climbing gym on Friday"
+    assert memory_line(m, False) == "- [episode, 2025-12-08] We went to the new climbing gym on Friday"
+    e2 = ev.interaction(event_id="w2", tenant_id="default", contact_id="arjun", role="user",
+                        message="We're going to the climbing gym on Friday", occurred_at=MON.isoformat(),
+                        recorded_at=MON.isoformat())
+    (plan,) = [m for m in core.plan_memories(e2) if m["memoryType"] == "episode"]
+    assert plan["validFrom"] == MON.isoformat() and plan["expiresAt"] == "2025-12-13T00:00:00+05:30"

@@ -283,6 +283,11 @@ def plan_memories(env: Envelope, cfg: CoreConfig = CoreConfig(), carry: Carry | 
         created_at=env.occurred_at, source_event_ids=[env.event_id],
         entity_refs=list(dict.fromkeys(r for m in out for r in m["entityRefs"])), speaker=p.get("display_name"),
         scope=scope, expires_at=ends.isoformat() if ends else None)
+    # a past event on another day than the one it was said ("we went there on Friday", said on Monday):
+    # the episode is valid from that day, which the MEMORIES line names beside the day it was said
+    when = timeref.happened(p["message"], env.occurred)
+    if when is not None:
+        episode["validFrom"] = when.isoformat()
     return out + [episode]
 
 

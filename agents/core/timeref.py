@@ -178,6 +178,62 @@ def looks_ahead(text: str) -> bool:
     return bool(text) and any(ahead(m, text) for m in SPANS.finditer(text))
 
 
+# times that can only lie behind: "yesterday", "last Friday", "three days ago" (a week is no day: "last
+# week" dates nothing)
+_AGO_N = r"(?P<agon>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+BEHIND = re.compile(
+    r"\b(?P<daybefore>the day before yesterday)\b"
+    r"|\b(?P<yesterday>yesterday|last night)\b"
+    r"|\b" + _AGO_N + r" (?P<agounit>days?|weeks?) ago\b"
+    r"|\blast (?P<lastday>" + "|".join(WEEKDAYS) + r"|weekend)\b", re.I)
+_AGO_WORDS = {"seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+def _before(occurred: datetime, weekday: int) -> int:
+    """Days back to the most recent such weekday strictly before the day of `occurred` (1-7)."""
+    return (occurred.weekday() - weekday - 1) % 7 + 1
+
+
+def happened(text: str, occurred: datetime) -> datetime | None:
+    """The day a past event the message reports happened on, when it names one other than the day it was
+    said (the start of that day, in the message's own offset): "yesterday", "the day before yesterday",
+    "last night", "three days ago", "a week ago", "last Friday", "last weekend" (its Saturday), and a
+    weekday or the weekend in a clause whose verb reports ("we went there on Friday", said on Monday 8
+    December, is Friday the 5th: the most recent Friday before the day it was said; "I'm seeing Tom on
+    Friday" is a plan, `until`). The first such time in the message wins; None when it names none."""
+    if not text:
+        return None
+    found: list[tuple[int, int]] = []  # (offset in text, days back)
+    for m in BEHIND.finditer(text):
+        g = m.group
+        if g("daybefore"):
+            back = 2
+        elif g("yesterday"):
+            back = 1
+        elif g("agounit"):
+            raw = g("agon").lower()
+            n = int(raw) if raw.isdigit() else NUMBERS.get(raw) or _AGO_WORDS[raw]
+            back = min(n, 366) * (7 if g("agounit").lower().startswith("week") else 1)
+        else:
+            day = g("lastday").lower()
+            back = _before(occurred, 5 if day == "weekend" else WEEKDAYS.index(day))
+        found.append((m.start(), back))
+    for m in SPANS.finditer(text):
+        kind = "day" if m.group("day") else "weekend" if m.group("weekend") else None
+        if kind is None or (m.group("next") or "").lower() in ("next", "coming") or \
+                m.group(kind).lower().startswith("next"):
+            continue
+        if re.search(r"\b(?:every|each|last)\s+$", text[:m.start()], re.I):
+            continue  # "every Friday" (a habit); "last Friday" is BEHIND's
+        clause, at = _clause_of(text, m)
+        if tense(clause, at) == "past":
+            found.append((m.start(), _before(occurred, 5 if kind == "weekend" else WEEKDAYS.index(m.group("day").lower()))))
+    if not found:
+        return None
+    back = min(found)[1]
+    return (occurred - timedelta(days=back)).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
 def until(text: str, occurred: datetime) -> datetime | None:
     """The end of the latest time ahead that `text`, said at `occurred`, refers to; None when it names
     none (or speaks of the past: "last Friday", "we went on Friday", "watched a movie tonight")."""
