@@ -175,7 +175,8 @@ def _fit_cached(x, moods: list[str], weights: np.ndarray, c_reg: float, texts: l
 
     if cache is None:
         return _fit(x, moods, weights, c_reg)
-    h = hashlib.sha256(json.dumps([texts, moods, M.FEATURE_VERSION, M.N_BUCKETS, c_reg]).encode("utf-8", "surrogatepass"))
+    key = json.dumps([texts, moods, M.FEATURE_VERSION, M.N_BUCKETS, c_reg])
+    h = hashlib.sha256(key.encode("utf-8", "surrogatepass"))
     h.update(np.asarray(weights, np.float64).tobytes())
     path = Path(cache) / f"words-{h.hexdigest()[:16]}.npz"
     if path.exists():

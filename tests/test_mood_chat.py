@@ -21,7 +21,8 @@ def _texts(name: str) -> list[str]:
     return [json.loads(line)["text"] for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-CHAT = [json.loads(line) for line in (DATA / "mood_chat.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+CHAT = [json.loads(line) for line in (DATA / "mood_chat.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()]
 
 EXCLAMATIONS = [
     ("Oh my god, you got me tickets? I love you guys!", "happy"),
@@ -84,7 +85,8 @@ def test_the_shipped_model_on_the_whole_chat_set(chat_vectors):
 
 
 def test_the_lines_written_for_these_tests_are_in_no_data_set():
-    every = {t.lower() for name in ("mood_chat.jsonl", "mood_dialogue.jsonl", "mood_labelled.jsonl") for t in _texts(name)}
+    names = ("mood_chat.jsonl", "mood_dialogue.jsonl", "mood_labelled.jsonl")
+    every = {t.lower() for name in names for t in _texts(name)}
     for text in [t for t, _ in EXCLAMATIONS] + SMALL_TALK:
         assert text.lower() not in every, text
 
