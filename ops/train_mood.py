@@ -9,6 +9,9 @@ the only source of `flirty` and `bored`) and of agents/core/data/mood_dialogue.j
 dialogue, the five moods angry anxious happy neutral sad, written and labelled for this project), the
 hand-written rows weighted HAND_WEIGHT. Calibration reads the GoEmotions dev split and the `dev` part of
 mood_dialogue.jsonl; the `eval` parts and GoEmotions test are never read here. MELD is never read here.
+The chat set is read only with `--chat train` (its train part in training) or `--chat calibrate` (its dev
+part in the calibration too): both were measured for issue 21 and not shipped (MELD dev fell), so the
+committed artifact is the default run's.
 
 Two multinomial logistic regressions (scikit-learn, L2, lbfgs; class weights (n / (k * n_class)) **
 CLASS_WEIGHT_POWER), deterministic (fixed seed, data order, solver):
@@ -42,6 +45,7 @@ from agents.core import mood as M  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "emotion" / "goemotions"
 HAND_PATH = REPO / "agents" / "core" / "data" / "mood_labelled.jsonl"
 DIALOGUE_PATH = REPO / "agents" / "core" / "data" / "mood_dialogue.jsonl"
+CHAT_PATH = REPO / "agents" / "core" / "data" / "mood_chat.jsonl"
 DIALOGUE_MOODS = ("angry", "anxious", "happy", "neutral", "sad")
 SEED = 20240607
 
@@ -90,6 +94,10 @@ def load_hand(path: str | Path = HAND_PATH, split: str | None = None) -> list[di
 
 
 def load_dialogue(path: str | Path = DIALOGUE_PATH, split: str | None = None) -> list[dict]:
+    return load_hand(path, split)
+
+
+def load_chat(path: str | Path = CHAT_PATH, split: str | None = None) -> list[dict]:
     return load_hand(path, split)
 
 
@@ -160,10 +168,30 @@ def _fit(x, moods: list[str], weights: np.ndarray, c_reg: float) -> tuple[np.nda
     return coef.T, bias
 
 
-def training_set(data_dir: str | Path) -> tuple[list[str], list[str], np.ndarray]:
-    """(texts, moods, is hand-written) of the training rows."""
+def _fit_cached(x, moods: list[str], weights: np.ndarray, c_reg: float, texts: list[str],  # noqa: ANN001
+                cache: str | Path | None) -> tuple[np.ndarray, np.ndarray]:
+    """`_fit` of the words' model, kept in `cache` by a digest of its inputs (the fit is the slow step)."""
+    import hashlib
+
+    if cache is None:
+        return _fit(x, moods, weights, c_reg)
+    key = json.dumps([texts, moods, M.FEATURE_VERSION, M.N_BUCKETS, c_reg])
+    h = hashlib.sha256(key.encode("utf-8", "surrogatepass"))
+    h.update(np.asarray(weights, np.float64).tobytes())
+    path = Path(cache) / f"words-{h.hexdigest()[:16]}.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return z["w"], z["b"]
+    w, b = _fit(x, moods, weights, c_reg)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, w=w, b=b)
+    return w, b
+
+
+def training_set(data_dir: str | Path, chat: bool = False) -> tuple[list[str], list[str], np.ndarray]:
+    """(texts, moods, is hand-written) of the training rows; `chat`: with mood_chat.jsonl's train part."""
     texts, moods = load_goemotions(data_dir, "train")
-    hand = load_hand(split="train") + load_dialogue(split="train")
+    hand = load_hand(split="train") + load_dialogue(split="train") + (load_chat(split="train") if chat else [])
     n = len(texts)
     texts += [r["text"] for r in hand]
     moods += [r["mood"] for r in hand]
@@ -202,8 +230,8 @@ def calibrate(zs: list[np.ndarray], golds: list[list[str]], labels: list[tuple[s
 
 def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_POWER,
           hand_weight: float = HAND_WEIGHT, c_embed: float = C_EMBED, cache: str | Path | None = None,
-          verbose: bool = True) -> dict[str, np.ndarray]:
-    texts, moods, is_hand = training_set(data_dir)
+          verbose: bool = True, chat: str = "off") -> dict[str, np.ndarray]:
+    texts, moods, is_hand = training_set(data_dir, chat != "off")
     weights = _class_weights(moods, power) * np.where(is_hand, hand_weight, 1.0)
     t0 = time.time()
     x = design_matrix(texts)
@@ -212,7 +240,7 @@ def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_PO
               f"features each, featurised in {time.time() - t0:.1f}s; classes {dict(sorted(Counter(moods).items()))}",
               flush=True)
     t0 = time.time()
-    w, b = _fit(x, moods, weights, c_reg)
+    w, b = _fit_cached(x, moods, weights, c_reg, texts, cache)
     if verbose:
         print(f"words' model fit in {time.time() - t0:.1f}s", flush=True)
     t0 = time.time()
@@ -221,11 +249,11 @@ def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_PO
         print(f"sentence embeddings in {time.time() - t0:.1f}s", flush=True)
     e, eb = _fit(v, moods, _class_weights(moods, CLASS_WEIGHT_POWER_EMBED) *
                  np.where(is_hand, HAND_WEIGHT_EMBED, 1.0), c_embed)
-    # calibration on GoEmotions dev and the dialogue set's dev part (never their held-out parts)
+    # calibration on GoEmotions dev and the dialogue set's dev part [and the chat set's] (never a held-out part)
     g_texts, g_gold = load_goemotions(data_dir, "dev")
-    d_rows = load_dialogue(split="dev")
-    sets = [(g_texts, g_gold, GOEMOTIONS_MOODS), ([r["text"] for r in d_rows], [r["mood"] for r in d_rows],
-                                                  DIALOGUE_MOODS)]
+    sets = [(g_texts, g_gold, GOEMOTIONS_MOODS)] + [
+        ([r["text"] for r in rows], [r["mood"] for r in rows], DIALOGUE_MOODS)
+        for rows in (load_dialogue(split="dev"),) + ((load_chat(split="dev"),) if chat == "calibrate" else ())]
     golds, labels = [g for _, g, _ in sets], [lab for _, _, lab in sets]
     wq = _dequantised(w)
     zw = [_words_logits(wq, b.astype(np.float32), t) for t, _, _ in sets]
@@ -292,14 +320,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="GoEmotions folder (original_*.tsv)")
     ap.add_argument("--out", default=str(M.MODEL_PATH))
     ap.add_argument("--cache", default=str(REPO / ".rapport" / "mood-vectors"),
-                    help="folder for the training texts' sentence embeddings between runs")
+                    help="folder for the training texts' sentence embeddings and the words' fit between runs")
     ap.add_argument("--C", type=float, default=C)
     ap.add_argument("--C-embed", type=float, default=C_EMBED)
     ap.add_argument("--power", type=float, default=CLASS_WEIGHT_POWER)
     ap.add_argument("--hand-weight", type=float, default=HAND_WEIGHT)
+    ap.add_argument("--chat", choices=("off", "train", "calibrate"), default="off",
+                    help="mood_chat.jsonl: off (the shipped artifact), its train part in training, or also its dev "
+                         "part in the calibration (tried for issue 21, not shipped: README, Mood)")
     a = ap.parse_args(argv)
     np.random.seed(SEED)
-    arrays = train(a.data, a.C, a.power, a.hand_weight, a.C_embed, a.cache)
+    arrays = train(a.data, a.C, a.power, a.hand_weight, a.C_embed, a.cache, chat=a.chat)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)

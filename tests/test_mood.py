@@ -315,3 +315,16 @@ def test_latency_is_sub_millisecond_on_average():
     for t in texts:
         classify(t)
     assert (time.perf_counter() - t0) / len(texts) < 0.005  # generous: ~0.4 ms measured on 2 cores
+
+
+def test_a_words_character_ngrams_are_hashed_as_the_docstring_says():
+    # " hi " has the 2-grams " h" "hi" "i ", the 3-grams " hi" "hi ", the 4-gram " hi " and no 5-gram
+    import zlib
+
+    grams = [" h", "hi", "i ", " hi", "hi ", " hi "]
+    assert M._char_buckets("hi") == tuple(zlib.crc32(("c:" + g).encode()) & (M.N_BUCKETS - 1) for g in grams)
+    idx, val = M.featurize("hi hi")
+    # the char group: each of the six grams twice, L2-normalised to GROUP_WEIGHTS["c"] (1.0): 2 / sqrt(6 * 4)
+    got = dict(zip(idx.tolist(), val.tolist()))
+    for b in M._char_buckets("hi"):  # (no other group's feature shares these buckets)
+        assert abs(got[b] - 2 / 24 ** 0.5) < 1e-6, (b, got[b])

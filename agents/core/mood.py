@@ -191,7 +191,7 @@ class Cues:
         self.shout = (len(letters) >= 4 and upper / len(letters) >= 0.6 and sum(len(w) for w in caps_words) >= 4)
         self.caps_emph = bool(caps_words)
         self.stretched = bool(re.search(r"([a-z])\1{2,}", lower)) and not re.fullmatch(r"[\Wz]*", lower)
-        self.emoji = [c for c in raw if _is_emoji(c)]
+        self.emoji = [] if raw.isascii() else [c for c in raw if _is_emoji(c)]  # no ASCII character is one
         self.emoji_moods = [EMOJI_MOODS[c] for c in self.emoji if c in EMOJI_MOODS] + \
                            [EMOTICONS[t] for t in tokens if t in EMOTICONS]
         self.laugh = any(w in LAUGH for w in words) or "😂" in raw or "🤣" in raw
@@ -221,15 +221,28 @@ class Cues:
 _MASK = N_BUCKETS - 1
 
 
+def _bucket(feature: str) -> int:
+    return zlib.crc32(feature.encode("utf-8", "surrogatepass")) & _MASK
+
+
 def _group(feats: list[str], out: dict[int, float], weight: float) -> None:
     """Hash one feature group into `out`, L2-normalised to `weight`."""
-    if not feats:
-        return
-    crc = zlib.crc32
-    counts = Counter(crc(f.encode("utf-8", "surrogatepass")) & _MASK for f in feats)
+    if feats:
+        _add_counts(Counter(map(_bucket, feats)), out, weight)
+
+
+def _add_counts(counts: Counter, out: dict[int, float], weight: float) -> None:
+    """Add bucket counts into `out`, L2-normalised to `weight`."""
     norm = weight / sum(v * v for v in counts.values()) ** 0.5
     for i, v in counts.items():
         out[i] = out.get(i, 0.0) + v * norm
+
+
+@lru_cache(maxsize=50_000)  # per word of every message; chat repeats its words
+def _char_buckets(word: str) -> tuple[int, ...]:
+    """The buckets of a word's character 2-5-grams (padded " word ")."""
+    p = f" {word} "
+    return tuple(_bucket("c:" + p[i:i + n]) for n in (2, 3, 4, 5) if len(p) >= n for i in range(len(p) - n + 1))
 
 
 GROUP_WEIGHTS = {"w": 1.0, "b": 0.6, "c": 1.0, "x": 0.8}
@@ -242,14 +255,11 @@ def featurize(text: str, cues: Cues | None = None) -> tuple[np.ndarray, np.ndarr
     _group(["w:" + t for t in c.marked], out, GROUP_WEIGHTS["w"])
     plain = c.tokens
     _group([f"b:{a} {b}" for a, b in zip(["<s>"] + plain, plain + ["</s>"])], out, GROUP_WEIGHTS["b"])
-    chars: list[str] = []
-    for w in c.words:
-        p = f" {w} "
-        for n in (2, 3, 4, 5):
-            if len(p) < n:
-                break
-            chars.extend("c:" + p[i:i + n] for i in range(len(p) - n + 1))
-    _group(chars, out, GROUP_WEIGHTS["c"])
+    if c.words:
+        chars: Counter = Counter()
+        for w in c.words:
+            chars.update(_char_buckets(w))
+        _add_counts(chars, out, GROUP_WEIGHTS["c"])
     cue: list[str] = []
     for mood, n in c.lex_plain.items():
         cue += ["x:lex_" + mood] * n
