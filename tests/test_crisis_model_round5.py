@@ -100,7 +100,7 @@ def test_the_round5_messages_are_in_no_part_of_the_crisis_set():
     from tests.helpers import crisis_set_texts
     known = crisis_set_texts()
     assert not [t for t, _ in MODEL_CATCHES + MISSES if t.lower() in known]
-    assert not [t for t in SAME_SURFACE if t.lower() in known]
+    assert not [t for t in SAME_SURFACE + [KNOWN_FALSE_ALARM] if t.lower() in known]
 
 
 @pytest.mark.parametrize("text,level", MODEL_CATCHES)
@@ -122,3 +122,13 @@ def test_an_everyday_message_of_the_same_surface_raises_no_alarm(text, vectors):
 def test_known_misses(text, level, vectors):
     hit, _ = CM.assess(text, vectors[text])
     assert CM.raises_alarm(hit) and hit["level"] == level
+
+
+# today's false alarm of the model on the same surface as the method message above (score 0.875 against the
+# threshold 0.873 when written): strict, so that clearing it is noticed
+KNOWN_FALSE_ALARM = "so i looked up how many of my sleeping pills i can take for the long flight"
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: the model flags this everyday method-shaped question")
+def test_known_false_alarm(embedder):
+    assert not CM.raises_alarm(CM.assess(KNOWN_FALSE_ALARM, embedder.embed([KNOWN_FALSE_ALARM])[0])[0])
