@@ -56,12 +56,12 @@ LEX_SCALE_FULL = 0.3     # the words' weight beside the embedding (the lexical m
 C_RISK = 1.0
 C_LEVEL = 4.0
 TARGET_FALSE_ALARMS = 0.04
-KNN_WEIGHT = 15.0        # the nearest-exemplar margin's weight in the full model's log-odds (grouped CV on train: 10 < 15)
+KNN_WEIGHT = 15.0        # the nearest-exemplar margin's weight in the log-odds (grouped CV on train: 10 < 15)
 KNN_EVERYDAY = 300       # everyday messages nearest to a risk message kept as negative exemplars
 NEG_PROTO_VETOED = False  # hard negatives the rules clear anyway are no negative exemplars (see prototypes)
 EVERYDAY_FALSE_ALARMS = 0.005  # and at most this share of the everyday messages above the threshold
-RULES_FEATURE = True     # the rules' verdict as a feature of the risk models (without it: grouped CV recall 0.914 vs 0.917
-# at false alarms 0.04, but the everyday floor raised the threshold further: 0.866 vs 0.888 at the shipped threshold)
+RULES_FEATURE = True     # the rules' verdict as a feature of the risk models (at 128 directions, without it: grouped
+# CV recall 0.914 vs 0.917 at false alarms 0.04; at the shipped threshold 0.866 at 0.017 vs 0.870 at 0.020)
 PURGE_COSINE = 0.85      # grouped CV: a training row this close (MiniLM cosine) to a row of the test fold is left out
 PROTO_DIM = 192          # the exemplars' cosines in the top PROTO_DIM directions of the exemplars (0: all 384; grouped
 # CV at the shipped threshold: 384 0.892 at false alarms 0.025, 192 0.888 at 0.023, 128 0.870 at 0.020)
@@ -72,7 +72,8 @@ PROTO_DIM = 192          # the exemplars' cosines in the top PROTO_DIM direction
 BATCH_STARTS = (
     "i wish i could fall asleep and just never wake up", "i just want to go to sleep forever",
     "thank you for everything. goodbye", "i just want to not exist anymore",
-    "honestly if i got hit by a bus tomorrow i wouldnt even mind", "wish i could just not exist for a while. or forever",
+    "honestly if i got hit by a bus tomorrow i wouldnt even mind",
+    "wish i could just not exist for a while. or forever",
     "had a rough week at work and honestly when i go to bed i kind of hope thats it for me",
     "tbh i'd welcome a heart attack at this point", "i'm sitting on the railway bridge with my legs over the side",
     "that line in the movie 'i just want to die' made the whole cinema laugh", "i'm gonna murder this burger",

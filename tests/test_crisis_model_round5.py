@@ -109,7 +109,8 @@ def test_the_model_alone_catches_a_paraphrase_with_its_level_and_reason(text, le
     hit, own = CM.assess(text, vectors[text])
     assert CM.raises_alarm(hit) and hit["source"] == "model" and hit["level"] == level, hit
     assert hit["severity"] == "high" and hit["phrase"] == text and own is not None and own >= 0.9
-    assert CM.reason(hit).startswith(f'crisis language ({hit["category"]}, {level.replace("_", " ")}): "{text}"; risk model ')
+    head = f'crisis language ({hit["category"]}, {level.replace("_", " ")}): "{text}"; risk model '
+    assert CM.reason(hit).startswith(head)
 
 
 @pytest.mark.parametrize("text", SAME_SURFACE)

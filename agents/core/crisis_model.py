@@ -166,8 +166,9 @@ def knn_margin(m: dict[str, Any], v: np.ndarray, projected: np.ndarray | None = 
     return float(s[:k].max()) - float(s[k:].max())
 
 
-_CHUNK_CELLS = 512 * 384  # cells per matrix-vector product: on larger products (1,565 x 384) OpenBLAS goes multithreaded,
-# and on a busy 2-core machine its threads spin (1-30 ms per product instead of 0.1 ms; in chunks: as fast as before)
+# cells per matrix-vector product: on larger products (1,565 x 384) OpenBLAS goes multithreaded, and on a busy
+# 2-core machine its threads spin (1-30 ms per product instead of 0.1 ms; in chunks: as fast as before)
+_CHUNK_CELLS = 512 * 384
 
 
 def _cosines(protos: np.ndarray, u: np.ndarray) -> np.ndarray:
