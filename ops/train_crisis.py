@@ -10,14 +10,17 @@ weakly labelled public set (label noise, long posts; its text never ships, only 
 `heldout` part is never read here.
 
 Models (scikit-learn logistic regression, L2, lbfgs; exported as float32 weights numpy evaluates):
-  full_*    risk, over the MiniLM sentence embedding + hashed word uni/bigrams + the rules' verdict
+  full_*    risk, over the MiniLM sentence embedding + hashed word uni/bigrams + the rules' verdict (RULES_FEATURE)
   lex_*     risk, the same without the embedding (a message that comes with no vector)
   catfull_*, catlex_*   the level of a risk message (C-SSRS level or warning sign), own risk messages only
-  proto_risk, proto_neg, knn_weight   exemplars (unit MiniLM vectors, float16) for the nearest-exemplar margin the
+  proto_proj  [384, PROTO_DIM]: the exemplars' top right-singular directions; the margin's cosines are taken there
+  proto_risk, proto_neg, knn_weight   exemplars (unit, projected, float16) for the nearest-exemplar margin the
             full model adds to its log-odds: own train risk messages; own hard negatives and the KNN_EVERYDAY
             everyday messages nearest to a risk message
-Thresholds: from 5-fold cross-validation on the own train part (the public and everyday rows stay in every
-fold's training side): the lowest probability at which the out-of-fold false alarms (rules or model) stay at
+Thresholds: from grouped 5-fold cross-validation on the own train part (whole author batches per fold,
+BATCH_STARTS; a training row within MiniLM cosine PURGE_COSINE of a test row is left out of that fold's
+training, so that a paraphrase of one template never sits on both sides; the public and everyday rows stay in
+every fold's training side): the lowest probability at which the out-of-fold false alarms (rules or model) stay at
 or below TARGET_FALSE_ALARMS, then the midpoint up to the next negative's score; raised, if need be, until
 at most EVERYDAY_FALSE_ALARMS of the everyday messages (in-sample) score above it.
 Deterministic: fixed seed, fixed data order, a deterministic solver.
@@ -53,15 +56,67 @@ LEX_SCALE_FULL = 0.3     # the words' weight beside the embedding (the lexical m
 C_RISK = 1.0
 C_LEVEL = 4.0
 TARGET_FALSE_ALARMS = 0.04
-KNN_WEIGHT = 10.0        # the nearest-exemplar margin's weight in the full model's log-odds (CV on train: 5-14 alike)
+KNN_WEIGHT = 15.0        # the nearest-exemplar margin's weight in the log-odds (grouped CV on train: 10 < 15)
 KNN_EVERYDAY = 300       # everyday messages nearest to a risk message kept as negative exemplars
 NEG_PROTO_VETOED = False  # hard negatives the rules clear anyway are no negative exemplars (see prototypes)
 EVERYDAY_FALSE_ALARMS = 0.005  # and at most this share of the everyday messages above the threshold
+RULES_FEATURE = True     # the rules' verdict as a feature of the risk models (at 128 directions, without it: grouped
+# CV recall 0.914 vs 0.917 at false alarms 0.04; at the shipped threshold 0.866 at 0.017 vs 0.870 at 0.020)
+PURGE_COSINE = 0.85      # grouped CV: a training row this close (MiniLM cosine) to a row of the test fold is left out
+PROTO_DIM = 192          # the exemplars' cosines in the top PROTO_DIM directions of the exemplars (0: all 384; grouped
+# CV at the shipped threshold: 384 0.892 at false alarms 0.025, 192 0.888 at 0.023, 128 0.870 at 0.020)
+# Author batches of the train part, each by its first train message in file order (the rows after it, up to the
+# next start, are that batch): cross-validation keeps a batch on one side of every fold (the rows of one batch
+# share templates and one author's habits; a random split puts paraphrases of one row on both sides). Rows after
+# the last start listed are one more batch.
+BATCH_STARTS = (
+    "i wish i could fall asleep and just never wake up", "i just want to go to sleep forever",
+    "thank you for everything. goodbye", "i just want to not exist anymore",
+    "honestly if i got hit by a bus tomorrow i wouldnt even mind",
+    "wish i could just not exist for a while. or forever",
+    "had a rough week at work and honestly when i go to bed i kind of hope thats it for me",
+    "tbh i'd welcome a heart attack at this point", "i'm sitting on the railway bridge with my legs over the side",
+    "that line in the movie 'i just want to die' made the whole cinema laugh", "i'm gonna murder this burger",
+    "honestly if i got hit by a bus tomorrow that'd be fine by me",
+    "i'd honestly be ok if i didn't make it through the night",
+    "tbh if i got hit by a bus on the way home i dont think i'd mind much",   # round 5 (issue 21), 356 rows
+)
 
 
 def load_set(split: str) -> list[dict]:
-    return [r for r in (json.loads(line) for line in SET_PATH.read_text().splitlines() if line.strip())
-            if r["split"] == split]
+    """The rows of one split; train rows carry `batch` (their author batch, BATCH_STARTS)."""
+    starts = {t: i for i, t in enumerate(BATCH_STARTS)}
+    out, batch = [], -1
+    for r in (json.loads(line) for line in SET_PATH.read_text().splitlines() if line.strip()):
+        if r["split"] == "train":
+            batch = starts.get(r["text"], batch)
+            r = dict(r, batch=batch)
+        if r["split"] == split:
+            out.append(r)
+    return out
+
+
+def batch_folds(batches: list[int], k: int = 5) -> np.ndarray:
+    """Whole batches to k folds, largest first into the smallest fold (deterministic)."""
+    sizes: dict[int, int] = {}
+    for b in batches:
+        sizes[b] = sizes.get(b, 0) + 1
+    load, fold_of = [0] * k, {}
+    for b in sorted(sizes, key=lambda b: (-sizes[b], b)):
+        f = int(np.argmin(load))
+        fold_of[b] = f
+        load[f] += sizes[b]
+    return np.array([fold_of[b] for b in batches])
+
+
+def fold_train_rows(v: np.ndarray, folds: np.ndarray, f: int, purge: float = PURGE_COSINE) -> np.ndarray:
+    """Training rows for test fold f: the other folds minus rows within cosine `purge` of a test row."""
+    u = _unit(v)
+    te = folds == f
+    near = np.zeros(len(v), bool)
+    idx = np.where(~te)[0]
+    near[idx] = (u[idx] @ u[te].T).max(axis=1) >= purge
+    return ~te & ~near
 
 
 def load_public(path: Path, n: int = PUBLIC_SAMPLE) -> list[tuple[int, str]]:
@@ -108,10 +163,13 @@ def embed(texts: list[str], cache: Path | None, name: str) -> np.ndarray:
     return v
 
 
-def features(texts: list[str], vecs: np.ndarray | None, lex_scale: float = 1.0) -> tuple[np.ndarray, list[dict | None]]:
+def features(texts: list[str], vecs: np.ndarray | None, lex_scale: float = 1.0, rules_feature: bool = True
+             ) -> tuple[np.ndarray, list[dict | None]]:
     hits = [crisis.detect_crisis(t) for t in texts]
     lex = np.stack([CM.lexical_dense(t) for t in texts]) if texts else np.zeros((0, CM.LEX_DIM), np.float32)
     rules = np.stack([CM.rule_features(h) for h in hits]) if texts else np.zeros((0, 2), np.float32)
+    if not rules_feature:
+        rules = np.zeros_like(rules)
     parts = [lex * lex_scale, rules] + ([vecs * EMB_SCALE] if vecs is not None else [])
     return np.hstack(parts).astype(np.float32), hits
 
@@ -153,9 +211,21 @@ def prototypes(v: np.ndarray, y: np.ndarray, everyday_v: np.ndarray, keep_neg: n
     return pr, np.vstack([_unit(v[neg]), ev[np.sort(near)]])
 
 
-def margins(v: np.ndarray, pr: np.ndarray, pn: np.ndarray, skip_self: bool = False) -> np.ndarray:
+def project(pr: np.ndarray, pn: np.ndarray, d: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The exemplars in the top d (PROTO_DIM) right-singular directions of all of them, unit again, and the
+    projection [384, d] (crisis_model.knn_margin projects the message the same way); d 0: unchanged, none."""
+    d = PROTO_DIM if d is None else d
+    if not d:
+        return pr, pn, None
+    _, _, vt = np.linalg.svd(np.vstack([pr, pn]).astype(np.float64), full_matrices=False)
+    proj = np.ascontiguousarray(vt[:d].T, dtype=np.float32)
+    return _unit(pr @ proj), _unit(pn @ proj), proj
+
+
+def margins(v: np.ndarray, pr: np.ndarray, pn: np.ndarray, proj: np.ndarray | None = None,
+            skip_self: bool = False) -> np.ndarray:
     """crisis_model.knn_margin for many rows; skip_self: a row's own copy among the negatives is not its nearest."""
-    u = _unit(v)
+    u = _unit(v) if proj is None else _unit(_unit(v) @ proj)
     sn = u @ pn.T
     if skip_self:
         sn = np.where(sn > 0.9999, -1.0, sn)
@@ -190,7 +260,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default=str(CM.MODEL_PATH))
     ap.add_argument("--public-weight", type=float, default=PUBLIC_WEIGHT)
     ap.add_argument("--everyday-weight", type=float, default=EVERYDAY_WEIGHT)
+    ap.add_argument("--knn-weight", type=float, default=KNN_WEIGHT)
     a = ap.parse_args(argv)
+    knn_weight = a.knn_weight
     cache = Path(a.cache) if a.cache else None
 
     own = [r for r in load_set("train") if "before" not in r]
@@ -212,35 +284,37 @@ def main(argv: list[str] | None = None) -> None:
     print(f"own train messages the rules clear of a model-alone hit: {int(vetoed.sum())} "
           f"({int((vetoed & (own_y == 1)).sum())} of them risk)")
     out: dict[str, np.ndarray] = {}
-    rng = np.random.RandomState(SEED)
-    folds = np.array([i % 5 for i in range(len(own))])
-    rng.shuffle(folds)
+    folds = batch_folds([r["batch"] for r in own])
+    train_rows = [fold_train_rows(own_v, folds, f) for f in range(5)]
+    print(f"grouped 5-fold CV: {len(set(r['batch'] for r in own))} author batches, fold sizes "
+          f"{np.bincount(folds).tolist()}, training rows left out as near-duplicates (cosine >= {PURGE_COSINE}) of "
+          f"a test row: {[int((folds != f).sum() - t.sum()) for f, t in enumerate(train_rows)]}")
     for kind, with_emb in (("full", True), ("lex", False)):
         ls = LEX_SCALE_FULL if with_emb else 1.0
-        X_own, hits = features(own_texts, own_v if with_emb else None, ls)
-        X_pub, _ = features(pub_texts, pub_v if with_emb else None, ls)
+        X_own, hits = features(own_texts, own_v if with_emb else None, ls, RULES_FEATURE)
+        X_pub, _ = features(pub_texts, pub_v if with_emb else None, ls, RULES_FEATURE)
         rule_hit = np.array([CM.raises_alarm(h) for h in hits])  # concern for someone else: no trigger
         # as assess() does: a model-alone hit the rules clear (denial, a past that is over...) is no alarm
         cleared = vetoed & ~rule_hit
         keep_neg = None if NEG_PROTO_VETOED else ~vetoed
         oof = np.zeros(len(own))
         for f in range(5):
-            tr = folds != f
+            tr, te = train_rows[f], folds == f
             X = np.vstack([X_own[tr], X_pub])
             y = np.concatenate([own_y[tr], pub_y])
             w = np.concatenate([np.ones(tr.sum()), pub_w])
-            z = fit(X, y, w, C_RISK).decision_function(X_own[~tr])
+            z = fit(X, y, w, C_RISK).decision_function(X_own[te])
             if with_emb:
                 pr, pn = prototypes(own_v[tr], own_y[tr], everyday_v, None if keep_neg is None else keep_neg[tr])
-                z = z + KNN_WEIGHT * margins(own_v[~tr], pr, pn)
-            oof[~tr] = 1 / (1 + np.exp(-z))
+                z = z + knn_weight * margins(own_v[te], *project(pr, pn))
+            oof[te] = 1 / (1 + np.exp(-z))
         oof = np.where(cleared, 0.0, oof)
         threshold, cv = choose_threshold(oof, own_y, rule_hit)
         groups = np.array([r["group"] for r in own])
         for g in ("explicit", "implicit"):
             sel = groups == g
             cv[f"recall_{g}"] = round(float((rule_hit | (oof >= threshold))[sel].mean()), 3)
-        print(f"{kind}: 5-fold CV on own train: {cv}")
+        print(f"{kind}: grouped 5-fold CV on own train: {cv}")
         print(f"{kind}: per category (risk: recall; negatives: false-alarm rate), rules alone / rules + model: " +
               ", ".join(f"{c} {rate_rules:.2f}/{rate:.2f}" for c, rate_rules, rate in per_category(
                   own, rule_hit, rule_hit | (oof >= threshold))))
@@ -251,10 +325,13 @@ def main(argv: list[str] | None = None) -> None:
         everyday_z = clf.decision_function(X_pub[n_pub:]) if len(everyday) else np.zeros(1)
         if with_emb:
             pr, pn = prototypes(own_v, own_y, everyday_v, keep_neg)
+            pr, pn, proj = project(pr, pn)
             out |= {"proto_risk": pr.astype(np.float16), "proto_neg": pn.astype(np.float16),
-                    "knn_weight": np.float32(KNN_WEIGHT)}
+                    "knn_weight": np.float32(knn_weight)}
+            if proj is not None:
+                out["proto_proj"] = proj
             # the everyday messages kept as exemplars would match themselves: score them against the rest
-            everyday_z = everyday_z + KNN_WEIGHT * margins(everyday_v, pr, pn, skip_self=True)
+            everyday_z = everyday_z + knn_weight * margins(everyday_v, pr, pn, proj, skip_self=True)
         everyday_p = 1 / (1 + np.exp(-everyday_z))
         floor = float(np.quantile(everyday_p, 1 - EVERYDAY_FALSE_ALARMS))
         if floor > threshold:
@@ -268,7 +345,8 @@ def main(argv: list[str] | None = None) -> None:
 
         risk = own_y == 1
         levels = [r["category"] for r in own if r["label"] == 1]
-        cat = fit(X_own[risk], np.array(levels), np.ones(int(risk.sum())), C_LEVEL)
+        X_cat, _ = features([t for t, r in zip(own_texts, risk) if r], own_v[risk] if with_emb else None, ls)
+        cat = fit(X_cat, np.array(levels), np.ones(int(risk.sum())), C_LEVEL)   # the rules' verdict kept here
         assert list(cat.classes_) == sorted(set(levels))
         out |= split_weights(cat, with_emb, f"cat{kind}_", ls)
         out["levels"] = np.array(cat.classes_, dtype="<U16")

@@ -100,7 +100,9 @@ def test_knn_margin_is_nearest_risk_minus_nearest_negative():
 def test_the_margin_moves_the_full_score_by_its_weight(monkeypatch):
     m = CM._load()
     assert m is not None and "proto_risk" in m and float(m["knn_weight"]) > 0
-    v = m["proto_risk"][0] * 1.0                     # a train risk message's own vector: nearest risk cosine 1
+    # a train risk exemplar back in the embedding's space (the projection's columns are orthonormal, so it
+    # projects onto itself): nearest risk cosine 1
+    v = m["proto_proj"] @ m["proto_risk"][0] if "proto_proj" in m else m["proto_risk"][0] * 1.0
     z_with, kind = CM.model_score("some words", v)
     assert kind == "full"
     base = float(CM._logits(m, "full_", CM.lexical("some words"), CM.rule_features(None), v)[0])

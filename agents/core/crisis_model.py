@@ -24,7 +24,10 @@ How the two halves combine
       to a train risk message minus the highest cosine to a train hard negative or a near-risk everyday
       message). A paraphrase close to a known risk message moves up even when its words are new; a
       linear model over the embedding alone misses many of these (5-fold CV on train: recall 0.49 -> 0.57
-      at the same false alarms);
+      at the same false alarms). The cosines are taken in the exemplars' top `proto_proj` directions (192 of
+      384: half the memory read per message; grouped CV on train at the shipped threshold: recall 0.888 vs
+      0.892 in all 384), the exemplars in one contiguous float32 matrix, and the message vector's products
+      (the risk model's embedding term, the projection) in one more: two matrix-vector products per message;
     - a model hit needs the speaker not to deny it: when the rules find a risk phrase negated in the speaker's
       own voice and nothing else ("I'm not going to kill myself, just tired"), the model does not overrule them;
     - a model hit's level (C-SSRS or warning sign) comes from a second, multinomial model over the same
@@ -33,7 +36,8 @@ How the two halves combine
 
 The weights (agents/core/data/crisis_model.npz) are built by `python -m ops.train_crisis` from the
 `train` part of agents/core/data/crisis_set.jsonl and a weakly labelled public set; thresholds are chosen
-by cross-validation on the train part only. The held-out part is what `rapport bench safety` reports.
+by cross-validation on the train part only (folds by author batch, near-duplicates of a test row left out of
+training). The held-out parts are what `rapport bench safety` reports.
 """
 from __future__ import annotations
 
@@ -110,6 +114,11 @@ def _load() -> dict[str, Any] | None:
     for k in ("proto_risk", "proto_neg"):   # stored float16 (size); matrix-vector in float32
         if k in m:
             m[k] = m[k].astype(np.float32)
+    if "proto_risk" in m:   # both exemplar sets in one contiguous matrix: one pass over it per message
+        m["_protos"] = np.ascontiguousarray(np.vstack([m["proto_risk"], m["proto_neg"]]), dtype=np.float32)
+    # the message vector's products in one matrix: the risk model's column, then the exemplar projection
+    cols = [m["full_emb"]] + ([m["proto_proj"]] if "proto_proj" in m else [])
+    m["_emb_all"] = np.ascontiguousarray(np.hstack(cols), dtype=np.float32)
     return m
 
 
@@ -137,23 +146,36 @@ def _usable(vector: Any) -> np.ndarray | None:
     return v if v.shape == (384,) and bool(np.isfinite(v).all()) else None
 
 
-def knn_margin(m: dict[str, Any], v: np.ndarray) -> float:
-    """Highest cosine to a risk exemplar minus highest cosine to a negative exemplar (vectors unit norm)."""
+def knn_margin(m: dict[str, Any], v: np.ndarray, projected: np.ndarray | None = None) -> float:
+    """Highest cosine to a risk exemplar minus highest cosine to a negative exemplar. With `proto_proj` [384, d]
+    the cosines are taken in the exemplars' top d directions (v @ proto_proj, unit; `projected`: that product
+    already computed); without it, in the embedding's 384."""
     if "proto_risk" not in m:
         return 0.0
+    if "proto_proj" in m:
+        v = projected if projected is not None else np.asarray(v, dtype=np.float32) @ m["proto_proj"]
     n = float(np.linalg.norm(v))
     if n == 0.0:
         return 0.0
-    u = v / n
-    return _max_cosine(m["proto_risk"], u) - _max_cosine(m["proto_neg"], u)
+    u = np.asarray(v, dtype=np.float32) / n
+    protos = m.get("_protos")
+    if protos is None:
+        protos = np.vstack([m["proto_risk"], m["proto_neg"]]).astype(np.float32)
+    s = _cosines(protos, u)
+    k = len(m["proto_risk"])
+    return float(s[:k].max()) - float(s[k:].max())
 
 
-_CHUNK = 512  # rows per matrix-vector product: on larger products (1,565 x 384) OpenBLAS goes multithreaded, and on a busy
-# 2-core machine its threads spin (1-30 ms per product instead of 0.1 ms; 512-row chunks: as fast as before)
+# cells per matrix-vector product: on larger products (1,565 x 384) OpenBLAS goes multithreaded, and on a busy
+# 2-core machine its threads spin (1-30 ms per product instead of 0.1 ms; in chunks: as fast as before)
+_CHUNK_CELLS = 512 * 384
 
 
-def _max_cosine(protos: np.ndarray, u: np.ndarray) -> float:
-    return max(float((protos[k:k + _CHUNK] @ u).max()) for k in range(0, len(protos), _CHUNK))
+def _cosines(protos: np.ndarray, u: np.ndarray) -> np.ndarray:
+    step = max(1, _CHUNK_CELLS // protos.shape[1])
+    if len(protos) <= step:
+        return protos @ u
+    return np.concatenate([protos[k:k + step] @ u for k in range(0, len(protos), step)])
 
 
 def model_score(text: str, vector: Any = None, hit: dict[str, Any] | None = None) -> tuple[float, str] | None:
@@ -162,11 +184,13 @@ def model_score(text: str, vector: Any = None, hit: dict[str, Any] | None = None
     if m is None:
         return None
     v = _usable(vector)
-    kind = "full" if v is not None else "lex"
-    z = float(_logits(m, f"{kind}_", lexical(text), rule_features(hit), v)[0])
-    if v is not None and "knn_weight" in m:
-        z += float(m["knn_weight"]) * knn_margin(m, v)
-    return z, kind
+    if v is None:
+        return float(_logits(m, "lex_", lexical(text), rule_features(hit), None)[0]), "lex"
+    e = v @ m["_emb_all"]   # one product: the risk model's embedding term, and the projected vector for the exemplars
+    z = float(_logits(m, "full_", lexical(text), rule_features(hit), None)[0]) + float(e[0])
+    if "knn_weight" in m:
+        z += float(m["knn_weight"]) * knn_margin(m, v, e[1:] if "proto_proj" in m else None)
+    return z, "full"
 
 
 def _level(text: str, vector: Any, hit: dict[str, Any] | None) -> str:
