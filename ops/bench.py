@@ -63,7 +63,7 @@ def summary(seconds: list[float]) -> dict[str, float]:
 
 @contextmanager
 def target(url: str | None, workers: int, with_db: bool = False, with_kafka: bool = False,
-           data_dirs: list[Path] | None = None) -> Iterator[Any]:
+           data_dirs: list[Path] | None = None, api_processes: int | None = None) -> Iterator[Any]:
     """A running instance: the given URL, or an embedded stack in a temp dir (and its database URL, its
     broker URL when asked), with the headers to send. The benchmarks name their own tenants (bench,
     scale): against --url, $RAPPORT_API_KEY (else ./.rapport/api-key) must be an admin key or one of
@@ -88,7 +88,8 @@ def target(url: str | None, workers: int, with_db: bool = False, with_kafka: boo
 
         own_topics = stack_env(os.environ["RAPPORT_KAFKA_URL"], f"bench-{os.urandom(4).hex()}")
     with tempfile.TemporaryDirectory(prefix="rapport-bench-") as d:
-        stack = Stack(Path(d), http_port=free_port(), workers=workers)
+        stack = Stack(Path(d), http_port=free_port(), workers=workers,
+                      **({"api_processes": api_processes} if api_processes else {}))
         if data_dirs is not None:
             data_dirs.append(Path(d))
         try:
@@ -303,7 +304,8 @@ async def ask_while(url: str, headers: dict[str, str], run: str, contacts: int, 
 async def run_load(url: str, contacts: int, events: int, queries: int, concurrency: int, seed: int = 7,
                    headers: dict[str, str] | None = None,
                    stages: Callable[[], dict[str, float] | None] | None = None, busy_clients: int = 0,
-                   distinct: bool = False) -> dict[str, Any]:
+                   distinct: bool = False, api: Callable[[], dict[str, float] | None] | None = None
+                   ) -> dict[str, Any]:
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:8]
     per = max(events // contacts, 1)
@@ -329,6 +331,7 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
         busy = asyncio.create_task(ask_while(url, headers or {}, run, contacts, busy_clients, seed, stop)) \
             if busy_clients else None
         before = stages() if stages else None
+        api_before = api() if api else None
         batches = [evs[i:i + 100] for i in range(0, len(evs), 100)]
         post_lat: list[float] = []
         start = time.perf_counter()
@@ -358,6 +361,9 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
             out["context_during_ingest"] = {"clients": busy_clients, **summary(lat),
                                             "requests_per_s": round(len(lat) / drained, 1)}
         after = stages() if stages else None
+        api_after = api() if api else None
+        if api_before is not None and api_after is not None:
+            out["api_during_ingest"] = api_cost(api_before, api_after)
         if before is not None and after is not None:
             out["stages"] = breakdown(before, after)
             cpu = out["stages"].pop(CPU, None)
@@ -396,10 +402,45 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
             await asyncio.gather(*(client(j) for j in range(clients)))
             return {**summary(lat), "requests_per_s": round(len(lat) / (time.perf_counter() - s), 1)}
 
-        out["context"] = {"query_1_client": await ask(queries, 1, True),
-                          f"query_{concurrency}_clients": await ask(queries, concurrency, True),
-                          "no_query_1_client": await ask(queries, 1, False)}
+        out["context"] = {"query_1_client": await ask(queries, 1, True)}
+        api_before = api() if api else None
+        out["context"][f"query_{concurrency}_clients"] = await ask(queries, concurrency, True)
+        api_after = api() if api else None
+        if api_before is not None and api_after is not None:
+            out["api_after_ingest"] = api_cost(api_before, api_after)
+        out["context"]["no_query_1_client"] = await ask(queries, 1, False)
     return out
+
+
+CONTEXT_ROUTE = "/context/{contact_id:path}"
+
+
+def api_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
+    """The API processes' CPU seconds and requests served (by route), summed over them (projections/metrics.py);
+    None when one cannot be read."""
+    from ops.worker_metrics import samples
+
+    got = samples(metrics_urls)
+    if got is None:
+        return None
+    out: dict[str, float] = {CPU: 0.0, "requests": 0.0, "context": 0.0}
+    for sample in got:
+        if sample.name == "process_cpu_seconds_total":
+            out[CPU] += sample.value
+        elif sample.name == "rapport_request_seconds_count":
+            out["requests"] += sample.value
+            if sample.labels.get("route") == CONTEXT_ROUTE:
+                out["context"] += sample.value
+    return out
+
+
+def api_cost(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """What the API processes spent between two readings: CPU seconds, requests (all routes, /context), and
+    CPU per request: what a request costs the API whatever else the machine runs (latency is that times the
+    queue in front of it, and the share of the cores the API gets)."""
+    cpu, requests = after[CPU] - before[CPU], after["requests"] - before["requests"]
+    return {"cpu_s": round(cpu, 2), "requests": int(requests), "context_requests": int(after["context"] - before["context"]),
+            "cpu_ms_per_request": round(cpu * 1000 / requests, 3) if requests else None}
 
 
 def _rate(label: str, value: Any, unit: str, rest: str) -> None:
@@ -434,6 +475,11 @@ def print_load(r: dict[str, Any]) -> None:
         v = r["context_during_ingest"]
         print(f"/context while ingesting, {v['clients']} clients: {_latency(v, 50, 95, 99)}, "
               f"{v['requests_per_s']} req/s")
+    for key, when in (("api_during_ingest", "during the ingest"), ("api_after_ingest", "after it, 8 clients")):
+        if r.get(key) and r[key]["requests"]:
+            a = r[key]
+            _rate("API CPU", a["cpu_ms_per_request"], "ms/request", f"{when}: {a['cpu_s']} s over {a['requests']} "
+                  f"requests ({a['context_requests']} /context)")
     if r.get("model_only"):
         m = r["model_only"]
         _rate("model alone", m["events_per_s"], "events/s", f"({m['distinct_texts']} distinct texts at "
@@ -508,15 +554,17 @@ def model_alone_rate(texts: list[str], sample: int = 300) -> float:
 
 
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
-              out: str | None, busy_clients: int = 0, distinct: bool = False) -> dict[str, Any]:
+              out: str | None, busy_clients: int = 0, distinct: bool = False,
+              api_processes: int | None = None) -> dict[str, Any]:
     from ops.worker_metrics import metrics_urls
 
     dirs: list[Path] = []
-    with target(url, workers, with_kafka=True, data_dirs=dirs) as (u, kafka_url, headers):
+    with target(url, workers, with_kafka=True, data_dirs=dirs, api_processes=api_processes) as (u, kafka_url, headers):
         urls = metrics_urls(dirs[0] if dirs else None)
+        api_urls = metrics_urls(dirs[0] if dirs else None, "api")
         r = asyncio.run(run_load(u, contacts, events, queries, concurrency, headers=headers,
                                  stages=(lambda: stage_seconds(urls)) if urls else None, busy_clients=busy_clients,
-                                 distinct=distinct))
+                                 distinct=distinct, api=(lambda: api_seconds(api_urls)) if api_urls else None))
         if kafka_url:  # the same broker, the same number of events, after the pipeline's run
             from ops.bench_transport import transport_rate
 

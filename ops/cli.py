@@ -504,8 +504,10 @@ def bench() -> None:
                    "processed: its latency while the worker works (the processing rate then shares the machine)")
 @click.option("--distinct", is_flag=True, help="three template sentences per message, so that nearly every "
               "message is a text of its own (the default workload repeats ~130 texts)")
+@click.option("--api-processes", default=None, type=click.IntRange(1, 16), show_default="as rapport up",
+              help="API processes of the embedded stack")
 def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka, busy_clients,  # noqa: ANN001
-               distinct) -> None:
+               distinct, api_processes) -> None:
     """Ingest rate, processing rate, freshness and /context latency through the HTTP API."""
     import os
     import platform
@@ -514,7 +516,7 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka,
 
     click.echo(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     if not kafka:
-        load_main(url, contacts, events, queries, concurrency, workers, out, busy_clients, distinct)
+        load_main(url, contacts, events, queries, concurrency, workers, out, busy_clients, distinct, api_processes)
         return
     from unittest import mock
 
@@ -529,7 +531,8 @@ def bench_load(url, contacts, events, queries, concurrency, workers, out, kafka,
     click.echo(f"Apache Kafka cluster: {cluster.bootstrap} (3 brokers, KRaft)")
     try:
         with mock.patch.dict(os.environ, {"RAPPORT_KAFKA_URL": cluster.url}):
-            load_main(None, contacts, events, queries, concurrency, workers, out, busy_clients, distinct)
+            load_main(None, contacts, events, queries, concurrency, workers, out, busy_clients, distinct,
+                      api_processes)
     finally:
         cluster.stop()
 

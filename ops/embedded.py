@@ -57,13 +57,25 @@ BROKER_ROTATE_MIN_UP_S = 300.0
 BATCH_NICE = int(os.environ.get("RAPPORT_WORKER_NICE", "0"))
 
 
-def _die_with_parent() -> None:
+# each child in a session of its own (README: Operations, "Priority"): where Linux groups CPU time by
+# session (autogroup, kernel.sched_autogroup_enabled=1: most desktop and many server kernels), the API,
+# PostgreSQL and the worker then each get a share of the cores of their own, instead of one share for
+# the whole stack in which the worker's batches and the requests compete. RAPPORT_CHILD_SESSIONS=0: one
+# session for all (each child still in its own process group).
+CHILD_SESSIONS = os.environ.get("RAPPORT_CHILD_SESSIONS", "1") != "0"
+
+
+def _die_with_parent(own_session: bool = True) -> None:
     """preexec_fn: runs in the child after any uid switch (which would clear the setting)."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     except OSError:  # not Linux (macOS): the supervisor's own shutdown path still stops children
         pass
-    os.setpgid(0, 0)  # own process group: a terminal's Ctrl-C reaches only the supervisor
+    # own process group (a session's leader leads a group too): a terminal's Ctrl-C reaches only the supervisor
+    if own_session:
+        os.setsid()
+    else:
+        os.setpgid(0, 0)
 
 
 def child_nice(name: str, batch_nice: int) -> int:
@@ -73,9 +85,15 @@ def child_nice(name: str, batch_nice: int) -> int:
 
 
 def _child_setup(nice: int) -> None:
-    _die_with_parent()
+    _die_with_parent(CHILD_SESSIONS)
     if nice:
         os.nice(nice)  # lowering one's own priority needs no privilege
+        if CHILD_SESSIONS:  # where sessions share the CPU (autogroup), the session's weight is what counts
+            try:
+                with open("/proc/self/autogroup", "w") as f:
+                    f.write(str(max(0, min(19, nice))))
+            except OSError:  # no autogroup here: the process's own nice level above is what counts
+                pass
 
 
 def free_port(host: str = "127.0.0.1") -> int:

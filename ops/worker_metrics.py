@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 
-def metrics_urls(data_dir: str | Path | None) -> list[str]:
-    """The workers' /metrics URLs of a running `rapport up` (none when it is not running there)."""
+def metrics_urls(data_dir: str | Path | None, kind: str = "worker") -> list[str]:
+    """The /metrics URLs of a running `rapport up`'s workers (`kind` "api": its API processes), none when
+    it is not running there."""
     run = Path(data_dir or "./.rapport") / "run.json"
     try:
-        return [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith("worker")]
+        return [u for name, u in json.loads(run.read_text()).get("metrics", {}).items() if name.startswith(kind)]
     except (OSError, ValueError):
         return []
 

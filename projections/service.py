@@ -153,6 +153,8 @@ class Service:
         self.db_down: str | None = None
         self.db_went_down: asyncio.Future | None = None
         self.db_watch: asyncio.Task | None = None
+        self.db_probe: psycopg.AsyncConnection | None = None  # the watch's own connection (_probe_database)
+        self.db_probe_lock = asyncio.Lock()
 
     async def _backlog(self, tenant_id: str | None) -> tuple[int, float | None]:
         return await outbox.backlog(self.pool, await self.store.schema(), self.relay_cursor, tenant_id)
@@ -304,8 +306,9 @@ class Service:
                 await ingest_mod.ingest(self.pool, self.publisher if self.broker_ok else None, envs)
             except Exception:
                 log.exception("could not record %d access events at shutdown", len(envs))
-        if self.relay_lock is not None:
-            await self.relay_lock.close()
+        for conn in (self.relay_lock, self.db_probe):
+            if conn is not None:
+                await conn.close()
         if self.publisher:
             await self.publisher.stop()
         if self.pool:
@@ -325,7 +328,18 @@ class Service:
         return self.db_went_down
 
     async def _probe_database(self) -> None:
-        async with self.pool.connection(timeout=DB_PROBE_TIMEOUT_S) as conn:
+        """`SELECT 1` on a connection of the probe's own, beside the pool (its address and options): a pool
+        whose connections are all in use is busy, not down. Under load (8 clients asking /context while a
+        backlog was ingested, on a loaded machine) the probe waited over a second for a pooled connection,
+        took the database for down, and every request answered 503 until the next probe."""
+        async with self.db_probe_lock:  # the watch's and /healthz's probes, one at a time on it
+            conn = self.db_probe
+            if conn is None or conn.closed or conn.broken:
+                if conn is not None:
+                    await conn.close()
+                kwargs = {**self.pool.kwargs, "autocommit": True}
+                kwargs.setdefault("connect_timeout", DB_CONNECT_TIMEOUT_S)
+                self.db_probe = conn = await psycopg.AsyncConnection.connect(self.pool.conninfo, **kwargs)
             await conn.execute("SELECT 1")
 
     def start_database_watch(self) -> asyncio.Task:

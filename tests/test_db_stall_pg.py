@@ -71,3 +71,29 @@ async def test_a_stalled_database_answers_503_fast_and_healthz_within_a_second(f
         watch.cancel()
         await pool.close()
         proxy.close()
+
+
+async def test_a_pool_in_full_use_is_busy_not_down(fresh_db):  # noqa: F811
+    """Every pooled connection held by requests waiting on a slow PostgreSQL (8 clients and an ingest on a
+    loaded machine) is not a database that stopped answering: the watch probes on a connection of its own,
+    so requests are not all answered 503 while each would get its connection in turn."""
+    app, pool = await api_in_process(fresh_db, redis=Ping(), broker_ok=True, ready_once=True)
+    svc = app.state.svc
+    held = [await pool.getconn() for _ in range(pool.max_size)]  # the pool is empty: a getconn now waits
+    watch = svc.start_database_watch()
+    try:
+        await asyncio.sleep(2.5)  # five probes, each given 1 s
+        assert svc.db_down is None
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, raise_app_exceptions=False),
+                                     base_url="http://api", timeout=30) as client:
+            took, r = await timed(client, "GET", "/healthz")
+            assert r.json()["database"] is True and took < 1.0, (took, r.text)
+            for conn in held:  # the connections come back: a request waiting for one is served
+                await pool.putconn(conn)
+            held = []
+            assert (await client.get("/contacts/c/memories")).status_code == 200
+    finally:
+        for conn in held:
+            await pool.putconn(conn)
+        watch.cancel()
+        await svc.stop()

@@ -60,3 +60,28 @@ def test_the_load_bench_shares_leave_out_what_runs_beside_the_batches(capsys):
     out = capsys.readouterr().out
     assert "fold 1.00 (50%), project 1.00 (50%); send 2.00 beside them" in out
     assert "50.0 ms/event" in out
+
+
+def test_the_load_bench_prices_a_request_in_the_api_processes_cpu(tmp_path, capsys):
+    """bench load reads the API processes' /metrics (run.json names them beside the workers') before and
+    after each timed phase: CPU seconds over requests served is what a request costs the API, whatever
+    share of the cores the machine leaves it."""
+    import json
+
+    from ops.bench import CONTEXT_ROUTE, api_cost, print_load
+    from ops.worker_metrics import metrics_urls
+
+    (tmp_path / "run.json").write_text(json.dumps({"metrics": {
+        "worker-0": "http://w0/metrics", "api": "http://a0/metrics", "api-1": "http://a1/metrics"}}))
+    assert metrics_urls(tmp_path) == ["http://w0/metrics"]
+    assert metrics_urls(tmp_path, "api") == ["http://a0/metrics", "http://a1/metrics"]
+
+    cost = api_cost({"cpu": 10.0, "requests": 100.0, "context": 80.0}, {"cpu": 12.5, "requests": 600.0, "context": 480.0})
+    assert cost == {"cpu_s": 2.5, "requests": 500, "context_requests": 400, "cpu_ms_per_request": 5.0}
+    assert CONTEXT_ROUTE == "/context/{contact_id:path}"  # the label projections/api.Timing gives the route
+
+    lat = {"p50_ms": 1, "p95_ms": 2, "p99_ms": 3}
+    print_load({"events": 10, "contacts": 1, "ingest": {"accepted_events_per_s": 1, "post_latency": lat},
+                "processing": {"end_to_end_events_per_s": 1, "seconds": 1}, "freshness": lat, "context": {},
+                "api_during_ingest": cost})
+    assert "5.0 ms/request   during the ingest: 2.5 s over 500 requests (400 /context)" in capsys.readouterr().out

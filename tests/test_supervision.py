@@ -164,3 +164,32 @@ def test_the_batch_processes_start_at_a_lower_cpu_priority_than_what_requests_wa
                            tmp_path / "logs", nice=embedded.child_nice("worker-0", 5))
     assert child.proc.wait(20) == 0
     assert f"nice {min(19, os.nice(0) + 5)}" in child.log.read_text()
+
+
+def test_each_child_runs_in_a_session_of_its_own(tmp_path, monkeypatch):
+    """Where Linux shares the CPU out per session (autogroup), a child in the supervisor's session would
+    share one slot with the whole stack (the worker's batches beside the API's requests): each child leads
+    a session of its own, and so its own process group (ops/chaos.py kills PostgreSQL's by the postmaster's
+    pid). RAPPORT_CHILD_SESSIONS=0 keeps them in the supervisor's session, each in its own group."""
+    import os
+    import sys
+
+    from ops import embedded
+
+    (tmp_path / "logs").mkdir()
+    show = "import os; print('ids', os.getpid(), os.getsid(0), os.getpgid(0))"
+    child = embedded.spawn("api", [sys.executable, "-c", show], tmp_path / "logs")
+    assert child.proc.wait(20) == 0
+    pid, sid, pgid = map(int, child.log.read_text().split("ids ")[1].split())
+    assert pid == child.proc.pid and sid == pid and pgid == pid and sid != os.getsid(0)
+    if os.path.exists("/proc/self/autogroup"):  # a batch process's level is its session's weight there too
+        child = embedded.spawn("worker-0", [sys.executable, "-c", "print('group', open('/proc/self/autogroup').read())"],
+                               tmp_path / "logs", nice=embedded.child_nice("worker-0", 5))
+        assert child.proc.wait(20) == 0
+        assert child.log.read_text().split("group ")[-1].split()[-1] == "5"
+
+    monkeypatch.setattr(embedded, "CHILD_SESSIONS", False)
+    child = embedded.spawn("worker-0", [sys.executable, "-c", show], tmp_path / "logs")
+    assert child.proc.wait(20) == 0
+    pid, sid, pgid = map(int, child.log.read_text().split("ids ")[-1].split())
+    assert sid == os.getsid(0) and pgid == pid
