@@ -430,7 +430,7 @@ class MentionIndex:
         # the terms in the regex's order (longest first); each with the word a text must hold for the term
         # to match in it (`_present`): its first word, or None when that word is not ASCII (always tried)
         self._terms = sorted(self._term_ref, key=lambda t: (-len(t), t))
-        self._first = [(t, w if w.isascii() else None) for t in self._terms for w in t.split()[:1]]
+        self._first = [(t, w if w.isascii() else None, w.isalnum()) for t in self._terms for w in t.split()[:1]]
 
     def _present(self, text: str) -> tuple[str, ...]:
         """The terms that may match in `text`, in the regex's order: a term's first word, matched
@@ -439,9 +439,12 @@ class MentionIndex:
         few of them. The regex of these terms finds in `text` what the regex of all would: a term left
         out matches nowhere in it. Conservative for an ASCII word: the characters `re.IGNORECASE`
         matches with an ASCII letter are that letter in either case and _ASCII_FOLDS, all folded here
-        (tests/test_entities.py checks the list against every code point)."""
+        (tests/test_entities.py checks the list against every code point). A first word of letters and
+        digits only must be a whole word of the text (the regex's boundaries: no letter or digit
+        beside it), any other be in it."""
         folded = text.translate(_ASCII_FOLDS).lower()
-        return tuple(t for t, w in self._first if w is None or w in folded)
+        words = set(_ALNUM_RE.findall(folded))
+        return tuple(t for t, w, whole in self._first if w is None or (w in words if whole else w in folded))
 
     def find(self, text: str) -> list[str]:
         if not text:
@@ -470,6 +473,7 @@ class MentionIndex:
 # the characters other than ASCII letters that `re.IGNORECASE` matches with an ASCII letter: the
 # capital I with dot and the dotless i (i), the long s (s), the Kelvin sign (k)
 _ASCII_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+_ALNUM_RE = re.compile(r"[^\W_]+")  # the runs of letters and digits, between the regex's boundaries
 
 
 @lru_cache(maxsize=4096)

@@ -296,7 +296,8 @@ NAMES = ["Bruno", "Priya", "Makesh", "Mary-Jane", "Ana Lucia", "Jo", "Ivan", "Il
          "Kai", "Sam", "O'Brien", "Acme Corp", "Infosys", "St. Mary's", "Austin, Texas", "valorant", "Max"]
 TEXT_WORDS = NAMES + ["bruno's", "PRIYA", "mary jane", "mary_jane", "ana-lucia", "ıvan", "ſam", "\u212Aai",
                       "İvan", "max", "maximum", "mom", "mother", "mum", "the dog", "work", "school", "uni",
-                      "soren", "zoe", "jo-jo", "ok", "lol", "!!", ",", " ", "\n", "’s", "_", "-", "ilse's"]
+                      "soren", "zoe", "jo-jo", "ok", "lol", "!!", ",", " ", "\n", "’s", "_", "-", "ilse's",
+                      "moment", "mommy", "university", "dogs", "brunoé", "ivanov", "2max", "o'brien's", "st. mary"]
 
 
 def _graph(draw_names: list[str], kin: list[str], species: list[str | None]) -> dict[str, dict]:
