@@ -58,7 +58,7 @@ find_mentions(text, known) -> refs named in the text, in order of first appearan
     "school"/"college"/"uni" for the only known school, plus phonetic variants of single-word
     person/pet names of 5+ letters ("Mukesh" finds person:makesh). Case-insensitive, word-boundary
     aware ("Bruno's" matches, "Brunos" and "Max" inside "maximum" do not). One compiled regex per
-    known set, cached (`MentionIndex` for explicit reuse).
+    known set (`MentionIndex`, cached), its regex compiled for the terms a text may name (cached).
 """
 from __future__ import annotations
 
@@ -390,7 +390,7 @@ def _terms_of(ref: str, ent: Mapping[str, Any]) -> set[str]:
 
 
 class MentionIndex:
-    """A compiled matcher for one known set; `find(text)` -> refs in order of first appearance."""
+    """The matcher of one known set; `find(text)` -> refs in order of first appearance."""
 
     def __init__(self, known: Mapping[str, Mapping[str, Any]]):
         term_refs: dict[str, set[str]] = {}
@@ -427,19 +427,32 @@ class MentionIndex:
                 exact = [r for r in refs if parse_ref(r)[1].replace("_", " ") == t]
                 if len(exact) == 1:
                     self._term_ref[t] = exact[0]
-        terms = sorted(self._term_ref, key=lambda t: (-len(t), t))
-        if terms:
-            alts = "|".join(r"[\s_\-]+".join(re.escape(w) for w in t.split()) for t in terms)
-            self._rx: re.Pattern[str] | None = re.compile(rf"(?<![^\W_])(?:{alts})(?![^\W_])", re.IGNORECASE)
-        else:
-            self._rx = None
+        # the terms in the regex's order (longest first); each with the word a text must hold for the term
+        # to match in it (`_present`): its first word, or None when that word is not ASCII (always tried)
+        self._terms = sorted(self._term_ref, key=lambda t: (-len(t), t))
+        self._first = [(t, w if w.isascii() else None, w.isalnum()) for t in self._terms for w in t.split()[:1]]
+
+    def _present(self, text: str) -> tuple[str, ...]:
+        """The terms that may match in `text`, in the regex's order: a term's first word, matched
+        case-insensitively, is in the text. Compiling the regex of every known term was most of what a
+        contact's matcher cost, and a new entity (a graph that grew) meant a new one; a message names
+        few of them. The regex of these terms finds in `text` what the regex of all would: a term left
+        out matches nowhere in it. Conservative for an ASCII word: the characters `re.IGNORECASE`
+        matches with an ASCII letter are that letter in either case and _ASCII_FOLDS, all folded here
+        (tests/test_entities.py checks the list against every code point). A first word of letters and
+        digits only must be a whole word of the text (the regex's boundaries: no letter or digit
+        beside it), any other be in it."""
+        folded = text.translate(_ASCII_FOLDS).lower()
+        words = set(_ALNUM_RE.findall(folded))
+        return tuple(t for t, w, whole in self._first if w is None or (w in words if whole else w in folded))
 
     def find(self, text: str) -> list[str]:
         if not text:
             return []
         hits: list[tuple[int, str]] = []
-        if self._rx is not None:
-            for m in self._rx.finditer(text):
+        rx = _term_regex(self._present(text)) if self._terms else None
+        if rx is not None:
+            for m in rx.finditer(text):
                 ref = self._term_ref.get(" ".join(re.split(r"[\s_\-]+", m.group().casefold())))
                 if ref:
                     hits.append((m.start(), ref))
@@ -455,6 +468,22 @@ class MentionIndex:
         for _, ref in hits:
             seen.setdefault(ref, None)
         return list(seen)
+
+
+# the characters other than ASCII letters that `re.IGNORECASE` matches with an ASCII letter: the
+# capital I with dot and the dotless i (i), the long s (s), the Kelvin sign (k)
+_ASCII_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+_ALNUM_RE = re.compile(r"[^\W_]+")  # the runs of letters and digits, between the regex's boundaries
+
+
+@lru_cache(maxsize=4096)
+def _term_regex(terms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One alternation of `terms` (in this order: the first that matches at a place wins), each a
+    whole word or words (any run of spaces, underscores or hyphens between them)."""
+    if not terms:
+        return None
+    alts = "|".join(r"[\s_\-]+".join(re.escape(w) for w in t.split()) for t in terms)
+    return re.compile(rf"(?<![^\W_])(?:{alts})(?![^\W_])", re.IGNORECASE)
 
 
 def _signature(known: Mapping[str, Mapping[str, Any]]) -> tuple:

@@ -289,3 +289,48 @@ def test_find_mentions_accepts_plain_refs_and_index_reuse():
     assert idx.find("Bruno and Mukesh") == ["pet:bruno", "person:makesh"]
     assert idx.find("") == []
     assert find_mentions("Bruno", {}) == []
+
+
+# ------------------------------------------- the matcher's regex of the terms a text names vs all terms
+NAMES = ["Bruno", "Priya", "Makesh", "Mary-Jane", "Ana Lucia", "Jo", "Ivan", "Ilse", "Søren", "Zoë", "İpek",
+         "Kai", "Sam", "O'Brien", "Acme Corp", "Infosys", "St. Mary's", "Austin, Texas", "valorant", "Max"]
+TEXT_WORDS = NAMES + ["bruno's", "PRIYA", "mary jane", "mary_jane", "ana-lucia", "ıvan", "ſam", "\u212Aai",
+                      "İvan", "max", "maximum", "mom", "mother", "mum", "the dog", "work", "school", "uni",
+                      "soren", "zoe", "jo-jo", "ok", "lol", "!!", ",", " ", "\n", "’s", "_", "-", "ilse's",
+                      "moment", "mommy", "university", "dogs", "brunoé", "ivanov", "2max", "o'brien's", "st. mary"]
+
+
+def _graph(draw_names: list[str], kin: list[str], species: list[str | None]) -> dict[str, dict]:
+    pairs = [person(n) for n in draw_names[: len(draw_names) // 2]]
+    pairs += [pet(n, sp) for n, sp in zip(draw_names[len(draw_names) // 2:], species)]
+    pairs += [person(k, k) for k in kin]
+    pairs += [("workplace:acme", make_entity("workplace", "Acme", {"aliases": ["the plant"]}))]
+    return known(*pairs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(NAMES), max_size=12, unique=True), st.lists(st.sampled_from(["mom", "dad", "sister"]),
+       max_size=2, unique=True), st.lists(st.sampled_from([None, "dog", "cat"]), max_size=6),
+       st.lists(st.lists(st.sampled_from(TEXT_WORDS), max_size=14), min_size=1, max_size=8))
+def test_the_regex_of_the_named_terms_finds_what_the_regex_of_all_finds(names, kin, species, texts):
+    """The matcher compiles only the terms a text may name (MentionIndex._present); the reference is
+    the regex of every term of the known set, as the matcher was compiled before."""
+    idx = MentionIndex(_graph(names, kin, species))
+    for words in texts:
+        text = " ".join(words)
+        everything = MentionIndex._present
+        try:
+            MentionIndex._present = lambda self, t: tuple(self._terms)  # type: ignore[method-assign]
+            reference = idx.find(text)
+        finally:
+            MentionIndex._present = everything  # type: ignore[method-assign]
+        assert idx.find(text) == reference, text
+
+
+def test_the_characters_ignorecase_matches_with_an_ascii_letter_are_the_ones_folded():
+    from domain.entities import _ASCII_FOLDS
+
+    rx = re.compile("[a-z0-9]", re.IGNORECASE)
+    beyond_ascii = [c for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF and rx.match(chr(c))]
+    assert sorted(_ASCII_FOLDS) == beyond_ascii
+    assert find_mentions("\u212Aai and ſam", known(person("Kai"), person("Sam"))) == ["person:kai", "person:sam"]

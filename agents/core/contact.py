@@ -314,7 +314,9 @@ def _close_session(s: State, env: Envelope, step: str) -> list[Envelope]:
     """End the open session: SessionClosed, and its structured summary (persona-scoped)."""
     session = {**s["session"], "endedAt": s["session"]["lastActivityAt"]}
     at = session["endedAt"]
-    turns = [t for t in s["window"] if t.get("sessionId", session["sessionId"]) == session["sessionId"]]
+    # each turn with its keys sorted, as the whole state's deep copy gave them (a message's working copy
+    # shares the window: the event's bytes stay those of a replay from a state read back from jsonb)
+    turns = [_copy(t) for t in s["window"] if t.get("sessionId", session["sessionId"]) == session["sessionId"]]
     summary = summaries.session_summary(turns, session.get("people", []), session.get("moods", []))
     s["session"] = None
     s.setdefault("lastSessionSummary", {})[session.get("personaId") or ""] = {"sessionId": session["sessionId"], **summary}
@@ -383,19 +385,55 @@ Rule = Callable[[State, Envelope, Inputs], Step]
 RULES: dict[str, Rule] = {}  # event type -> its rule (a contact's erasure is the shell's: a new state)
 
 
-# rules that set only top-level keys of the state (never a nested value in place): their working copy is
-# a shallow one. /context's accesses are most of a busy contact's events, and the whole state's deep
-# copy (~25 KB of JSON) was most of what one cost.
-TOP_LEVEL_ONLY: set[str] = set()
+# What a rule changes in place, declared with it: event type -> the top-level keys whose nested values
+# the rule (and the closing steps) change in place, or put into its events as they are (an event's
+# bytes follow its dicts' key order, which `_copy` sorts). Its working copy deep-copies those keys only
+# (`_copy` of each) and shares the rest with the input, which the rule may only read or replace whole
+# (`s[key] = new value`): a rule not in WRITES gets the whole state's deep copy. /context's accesses
+# set only top-level keys (an empty declaration); a message changes a few small keys in place and the
+# memory index through `remember` and the consolidation tiers (`_index_copy`), and the whole state's
+# deep copy (~25 KB of JSON, ~80% of it the memory index) was a seventh of what a message cost.
+WRITES: dict[str, frozenset[str]] = {}
+INDEX = "memoryIndex"
 
 
-def rule(event_type: str, top_level_only: bool = False) -> Callable[[Rule], Rule]:
+def rule(event_type: str, top_level_only: bool = False, writes: tuple[str, ...] | None = None
+         ) -> Callable[[Rule], Rule]:
+    """Register `fn` as the rule of `event_type`. `writes`: the top-level keys whose nested values it
+    changes in place (`top_level_only`: none); unset, its working copy is the whole state's deep copy."""
     def register(fn: Rule) -> Rule:
         RULES[event_type] = fn
-        if top_level_only:
-            TOP_LEVEL_ONLY.add(event_type)
+        if top_level_only or writes is not None:
+            WRITES[event_type] = frozenset(writes or ())
         return fn
     return register
+
+
+def _sorted(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in sorted(d)}
+
+
+def _index_copy(idx: dict[str, Any]) -> dict[str, Any]:
+    """The memory index as `_copy` gives it to a rule that changes it only as `remember` and the
+    consolidation tiers do: its lookups (keys, hashes, items, bySource) copied with their keys sorted
+    and its lists copied, so an entry can be put, replaced or dropped and the order a rule reads them
+    in (the oldest hash `remember` evicts, the slots a replacement retires, the items a tier walks) is
+    the sorted one as after a JSON round trip; the entries themselves (an item, a source's ids) are
+    shared: they are replaced whole (`{**item, ...}`), never changed in place."""
+    return {k: _sorted(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+            for k, v in sorted(idx.items())}
+
+
+def _working_copy(state: State, event_type: str) -> State:
+    """The copy of `state` a rule runs on, by its declaration (WRITES): what it writes in place is
+    copied, the rest shared; top-level keys sorted, as `_copy` gives them."""
+    writes = WRITES.get(event_type)
+    if writes is None:
+        return _copy(state)
+    s = _sorted(state)
+    for k in writes & s.keys():
+        s[k] = _index_copy(s[k]) if k == INDEX and isinstance(s[k], dict) else _copy(s[k])
+    return s
 
 
 def apply(state: State, env: Envelope, inputs: Inputs = Inputs()) -> tuple[State, list[Envelope]]:
@@ -406,8 +444,8 @@ def apply(state: State, env: Envelope, inputs: Inputs = Inputs()) -> tuple[State
     fold = RULES.get(env.event_type)
     if fold is None:
         raise ValueError(f"{env.event_type} is not an event the fold applies")
-    # the closing steps too set only top-level keys when the rule reports no memory events
-    s = dict(state) if env.event_type in TOP_LEVEL_ONLY else _copy(state)
+    # the closing steps change only the profile's items (copied: _Facts) and top-level keys
+    s = _working_copy(state, env.event_type)
     step = fold(s, env, inputs)
     out = step.events
     profile = _profile_after(s, step.memory_events)
@@ -517,7 +555,7 @@ def _tick(s: State, env: Envelope, inputs: Inputs) -> Step:
     return Step(out + tiers, memory_events=tiers)
 
 
-@rule(ev.INTERACTION_RECORDED)
+@rule(ev.INTERACTION_RECORDED, writes=("session", "entities", "lastSessionSummary", "consolidation", "curation", INDEX))
 def _interaction(s: State, env: Envelope, inputs: Inputs) -> Step:
     """A message: consolidation due by its time first (as a tick in between would have run it), then
     sessions, counters, the producer's profile fields, the window, entities, mood, and its memories."""
