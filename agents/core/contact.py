@@ -397,14 +397,14 @@ WRITES: dict[str, frozenset[str]] = {}
 INDEX = "memoryIndex"
 
 
-def rule(event_type: str, top_level_only: bool = False, writes: tuple[str, ...] | None = None
-         ) -> Callable[[Rule], Rule]:
+def rule(event_type: str, writes: tuple[str, ...] | None = None) -> Callable[[Rule], Rule]:
     """Register `fn` as the rule of `event_type`. `writes`: the top-level keys whose nested values it
-    changes in place (`top_level_only`: none); unset, its working copy is the whole state's deep copy."""
+    changes in place (`()`: none, it sets top-level keys only); unset, its working copy is the whole
+    state's deep copy."""
     def register(fn: Rule) -> Rule:
         RULES[event_type] = fn
-        if top_level_only or writes is not None:
-            WRITES[event_type] = frozenset(writes or ())
+        if writes is not None:
+            WRITES[event_type] = frozenset(writes)
         return fn
     return register
 
@@ -475,7 +475,7 @@ def _merge_memories(s: State, env: Envelope, candidates: list[dict[str, Any]], h
     return memory_events
 
 
-@rule(ev.MEMORIES_ACCESSED, top_level_only=True)
+@rule(ev.MEMORIES_ACCESSED, writes=())
 def _access(s: State, env: Envelope, inputs: Inputs) -> Step:
     """/context served these memories at `occurred_at` (the wall clock): recorded (MemoryAccessed, in
     the memories' history), but being shown is not being used. Recency, access frequency and the decay
