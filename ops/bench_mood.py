@@ -130,6 +130,7 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
     hand = load_hand(split="eval")
     dialogue = load_dialogue(split="eval")
     held = load_heldout_dialogue()
+    held_gold = [r["mood"] for r in held]
     path = meld_path(meld)
     meld_rows = load_meld(path) if path.is_file() else None
     all_texts = texts + [r["text"] for r in hand] + [r["text"] for r in dialogue] + \
@@ -164,6 +165,8 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
         h_mood, h_energy = [r["mood"] for r in hand], [r["energy"] for r in hand]
         dp, _ = _timed(fn, [r["text"] for r in dialogue], d_vec)
         d_f1, d_per = f1_scores([r["mood"] for r in dialogue], [p["mood"] for p in dp], five)
+        held_pred = classify_with_previous(fn, held, held_vec, held_prev_vec)
+        held_f1, held_per = f1_scores(held_gold, held_pred, five)
         result[name] = {
             "goemotions_dev": {"accuracy": _accuracy(gold, moods), "macro_f1": f1, "per_class_f1": per,
                                "macro_f1_five": f1_scores([gold[i] for i in in_five], [moods[i] for i in in_five],
@@ -173,8 +176,8 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
                           "energy_accuracy": _accuracy(h_energy, he),
                           "energy_macro_f1": f1_scores(h_energy, he, M.ENERGIES)[0]},
             "dialogue_eval": {"macro_f1": d_f1, "per_label_f1": d_per},
-            "dialogue_heldout": dict(zip(("macro_f1", "per_label_f1"), f1_scores(
-                [r["mood"] for r in held], classify_with_previous(fn, held, held_vec, held_prev_vec), five))),
+            "dialogue_heldout": {"macro_f1": held_f1, "per_label_f1": held_per,
+                                 "predicted": dict(Counter(held_pred).most_common())},
             "latency": lat,
         }
         if meld_rows is not None:
@@ -186,11 +189,8 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
             m_f1, m_per = f1_scores([g for g, _ in scored], [p for _, p in scored], five)
             result[name]["meld_dev"] = {"macro_f1": m_f1, "per_label_f1": m_per,
                                         "predicted": dict(Counter(p for _, p in scored).most_common())}
-    h_gold = [r["mood"] for r in held]
     h_pred = classify_with_previous(systems["classifier"], held, held_vec, held_prev_vec, use_context=False)
-    result["classifier"]["dialogue_heldout"]["macro_f1_without_context"] = f1_scores(h_gold, h_pred, five)[0]
-    result["classifier"]["dialogue_heldout"]["predicted"] = dict(Counter(classify_with_previous(
-        systems["classifier"], held, held_vec, held_prev_vec)).most_common())
+    result["classifier"]["dialogue_heldout"]["macro_f1_without_context"] = f1_scores(held_gold, h_pred, five)[0]
     if meld_rows is not None:  # the context's share: the same classifier without the previous mood
         mp = classify_dialogues(meld_rows, m_vec, use_context=False)
         scored = [(r["mood"], p["mood"]) for r, p in zip(meld_rows, mp) if r["mood"] is not None]
