@@ -43,7 +43,7 @@ GRID: dict[str, list[Any]] = {
     "SPEAKER_SHARE": [0.0, 0.3, 0.5, 0.7],
     "NEIGHBOUR_SHARE": [0.3, 0.5, 0.6, 0.7, 0.8],
     "NEIGHBOUR_WIDTH": [1, 2, 3],
-    "LEXICAL_WEIGHT": [0.25, 0.35, 0.5, 0.65],
+    "LEXICAL_WEIGHT": [0.35, 0.5, 0.65],
     "REPEAT_SHARE": [1.0, 0.5, 0.0],
     "VARIANT_SHARE": [0.0, 0.25, 0.5, 1.0],
 }

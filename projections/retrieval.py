@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-import statistics
 from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
@@ -78,50 +77,25 @@ def score(*, similarity: float, accessed_at: datetime | None, importance: float,
             + entity_match * weights.entity_match)
 
 
-# BM25's share of the hybrid relevance, each list standardised per question (`relevance`). With the
-# lists scaled by their own best score instead (the build before), conv-30 of LoCoMo dev chose 0.65 and
-# conv-26 0.35 or 0.5, and the pick did not carry from one to the other (`rapport bench locomo --cv`,
-# README, Benchmarks).
-LEXICAL_WEIGHT = 0.35
-
-
-def standardised(values: list[float]) -> list[float]:
-    """Each value's distance from the values' mean in their standard deviation (0 for all when they are
-    equal)."""
-    mu = statistics.fmean(values)
-    sd = statistics.pstdev(values, mu)
-    return [(v - mu) / sd for v in values] if sd > 0 else [0.0] * len(values)
-
-
-def keyword_standardised(keyword: list[float]) -> list[float]:
-    """BM25 scores on the scale of the question's keyword matches: a score's distance from the matches'
-    mean in their standard deviation, so a candidate no keyword matched sits below every match; one match
-    (or all equal) is 0 and the others -1."""
-    hits = [k for k in keyword if k > 0]
-    mu = statistics.fmean(hits)
-    sd = statistics.pstdev(hits, mu) or mu
-    return [(k - mu) / sd for k in keyword]
+# BM25's share of the hybrid relevance (0.35 and 0.65 measured below 0.5 on LoCoMo dev: README, Benchmarks)
+LEXICAL_WEIGHT = 0.5
 
 
 def relevance(cosine: list[float], keyword: list[float], lexical_weight: float | None = None) -> list[float]:
-    """Hybrid relevance of each candidate to the query, in [0, 1]: cosine similarity and BM25 each
-    standardised over the question's own candidates (how far a candidate stands out in that list, in
-    the list's own spread: `standardised`, `keyword_standardised`), blended with BM25 at LEXICAL_WEIGHT,
-    then min-max normalised over the candidates. Raw cosine from a small model varies little between a
-    relevant and an unrelated memory (0.2-0.6), and BM25's range depends on the question's words, so
-    neither list's raw scale says how telling its best match is: a question whose words match one
-    memory far above the rest lets that memory lead, one whose words match many a little leaves the
-    order to the vectors. Without any keyword hit the relevance is the min-max normalised cosine."""
+    """Hybrid relevance of each candidate to the query, in [0, 1]: cosine similarity min-max
+    normalised over the candidates, blended with BM25 normalised by the best keyword score. Raw cosine
+    from a small model varies little between a relevant and an unrelated memory (0.2-0.6), so the
+    0.35 weight alone would let recency decide; normalising spreads the signal over [0, 1]. Without
+    any keyword hit the relevance is the normalised cosine alone."""
     if not cosine:
         return []
+    lo, hi = min(cosine), max(cosine)
+    sem = [(c - lo) / (hi - lo) if hi > lo else 1.0 for c in cosine]
+    top = max(keyword) if keyword else 0.0
     lexical_weight = LEXICAL_WEIGHT if lexical_weight is None else lexical_weight
-    sem = standardised(cosine)
-    if not any(k > 0 for k in keyword):
-        blended = sem
-    else:
-        blended = [(1 - lexical_weight) * s + lexical_weight * k for s, k in zip(sem, keyword_standardised(keyword))]
-    lo, hi = min(blended), max(blended)
-    return [(v - lo) / (hi - lo) if hi > lo else 1.0 for v in blended]
+    if top <= 0:
+        return sem
+    return [(1 - lexical_weight) * s + lexical_weight * (k / top) for s, k in zip(sem, keyword)]
 
 
 class Timeline:

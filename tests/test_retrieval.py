@@ -247,34 +247,9 @@ def test_keyword_feedback_finds_messages_sharing_the_best_matches_telling_words(
     assert BM25Index([]).search(q, 5) == {}
 
 
-def test_relevance_blends_standardised_cosine_and_keywords():
-    """By hand: cosine 0.2 / 0.4 / 0.6 has mean 0.4 and standard deviation sqrt(0.08 / 3), so z-scores
-    -sqrt(1.5), 0, sqrt(1.5); the keyword matches 3.0 and 1.5 have mean 2.25 and deviation 0.75, so the
-    scores 0, 3, 1.5 stand at -3, 1, -1; blended at 0.35 and min-max normalised."""
-    s15 = 1.5 ** 0.5
-    blended = [0.65 * -s15 + 0.35 * -3, 0.35 * 1, 0.65 * s15 + 0.35 * -1]
-    lo, hi = min(blended), max(blended)
-    rel = r.relevance([0.2, 0.4, 0.6], [0.0, 3.0, 1.5], 0.35)
-    assert rel == pytest.approx([(b - lo) / (hi - lo) for b in blended])
-    assert rel[1] == pytest.approx(0.95808, abs=1e-5)
-    # one keyword match: it stands one of its own score above the candidates it does not match
-    assert r.relevance([0.3, 0.5], [2.0, 0.0], 0.5) == pytest.approx([0.0, 1.0])  # 0.5 * -1 + 0.5 * 0 vs 0.5 * 1 - 0.5
-    # a keyword that matches many candidates a little lets the vectors order them
-    assert r.relevance([0.6, 0.2], [1.0, 1.1], 0.35) == pytest.approx([1.0, 0.0])
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(-1000, 1000), st.integers(0, 5000)), min_size=2, max_size=30),
-       st.floats(0.1, 10), st.floats(0.5, 2), st.floats(-0.5, 0.5))
-def test_relevance_does_not_depend_on_either_lists_scale(pairs, k, a, b):
-    """Issue 23 (cross-validation): what BM25's weight means must not change with the question's words
-    (rarer words give larger BM25 scores) or the model's cosine range, so the weight one conversation
-    chooses carries to another: scaling the keyword scores, or scaling and shifting the cosines, leaves
-    the relevance as it was."""
-    cos, kw = [c / 1000 for c, _ in pairs], [x / 100 for _, x in pairs]  # cosines, BM25 scores
-    base = r.relevance(cos, kw)
-    assert r.relevance(cos, [x * k for x in kw]) == pytest.approx(base, abs=1e-6)
-    assert r.relevance([a * c + b for c in cos], kw) == pytest.approx(base, abs=1e-6)
+def test_relevance_blends_normalised_cosine_and_keywords():
+    rel = r.relevance([0.2, 0.4, 0.6], [0.0, 3.0, 1.5])
+    assert rel == pytest.approx([0.0, 0.5 * 0.5 + 0.5 * 1.0, 0.5 * 1.0 + 0.5 * 0.5])
     assert r.relevance([0.3, 0.5], [0.0, 0.0]) == pytest.approx([0.0, 1.0])  # no keyword hit: cosine alone
     assert r.relevance([0.5], [0.0]) == [1.0]
     assert r.relevance([], []) == []
