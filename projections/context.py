@@ -102,15 +102,27 @@ def relevance_by_id(rows: list[dict[str, Any]], keyword: dict[str, float] | None
 def share_with_facts(rel: dict[str, float], rows: list[dict[str, Any]]) -> dict[str, float]:
     """A fact or preference is as relevant as the message it was read from: "Lives in Berlin" answers
     "where do I live?" as well as the episode "I moved to Berlin last month" does, and being the current,
-    structured form it then ranks above it (by importance) rather than being dropped as its repeat."""
+    structured form it then ranks above it (by importance) rather than being dropped as its repeat. Of
+    several facts read from one message, the one that matches the question best on its own takes the
+    message's relevance; the others keep REPEAT_SHARE of it (or their own match, when higher), so one
+    message's three preferences ("Loves serenity", "Loves camping trips with their fam", ...) do not take
+    three of the first ten places from other messages, while "what does Tom do?" still finds "Brother Tom
+    is a pilot" first and "Has a brother named Tom" after it."""
     out = dict(rel)
     by_source: dict[str, float] = {}
     for r in rows:
         for e in r["source_event_ids"] or ():
             by_source[e] = max(by_source.get(e, 0.0), out[r["id"]])
-    for r in rows:
-        if r["memory_type"] in ("fact", "preference") and r["source_event_ids"]:
-            out[r["id"]] = max(out[r["id"]], max(by_source[e] for e in r["source_event_ids"]))
+    facts = sorted((r for r in rows if r["memory_type"] in ("fact", "preference") and r["source_event_ids"]),
+                   key=lambda r: (-rel[r["id"]], r["id"]))
+    led: set[str] = set()  # messages whose best-matching fact took their relevance
+    for r in facts:
+        sources = r["source_event_ids"]
+        inherited = max(by_source[e] for e in sources)
+        if set(sources) <= led:
+            inherited *= REPEAT_SHARE
+        led.update(sources)
+        out[r["id"]] = max(out[r["id"]], inherited)
     return out
 
 

@@ -284,3 +284,35 @@ def test_an_episode_about_an_earlier_day_reads_with_the_day_it_happened():
     text = body["context_text"]
     assert "- [episode, 2026-04-13, happened 2026-04-10] We went to the climbing gym on Friday" in text
     assert "- [episode, 2026-04-13] Went swimming after work" in text
+
+
+def test_of_one_messages_facts_the_best_matching_takes_its_relevance_and_the_others_half():
+    """Issue 23 (multi-hop, R@10): three preferences read from one message ("Loves serenity", "Loves
+    camping trips with their fam", ...) each took the message's full relevance and three of the first ten
+    places. Now the one that matches the question best takes it, the others keep REPEAT_SHARE of it or
+    their own match. By hand, with no keyword match, cosines min-max normalised over 0.1 .. 0.9: the
+    episode 1.0, the facts 0.5 / 0.25 / 0.375, another message 0.625; the best fact takes 1.0, the others
+    max(own, 0.5 x 1.0) = 0.5, below the other message."""
+    from projections.context import REPEAT_SHARE, share_with_facts
+
+    ep = mem("ep", "We love camping, nature brings such peace", "episode", sim=0.9)
+    facts = [mem("p1", "Loves camping trips", "preference", sim=0.5), mem("p2", "Loves serenity", "preference", sim=0.3),
+             mem("p3", "Loves 'cause nature brings such peace", "preference", sim=0.4)]
+    for m in (ep, *facts):
+        m["source_event_ids"] = ["msg-1"]
+    other, low = mem("x", "Went camping at the beach", "episode", sim=0.6), mem("y", "Bought new shoes", "episode", sim=0.1)
+    ranked = rank([ep, *facts, other, low], NOW)
+    order = [r["id"] for _, r in ranked]
+    assert order.index("x") < order.index("p2") and order.index("x") < order.index("p3")
+    assert {order[0], order[1]} == {"ep", "p1"}
+    rel = {"ep": 1.0, "p1": 0.5, "p2": 0.25, "p3": 0.375, "x": 0.625, "y": 0.0}
+    assert share_with_facts(rel, [ep, *facts, other, low]) == pytest.approx(
+        {"ep": 1.0, "p1": 1.0, "p2": REPEAT_SHARE, "p3": REPEAT_SHARE, "x": 0.625, "y": 0.0})
+    # "what does Tom do?": the job matches better on its own, so it takes the message's relevance, and the
+    # brother keeps his own match when that is above half of it
+    brother, pilot = mem("b", "Has a brother named Tom", sim=0.58), mem("p", "Brother Tom is a pilot", sim=0.67)
+    said = mem("s", "My brother Tom is a pilot in Denver", "episode", sim=0.7)
+    for m in (brother, pilot, said):
+        m["source_event_ids"] = ["msg-2"]
+    assert share_with_facts({"b": 0.58, "p": 0.67, "s": 0.7}, [brother, pilot, said]) == pytest.approx(
+        {"b": 0.58, "p": 0.7, "s": 0.7})
