@@ -125,11 +125,11 @@ def test_known_misses(text, level, vectors):
     assert CM.raises_alarm(hit) and hit["level"] == level
 
 
-# today's false alarm of the model on the same surface as the method message above (score 0.875 against the
-# threshold 0.873 when written): strict, so that clearing it is noticed
+# the model's false alarm on the same surface as the method message above (score 0.875 against the threshold
+# 0.873 when written) was a strict xfail until round 6: retrained with the round's medication-logistics hard
+# negatives and the threshold chosen by grouped CV at false alarms <= 0.03, it scores 0.862 against 0.886
 KNOWN_FALSE_ALARM = "so i looked up how many of my sleeping pills i can take for the long flight"
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: the model flags this everyday method-shaped question")
 def test_known_false_alarm(embedder):
     assert not CM.raises_alarm(CM.assess(KNOWN_FALSE_ALARM, embedder.embed([KNOWN_FALSE_ALARM])[0])[0])
