@@ -45,7 +45,7 @@ SET_PATH = REPO / "agents" / "core" / "data" / "crisis_set.jsonl"
 DEFAULT_PUBLIC = REPO.parent / "shared" / "data" / "crisis" / "suicidal_data.csv"
 MOOD_SET = REPO / "agents" / "core" / "data" / "mood_labelled.jsonl"
 GOEMOTIONS = REPO.parent / "shared" / "data" / "emotion" / "goemotions" / "original_train.tsv"
-EVERYDAY_SAMPLE = 1500   # GoEmotions train comments: everyday text, negatives
+EVERYDAY_SAMPLE = 4000   # GoEmotions train comments: everyday text, negatives (round 6: 1500 -> 4000, see the README)
 EVERYDAY_WEIGHT = 0.3
 SEED = 20261125
 PUBLIC_SAMPLE = 4000
@@ -137,7 +137,7 @@ def load_public(path: Path, n: int = PUBLIC_SAMPLE) -> list[tuple[int, str]]:
     return rows[:n]
 
 
-def load_everyday() -> list[str]:
+def load_everyday(n: int = EVERYDAY_SAMPLE) -> list[str]:
     """Everyday messages as negatives (without them the model has only seen hard negatives, and calls
     "you always make me laugh" risky): the train part of the project's hand-labelled mood set and a sample
     of GoEmotions train comments, minus anything the rules flag (a few talk about self-harm)."""
@@ -146,7 +146,7 @@ def load_everyday() -> list[str]:
     if GOEMOTIONS.exists():
         rows = [line.split("\t")[0] for line in GOEMOTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
         random.Random(11).shuffle(rows)
-        texts += rows[:EVERYDAY_SAMPLE]
+        texts += rows[:n]
     return [t for t in dict.fromkeys(texts) if crisis.detect_crisis(t) is None]
 
 
@@ -285,6 +285,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--public-weight", type=float, default=PUBLIC_WEIGHT)
     ap.add_argument("--everyday-weight", type=float, default=EVERYDAY_WEIGHT)
     ap.add_argument("--knn-weight", type=float, default=KNN_WEIGHT)
+    ap.add_argument("--everyday-sample", type=int, default=EVERYDAY_SAMPLE)
     ap.add_argument("--c-risk", type=float, default=C_RISK)
     ap.add_argument("--lex-scale", type=float, default=LEX_SCALE_FULL)
     ap.add_argument("--category-balance", type=float, default=CATEGORY_BALANCE)
@@ -300,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     own_y = np.array([r["label"] for r in own])
     own_w = category_weights([r["category"] for r in own], own_y, a.category_balance)
     own_v = embed(own_texts, cache, "own_train")
-    everyday = load_everyday()
+    everyday = load_everyday(a.everyday_sample)
     pub_texts = [t for _, t in pub] + everyday
     pub_y = np.array([lab for lab, _ in pub] + [0] * len(everyday))
     pub_w = np.array([pw] * len(pub) + [a.everyday_weight] * len(everyday))

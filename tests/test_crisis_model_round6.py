@@ -87,7 +87,7 @@ SAME_SURFACE = [
     "sorted who gets my bass guitar and my records when i move to berlin next month",
 ]
 # the retrained model's misses (no rule matches them either): strict, so that catching them is noticed. The
-# overdose scores 0.62 against the threshold 0.886; the giving-away message is flagged, but its level comes
+# overdose scores 0.66 against the threshold 0.881; the giving-away message is flagged, but its level comes
 # out as `means`
 MISSES = [
     ("put away most of my mums diazepam with a can of cider twenty minutes ago, getting drowsy", "attempt"),
