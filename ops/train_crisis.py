@@ -45,7 +45,7 @@ SET_PATH = REPO / "agents" / "core" / "data" / "crisis_set.jsonl"
 DEFAULT_PUBLIC = REPO.parent / "shared" / "data" / "crisis" / "suicidal_data.csv"
 MOOD_SET = REPO / "agents" / "core" / "data" / "mood_labelled.jsonl"
 GOEMOTIONS = REPO.parent / "shared" / "data" / "emotion" / "goemotions" / "original_train.tsv"
-EVERYDAY_SAMPLE = 1500   # GoEmotions train comments: everyday text, negatives
+EVERYDAY_SAMPLE = 4000   # GoEmotions train comments: everyday text, negatives (round 6: 1500 -> 4000, see the README)
 EVERYDAY_WEIGHT = 0.3
 SEED = 20261125
 PUBLIC_SAMPLE = 4000
@@ -55,7 +55,10 @@ EMB_SCALE = 4.0          # the embedding's features against the lexical ones (bo
 LEX_SCALE_FULL = 0.3     # the words' weight beside the embedding (the lexical model alone: 1)
 C_RISK = 1.0
 C_LEVEL = 4.0
-TARGET_FALSE_ALARMS = 0.04
+TARGET_FALSE_ALARMS = 0.03   # round 6 (was 0.04, and the everyday floor raised the threshold to ~0.03)
+# own train rows weighted (mean count / their category's count) ** this, risk and negatives apart (round 6, grouped
+# CV recall at false alarms <= 0.03: 0 0.874, 0.5 0.872, 1 0.870: no category is rare enough to be out-voted)
+CATEGORY_BALANCE = 0.0
 KNN_WEIGHT = 15.0        # the nearest-exemplar margin's weight in the log-odds (grouped CV on train: 10 < 15)
 KNN_EVERYDAY = 300       # everyday messages nearest to a risk message kept as negative exemplars
 NEG_PROTO_VETOED = False  # hard negatives the rules clear anyway are no negative exemplars (see prototypes)
@@ -80,6 +83,7 @@ BATCH_STARTS = (
     "honestly if i got hit by a bus tomorrow that'd be fine by me",
     "i'd honestly be ok if i didn't make it through the night",
     "tbh if i got hit by a bus on the way home i dont think i'd mind much",   # round 5 (issue 21), 356 rows
+    "took like 30 of my sertraline about an hour ago and my heart is going crazy",   # round 6 (issue 21), 399 rows
 )
 
 
@@ -133,7 +137,7 @@ def load_public(path: Path, n: int = PUBLIC_SAMPLE) -> list[tuple[int, str]]:
     return rows[:n]
 
 
-def load_everyday() -> list[str]:
+def load_everyday(n: int = EVERYDAY_SAMPLE) -> list[str]:
     """Everyday messages as negatives (without them the model has only seen hard negatives, and calls
     "you always make me laugh" risky): the train part of the project's hand-labelled mood set and a sample
     of GoEmotions train comments, minus anything the rules flag (a few talk about self-harm)."""
@@ -142,7 +146,7 @@ def load_everyday() -> list[str]:
     if GOEMOTIONS.exists():
         rows = [line.split("\t")[0] for line in GOEMOTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
         random.Random(11).shuffle(rows)
-        texts += rows[:EVERYDAY_SAMPLE]
+        texts += rows[:n]
     return [t for t in dict.fromkeys(texts) if crisis.detect_crisis(t) is None]
 
 
@@ -232,11 +236,31 @@ def margins(v: np.ndarray, pr: np.ndarray, pn: np.ndarray, proj: np.ndarray | No
     return (u @ pr.T).max(axis=1) - sn.max(axis=1)
 
 
-def choose_threshold(p: np.ndarray, y: np.ndarray, rule_hit: np.ndarray) -> tuple[float, dict]:
-    """Lowest threshold with out-of-fold false alarms (rule hits count too) <= TARGET_FALSE_ALARMS."""
+def category_weights(cats: list[str], y: np.ndarray, power: float) -> np.ndarray:
+    """A weight per own train row: (mean row count of a category of its class / its category's count) ** power,
+    risk and hard-negative categories apart, so that a rare category is not out-voted by a frequent one (power 0:
+    all 1; 1: every category of a class weighs the same in all). The class totals are kept: the weights of each
+    class are rescaled to sum to its row count."""
+    w = np.ones(len(cats))
+    if not power:
+        return w
+    cats_a = np.array(cats)
+    for cls in (0, 1):
+        sel = y == cls
+        names, counts = np.unique(cats_a[sel], return_counts=True)
+        mean = counts.mean()
+        per = {n: (mean / c) ** power for n, c in zip(names, counts)}
+        w[sel] = [per[c] for c in cats_a[sel]]
+        w[sel] *= sel.sum() / w[sel].sum()
+    return w
+
+
+def choose_threshold(p: np.ndarray, y: np.ndarray, rule_hit: np.ndarray, target: float | None = None
+                     ) -> tuple[float, dict]:
+    """Lowest threshold with out-of-fold false alarms (rule hits count too) <= target (TARGET_FALSE_ALARMS)."""
     neg = y == 0
     base_fa = int((rule_hit & neg).sum())
-    allowed = int(TARGET_FALSE_ALARMS * neg.sum()) - base_fa
+    allowed = int((TARGET_FALSE_ALARMS if target is None else target) * neg.sum()) - base_fa
     cand = np.sort(p[neg & ~rule_hit])[::-1]   # the negatives the model alone would raise, highest first
     allowed = max(0, allowed)
     t = float(cand[allowed]) if allowed < len(cand) else 0.0
@@ -261,6 +285,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--public-weight", type=float, default=PUBLIC_WEIGHT)
     ap.add_argument("--everyday-weight", type=float, default=EVERYDAY_WEIGHT)
     ap.add_argument("--knn-weight", type=float, default=KNN_WEIGHT)
+    ap.add_argument("--everyday-sample", type=int, default=EVERYDAY_SAMPLE)
+    ap.add_argument("--c-risk", type=float, default=C_RISK)
+    ap.add_argument("--lex-scale", type=float, default=LEX_SCALE_FULL)
+    ap.add_argument("--category-balance", type=float, default=CATEGORY_BALANCE)
+    ap.add_argument("--target-false-alarms", type=float, default=TARGET_FALSE_ALARMS)
     a = ap.parse_args(argv)
     knn_weight = a.knn_weight
     cache = Path(a.cache) if a.cache else None
@@ -270,8 +299,9 @@ def main(argv: list[str] | None = None) -> None:
     pw = a.public_weight
     own_texts = [r["text"] for r in own]
     own_y = np.array([r["label"] for r in own])
+    own_w = category_weights([r["category"] for r in own], own_y, a.category_balance)
     own_v = embed(own_texts, cache, "own_train")
-    everyday = load_everyday()
+    everyday = load_everyday(a.everyday_sample)
     pub_texts = [t for _, t in pub] + everyday
     pub_y = np.array([lab for lab, _ in pub] + [0] * len(everyday))
     pub_w = np.array([pw] * len(pub) + [a.everyday_weight] * len(everyday))
@@ -290,7 +320,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{np.bincount(folds).tolist()}, training rows left out as near-duplicates (cosine >= {PURGE_COSINE}) of "
           f"a test row: {[int((folds != f).sum() - t.sum()) for f, t in enumerate(train_rows)]}")
     for kind, with_emb in (("full", True), ("lex", False)):
-        ls = LEX_SCALE_FULL if with_emb else 1.0
+        ls = a.lex_scale if with_emb else 1.0
         X_own, hits = features(own_texts, own_v if with_emb else None, ls, RULES_FEATURE)
         X_pub, _ = features(pub_texts, pub_v if with_emb else None, ls, RULES_FEATURE)
         rule_hit = np.array([CM.raises_alarm(h) for h in hits])  # concern for someone else: no trigger
@@ -302,24 +332,26 @@ def main(argv: list[str] | None = None) -> None:
             tr, te = train_rows[f], folds == f
             X = np.vstack([X_own[tr], X_pub])
             y = np.concatenate([own_y[tr], pub_y])
-            w = np.concatenate([np.ones(tr.sum()), pub_w])
-            z = fit(X, y, w, C_RISK).decision_function(X_own[te])
+            w = np.concatenate([own_w[tr], pub_w])
+            z = fit(X, y, w, a.c_risk).decision_function(X_own[te])
             if with_emb:
                 pr, pn = prototypes(own_v[tr], own_y[tr], everyday_v, None if keep_neg is None else keep_neg[tr])
                 z = z + knn_weight * margins(own_v[te], *project(pr, pn))
             oof[te] = 1 / (1 + np.exp(-z))
         oof = np.where(cleared, 0.0, oof)
-        threshold, cv = choose_threshold(oof, own_y, rule_hit)
+        threshold, cv = choose_threshold(oof, own_y, rule_hit, a.target_false_alarms)
         groups = np.array([r["group"] for r in own])
         for g in ("explicit", "implicit"):
             sel = groups == g
             cv[f"recall_{g}"] = round(float((rule_hit | (oof >= threshold))[sel].mean()), 3)
         print(f"{kind}: grouped 5-fold CV on own train: {cv}")
+        print(f"{kind}: recall at out-of-fold false alarms <= 0.02 / 0.03 / 0.04: " + " / ".join(
+            str(choose_threshold(oof, own_y, rule_hit, t)[1]["recall"]) for t in (0.02, 0.03, 0.04)))
         print(f"{kind}: per category (risk: recall; negatives: false-alarm rate), rules alone / rules + model: " +
               ", ".join(f"{c} {rate_rules:.2f}/{rate:.2f}" for c, rate_rules, rate in per_category(
                   own, rule_hit, rule_hit | (oof >= threshold))))
         clf = fit(np.vstack([X_own, X_pub]), np.concatenate([own_y, pub_y]),
-                  np.concatenate([np.ones(len(own)), pub_w]), C_RISK)
+                  np.concatenate([own_w, pub_w]), a.c_risk)
         out |= split_weights(clf, with_emb, f"{kind}_", ls)
         n_pub = len(pub)
         everyday_z = clf.decision_function(X_pub[n_pub:]) if len(everyday) else np.zeros(1)
@@ -341,6 +373,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{kind}: 5-fold CV at the shipped threshold {threshold:.4f}: recall "
               f"{at[own_y == 1].mean():.3f} (explicit {at[groups == 'explicit'].mean():.3f}, implicit "
               f"{at[groups == 'implicit'].mean():.3f}), false alarms {at[own_y == 0].mean():.3f}")
+        batch = np.array([r["batch"] for r in own])
+
+        def rate(sel: np.ndarray) -> str:
+            return f"{at[sel].mean():.2f}" if sel.any() else "-"
+        print(f"{kind}: the same per author batch (out of fold: never in its fold's training), recall / false alarms: "
+              + ", ".join(f"{b} {rate((batch == b) & (own_y == 1))}/{rate((batch == b) & (own_y == 0))}"
+                          for b in sorted(set(batch))))
         out[f"{kind}_threshold"] = np.float32(threshold)
 
         risk = own_y == 1

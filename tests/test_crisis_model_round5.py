@@ -86,20 +86,23 @@ SAME_SURFACE = [
 # today's misses of the model (no rule matches either): strict, so that catching them is noticed
 MISSES = [
     ("thank you for every single chat, you made the end easier", "farewell"),
+]
+# a strict xfail until round 6 (the retrained model: 0.89 against the threshold 0.881); burden is `medium`
+FORMER_MISSES = [
     ("everyone would breathe easier if i were out of the picture for good", "burden"),
 ]
 
 
 @pytest.fixture(scope="module")
 def vectors(embedder):
-    texts = [t for t, _ in MODEL_CATCHES + MISSES] + SAME_SURFACE
+    texts = [t for t, _ in MODEL_CATCHES + MISSES + FORMER_MISSES] + SAME_SURFACE
     return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
 
 
 def test_the_round5_messages_are_in_no_part_of_the_crisis_set():
     from tests.helpers import crisis_set_texts
     known = crisis_set_texts()
-    assert not [t for t, _ in MODEL_CATCHES + MISSES if t.lower() in known]
+    assert not [t for t, _ in MODEL_CATCHES + MISSES + FORMER_MISSES if t.lower() in known]
     assert not [t for t in SAME_SURFACE + [KNOWN_FALSE_ALARM] if t.lower() in known]
 
 
@@ -118,6 +121,13 @@ def test_an_everyday_message_of_the_same_surface_raises_no_alarm(text, vectors):
     assert not CM.raises_alarm(CM.assess(text, vectors[text])[0])
 
 
+@pytest.mark.parametrize("text,level", FORMER_MISSES)
+def test_a_former_miss_is_caught_by_the_model_alone(text, level, vectors):
+    assert crisis.detect_crisis(text) is None
+    hit, _ = CM.assess(text, vectors[text])
+    assert CM.raises_alarm(hit) and hit["source"] == "model" and hit["level"] == level, hit
+
+
 @pytest.mark.xfail(strict=True, reason="round 5: the model misses these wordings (no rule matches them)")
 @pytest.mark.parametrize("text,level", MISSES)
 def test_known_misses(text, level, vectors):
@@ -125,11 +135,11 @@ def test_known_misses(text, level, vectors):
     assert CM.raises_alarm(hit) and hit["level"] == level
 
 
-# today's false alarm of the model on the same surface as the method message above (score 0.875 against the
-# threshold 0.873 when written): strict, so that clearing it is noticed
+# the model's false alarm on the same surface as the method message above (score 0.875 against the threshold
+# 0.873 when written) was a strict xfail until round 6: retrained with the round's medication-logistics hard
+# negatives, more everyday messages and the threshold chosen by grouped CV at false alarms <= 0.03: 0.863 against 0.881
 KNOWN_FALSE_ALARM = "so i looked up how many of my sleeping pills i can take for the long flight"
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: the model flags this everyday method-shaped question")
 def test_known_false_alarm(embedder):
     assert not CM.raises_alarm(CM.assess(KNOWN_FALSE_ALARM, embedder.embed([KNOWN_FALSE_ALARM])[0])[0])
