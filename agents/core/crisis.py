@@ -289,7 +289,16 @@ _RULE_LEVEL = {
     "supply_built": "preparatory", "harm_ongoing": "self_harm", "reaction_to_my_death": "ideation",
     "wish_conditional": "wish_to_be_dead", "intent_act": "intent", "concealed_plan": "plan",
     "method_for_it": "method",
+    **dict.fromkeys(("overdose_taken", "emptied_into_mouth", "wound_now", "exhaust_now", "in_front_now", "edge_now",
+                     "done_it"), "attempt"),
+    "ligature_up": "preparatory", "burden_if_gone": "burden",
+    **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit"), "self_harm"),
+    **dict.fromkeys(("wish_death_event", "sorry_still_alive"), "wish_to_be_dead"),
+    **dict.fromkeys(("farewell_thanks", "farewell_last_text", "farewell_absolve", "farewell_no_one_has_to",
+                     "farewell_for_me", "farewell_all_said"), "farewell"),
 }
+# a passive wish stays a wish when the message says "tonight" or "will" (sixth round: "pray my heart stops tonight")
+_PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive"})
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
                          r"this time|for real|tonight|intention)\b")
@@ -326,7 +335,8 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
         return "preparatory"
     if rule.name == "jump_now":
         return "attempt" if re.search(r"\b(?:right now|now|standing|sitting|i am on|i am at)\b", doc.norm) else "intent"
-    if base in ("wish_to_be_dead", "ideation", "method"):
+    if base in ("wish_to_be_dead", "ideation", "method") and rule.name not in _PASSIVE_WISH and not (
+            base == "wish_to_be_dead" and re.match(r"(?:hop|pray|wish|ask|beg)", phrase)):
         if _INTENT_CUE.search(doc.norm):
             base = "plan" if _WHEN_CUE.search(doc.norm) and _METHOD_CUE.search(doc.norm) else "intent"
         elif base != "method" and _METHOD_CUE.search(phrase):
@@ -487,6 +497,21 @@ _MORE_THAN_A_DOSE = re.compile(r"\b(?:ago|earlier|just now|at once|whole|entire|
                                r"hospital|ambulance|\d+|all of them|every (?:one|single)|stash|saved|saving|hoard\w*)\b")
 
 
+# a dosing question for an everyday purpose (sixth round): "how many of my sleeping pills can I take for the long
+# flight", "what's the max dose of ibuprofen I can take for my back"; a lethal or final word makes it none
+_DOSE_QUESTION = re.compile(r"\b(?:how (?:many|much)|what (?:is )?(?:the )?(?:max|maximum|safe|right|usual|normal) "
+                            r"(?:dose|amount|number)|max dose|maximum dose|safe dose|the limit)\b(?: [^\s|]+){0,6}? "
+                            r"(?:(?:i|you|one|we|people) (?:can|could|should|may|am allowed to|are allowed to|are meant "
+                            r"to|am meant to)|(?:can|could|should|may) (?:i|you|one|we)) (?:safely )?(?:take|have|give)"
+                            r"\b(?: [^\s|]+){0,3}? (?:for|before|during|on) (?:the |a |my |this |an |your )?"
+                            r"(?:[^\s|]+ ){0,2}(?:flight|flights|trip|plane|"
+                            r"journey|drive|travel|jet lag|jetlag|headache|migraine|pain|back|period|cramps|fever|cold|flu|"
+                            r"toothache|tooth|dentist|surgery|procedure|injury|knee|hangover|allergies|hay fever|night "
+                            r"shift|shift|sleep|insomnia)\b")
+_LETHAL_WORD = re.compile(r"\b(?:die|dying|dead|death|kill|killing|suicid\w*|overdose|od|lethal|fatal|deadly|stop my "
+                          r"heart|not wake|never wake|end it|end my life|enough to|too many|goodbye|forever)\b")
+
+
 def everyday_reading(text: str, warning_sign: bool) -> str | None:
     """Why a message the risk model alone flagged reads as everyday, by the rules' whole-message judgments:
     a past that is over ("... years ago, I'm doing well now"), work or study on the topic (training,
@@ -510,6 +535,8 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
         return "hyperbole"
     if _DAILY_DOSE.search(doc.norm) and not _MORE_THAN_A_DOSE.search(doc.norm):
         return "a daily dose"
+    if _DOSE_QUESTION.search(doc.norm) and not _LETHAL_WORD.search(doc.norm):
+        return "a dose for an everyday purpose"
     if _MEETING.search(doc.norm) or warning_sign and not _no_benign_reason(doc):
         return "an everyday reason"
     return None
@@ -571,8 +598,10 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
             start, end = doc.spans[i][0], doc.spans[j - 1][1]
             hit = {"severity": level[0], "phrase": text[start:end], "category": level[1],
                    "level": _level(rule, level, doc, i, j)}
-            # the most severe: high before medium, a C-SSRS level or self-harm before a warning sign, then the first
-            key = (-_RANK[level[0]], level[1] == "warning_sign", start)
+            # the most severe: high before medium, a C-SSRS level or self-harm before a warning sign, an attempt
+            # (taken or in progress) before any other level (sixth round: "slit my wrists just now" is an attempt, not
+            # the method its first phrase names), then the first
+            key = (-_RANK[level[0]], level[1] == "warning_sign", hit["level"] != "attempt", start)
             if best is None or key < best[0]:
                 best = (key, hit)
     return best[1] if best else None

@@ -325,6 +325,187 @@ def _noun_context(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
                 or _EXPERIENCE_AFTER.search(" ".join(doc.after(j, 5))))
 
 
+# ---------------------------------------------------- issue 21, sixth round: the slot lexicons of explicit risk
+# Each family below is a grammar: a verb class, an object or means class, and a marker of time, purpose or outcome.
+# The classes are lexicons (public drug names, body parts, surfaces), never the words of a message.
+
+# what one overdoses on: drug classes and the common generic and brand names (vitamins, gum and sweets are not)
+_SUBSTANCE = (r"(?:pills?|tablets?|capsules|meds|medication|medications|medicine|painkillers|pain killers|"
+              r"sleeping (?:pills|tablets)|sleepers|antidepressants|anti depressants|benzos|opioids|opiates|xanax|"
+              r"xannies|valium|diazepam|klonopin|clonazepam|ativan|lorazepam|oxy|oxys|oxycodone|oxycontin|percocet|"
+              r"percs|vicodin|hydrocodone|codeine|co codamol|cocodamol|tramadol|morphine|fentanyl|methadone|sertraline|"
+              r"zoloft|prozac|fluoxetine|citalopram|escitalopram|lexapro|venlafaxine|effexor|seroquel|quetiapine|"
+              r"olanzapine|lithium|ambien|zolpidem|zopiclone|insulin|paracetamol|tylenol|acetaminophen|ibuprofen|advil|"
+              r"motrin|aspirin|nurofen|panadol|benadryl|diphenhydramine|nyquil|gabapentin|lyrica|pregabalin|adderall|"
+              r"amitriptyline|propranolol)")
+# containers that hold only medicine, and containers that need "of <substance>"
+_MED_CONTAINER = (r"(?:medicine (?:cabinet|box|drawer|cupboard|bag)|bathroom cabinet|pill ?box|pill organi[sz]er|"
+                  r"first aid (?:kit|box)|blister packs?|prescriptions?|scripts?|repeat prescription)")
+_CONTAINER = r"(?:bottles?|box|boxes|packs?|packets?|strips?|sheets?|tubs?|jars?|stash|supply|bag|cabinet|drawer)"
+# how much: a whole, all, a count of ten or more, a handful
+_TOTAL = (r"(?:every single|everything (?:in|from)|the whole|a whole|the entire|an entire|the full|a "
+          r"full|two full|the rest of|what was left (?:of|in)|whatever was (?:left )?in|most of|half of|half|a lot of|"
+          r"a bunch of|loads of|a load of|tons of|a ton of|a handful of|handfuls of|a fistful of|fistfuls of|dozens of|"
+          r"a mouthful of|(?:like |about |over |around |maybe |at least |more than |almost )?(?:1\d|[2-9]\d|1\d\d|ten|"
+          r"twelve|fifteen|twenty|thirty|forty|fifty|a hundred)(?: of)?)")
+# whose: mine or a relative's supply taken (a relative's pills are no daily dose)
+_OWNER = (r"(?:(?:my|the|those|these|that|this|his|her|their|our|mums?|moms?|dads?|my (?:mums|moms|mothers|dads|"
+          r"fathers|nans|grans|grandmas|grandads|sisters|brothers|partners|wifes|husbands|roommates|flatmates)) )?")
+# ingesting, past or perfect
+_INGESTED = (r"(?:took|taken|swallowed|downed|ate|eaten|popped|chugged|necked|gulped|washed down|drank|drunk|"
+             r"overdosed on|od on)")
+# the body parts one harms (not hair, nails or teeth: "I cut my hair", "bit my nails")
+_BODY = (r"(?:head|forehead|face|fists?|hands?|knuckles|arms?|forearms?|wrists?|legs?|thighs?|skin|stomach|belly|hips?|"
+         r"chest|shoulders?|ankles?|calves|shins?|ribs|neck)")
+_HARM_VERB = (r"(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|scratch|scratched|scratching|hit|hits|hitting|punch|"
+              r"punched|punching|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|smash|smashed|smashing|"
+              r"bite|bit|biting|carve|carved|carving|stab|stabbed|stabbing|pinch|pinched|pinching|scrape|scraped|"
+              r"scraping|slap|slapped|slapping|headbutt|headbutted|headbutting|claw|clawed|clawing|gouge|gouged|"
+              r"gouging)")
+_SURFACE = r"(?:(?:brick |concrete |bathroom |kitchen |bedroom |stone )?(?:wall|walls|door|mirror|tiles|floor|desk|table))"
+# what makes a blow or a wound self-harm: done on purpose, to hurt, until it bleeds, as a habit, with the marks
+_HARM_MARK = (rf"(?:on purpose|deliberately|intentionally|(?:until|till|til) (?:i|it|they|there was|there were|my {W}) "
+              r"(?:bleed|bleeds|bled|blood|bruised|bruise|bruises|cracked|split|broke|was raw|were raw|went numb|"
+              r"blistered|blisters)|to feel (?:something|pain|anything|real)|to (?:punish|hurt) myself|because i deserve"
+              r"|as (?:a )?punishment|(?:i )?wanted it to hurt|so it (?:would|will) hurt|to make it hurt|every (?:night|"
+              r"day|evening|morning|time|single (?:day|night))|again|so no one sees|where no one (?:can|will) see|the "
+              r"marks|new marks|leaves? marks)")
+# the time words of an act that has just happened or is happening now
+_JUST_NOW = (r"(?:just now|right now|now|an hour ago|hours ago|minutes ago|a few minutes ago|earlier|earlier tonight|"
+             r"tonight|just|already)")
+# what follows an overdose taken: a time since, alcohol with it, how it feels, a goodbye
+_AFTERMATH = re.compile(r"\b(?:ago|earlier|just now|at once|all at once|too late|on purpose|goodbye|bye|sorry|vodka|"
+                        r"wine|whisky|whiskey|gin|rum|beer|alcohol|booze|sleepy|drowsy|dizzy|numb|weird|sick|throwing up|"
+                        r"vomit\w*|racing|can not (?:feel|stay awake|keep my eyes open|see straight)|kicking in|it is "
+                        r"done|its done|done now|die|dying|dead|wake up|hospital|ambulance|scared|so i|it is over|"
+                        r"forgive me|do not tell|numb)\b")
+# a dose for a treatment or by the label
+_TREATMENT = re.compile(r"\b(?:prescribed|as directed|doctor (?:said|told|says)|with food|for (?:my|this|the|a|that|her|"
+                        r"his) (?:headache|migraine|back|cold|flu|pain|cramps|period|fever|hangover|toothache|tooth|"
+                        r"allergies|allergy|hay fever|knee|injury|sore throat|cough)|vitamins?|supplements?|gummies|"
+                        r"antibiotics|a course of|by mistake|accidentally|poison control|the vet|my (?:dog|cat|puppy|kitten|toddler|son|daughter|"
+                        r"baby|kid))\b")
+
+
+def _overdose_taken_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """An amount taken is an overdose unless the message names a treatment or a pet's or child's accident; "all my
+    <meds>" alone is the daily dose unless an aftermath follows (a time since, alcohol, how it feels, a goodbye)."""
+    if _TREATMENT.search(doc.norm) and not _AFTERMATH.search(" ".join(doc.after(j, 10))):
+        return False
+    if m.group("all") and not m.group("more"):
+        return _AFTERMATH.search(doc.norm) is not None
+    return True
+
+
+# an everyday reason to sit in a running car or to stand at an edge
+_CAR_BENIGN = re.compile(r"\b(?:warm|warming|warm up|defrost\w*|heater|heating|cold|freezing|ice|icy|frost|snow|"
+                         r"mechanic|fix|fixing|battery|charge|charging|jump start|waiting for|pick up|picking up|music|"
+                         r"radio|podcast|parked outside|drive thru|drive through|traffic|call|phone call|school run|"
+                         r"carwash|car wash|queue|lesson|instructor|test)\b")
+_ENCLOSED = re.compile(r"\b(?:garage|door (?:is )?(?:shut|closed|locked)|doors (?:are )?(?:shut|closed|locked)|windows? "
+                       r"(?:up|shut|closed|sealed|taped)|hose|tape|taped|exhaust|sealed)\b")
+_IN_PROGRESS = re.compile(r"\b(?:now|right now|typing this|sitting in|sitting inside|inside|in the (?:driver|drivers|"
+                          r"front|back) seat|drivers seat|driver seat|can smell|getting sleepy|sleepy|dizzy|headache|"
+                          r"goodbye|bye|this is it|next one|next train|here|platform|station|standing|on the tracks|"
+                          r"bleeding|blood)\b")
+_TRANSIT_BENIGN = re.compile(r"\b(?:accident|accidentally|nearly|almost|cross|crossing|photo|photos|video|pic|game|"
+                             r"dream|dreamt|movie|film|careful|watch out|mind the gap|by mistake|board|boarding|catch|"
+                             r"catching|get on|getting on|ticket|late|delayed|delay|commute|seat|window seat|lol|"
+                             r"lmao|haha\w*)\b")
+# a height one can fall from (an edge or a ledge alone may be a bed's, a pool's or a seat's)
+_HEIGHT = re.compile(r"\b(?:roof|rooftop|bridge|building|balcony|cliff|window|windowsill|window sill|tracks|platform|"
+                     r"overpass|flyover|tower|car park|parking garage|parking structure|multistorey|multi storey|garage|"
+                     r"dam|quarry|parapet|viaduct|skyscraper|block|flats|storey|stories|floors up|\d+(?:st|nd|rd|th) "
+                     r"floor)\b")
+# a rope, a belt or a cord is up: a climbing wall, a boat, a swing, a washing line or a gym say what it is
+_ROPE_BENIGN = re.compile(r"\b(?:climb\w*|boulder\w*|boat|sail\w*|dock|swing|tyre|tire|hammock|tent|camping|washing|"
+                          r"laundry|clothes ?line|flag|tug|gym|crossfit|boxing|ring|skipping|jump rope|decorat\w*|"
+                          r"lights|banner|curtain|pulley|tree ?house|fence|barrier|queue|belay|abseil\w*|rappel\w*|"
+                          r"course|horse|dog|leash|lead|net|hoist)\b")
+# a farewell's everyday reason: leaving a job, a group, a place, a number; a goodbye for now
+_LEAVING_BENIGN = re.compile(r"\b(?:company|team|office|retir\w*|last day|new number|changing (?:my )?number|new phone|"
+                             r"deleting (?:this|my|the) (?:app|account)|delete (?:this|my|the) (?:app|account)|"
+                             r"uninstall\w*|quitting (?:this|the) app|leaving (?:the|this) (?:group|server|channel|chat|"
+                             r"class|club|team|company|job|city|country)|this (?:group|server|channel|thread)|group chat|"
+                             r"internship|contract|placement|term|semester|season|shift|hospital|surgery|operation|"
+                             r"rehab|detox|retreat|deploy\w*|army|navy|basic training|boot camp|signal|wifi|"
+                             r"battery|exam|exams|finals|dissertation|thesis|interview|hike|trek|expedition|"
+                             r"next (?:time|week|month|year))\b")
+# gratitude for the bond itself (not for one answer: "thanks for the tips")
+_GRATITUDE = (rf"(?:(?:thank you|thanks|thank u|thx|ty|so grateful|grateful|i appreciate you|appreciate you) "
+              rf"(?:so much |really |truly |honestly |again )?(?:for |you for )?(?:everything|being there|being here|"
+              rf"being my friend|being (?:so )?(?:kind|good|patient) (?:to|with) me|listening to me all|putting up with me|"
+              rf"always being there|all (?:of )?(?:our|the|those|these) (?:chats|talks|conversations|messages|nights|"
+              rf"years|time)|every (?:single )?(?:chat|conversation|talk|message|night|day)|everything you (?:have )?"
+              rf"(?:ever )?done|all you (?:have )?done|never giving up on me|caring about me|trying|all of it|you|"
+              rf"our (?:chats|talks))\b(?! (?:today|tonight|this|earlier|yesterday|at|with|on|in|during|last)\b)"
+              rf"|you (?:helped|saved|meant) (?:me )?more than you (?:know|will ever know|realise|realize)"
+              rf"|you (?:were|have been) (?:kind|good|there) (?:to|for) me when (?:nobody|no one|noone) else was)")
+# a last message: it will not be followed by another one
+_FINAL = (rf"(?:goodbye|farewell|for the last time|(?:goodbye|bye|gone|leaving|signing off) (?:for good|forever)"
+          rf"|(?:this is|this will be|that was|that is) (?:the|my) (?:last|final) (?:one|message|text|msg|time|chat)"
+          rf"|(?:last|final) (?:text|message|msg|words) from me"
+          rf"|i will not be (?:around|here|messaging|texting|talking|writing|online|replying|answering|bothering "
+          rf"(?:you|anyone)) (?:{W} ){{0,2}}?(?:anymore|any more|again|after (?:today|tonight|this)|much longer)"
+          rf"|i will not (?:talk|speak|message|text|write) (?:to (?:you|anyone) )?(?:again|anymore|any more)"
+          rf"|you will not (?:hear from|see) me (?:again|anymore|any more)"
+          rf"|(?:made|make|making) (?:the|my) (?:end|last (?:days|weeks|months|bit|part)) (?:so )?(?:easier|bearable|"
+          rf"less lonely|less scary|better|lighter|kinder|softer))")
+# what releases the listener from blame for what is about to happen
+_ABSOLVE = (r"(?:none of (?:this|it|that) (?:is|was|will be|would be) (?:on you|your fault|because of you|on anyone|"
+            r"anyones fault|yours to carry)|(?:it is|its|this is|that is|thats|it was|this was|it will be) not (?:on you|your fault|yours to "
+            r"carry)|you could not have (?:done anything|stopped (?:it|me|this)|changed (?:it|anything))|there (?:is|"
+            r"was) nothing you could (?:have )?(?:do|done|say|said)|do not (?:ever )?blame yourself)")
+_ABSOLVE_WHEN = (r"(?:(?:whatever|no matter what) happens(?: (?:to me|tonight|next|now|from here|later|after (?:tonight|"
+                 r"today|this|i go)))?|after (?:tonight|today)|when you (?:hear|find out|get the news)|if you hear "
+                 r"(?:about me|the news|what happened)|once i am gone|when i am gone|whatever i do)")
+# a passive wish's object: an event of one's own death (heart stopping, not waking, not seeing another day)
+_DEATH_EVENT = (rf"(?:my heart (?:would |will |to |could )?(?:just )?(?:stops?|gives? out|gives? up|quits|stopped)"
+                rf"\b(?! (?:racing|pounding|aching|hurting|breaking|skipping|fluttering|beating|pounding|for|when)\b)"
+                rf"|(?:i )?(?:(?:would|will|do|did) )?(?:not|never) (?:wake up|wake|see (?:another|the next|one more|"
+                rf"tomorrow|the morning)|make it (?:through the night|to (?:the )?morning|to tomorrow)|open my eyes "
+                rf"again)"
+                rf"|(?:let|make) me (?:not wake up|not wake|die|not see (?:another|tomorrow|the morning)|stop "
+                rf"breathing|sleep forever|not be here|not exist|just go)"
+                rf"|(?:take|takes) me (?:in my sleep|tonight|soon|early|already)"
+                rf"|(?:die|pass away|go) in my sleep"
+                rf"|(?:i )?(?:would |could )?(?:just )?(?:stop breathing|stop being alive|stop living|not be alive|stop existing|"
+                rf"not exist|cease to exist|"
+                rf"cease to be|be dead|be gone for good|be gone forever|get hit by (?:a|the) (?:bus|car|truck|train|"
+                rf"lorry)))")
+_WISH_VERB = (r"(?:hope|hopes|hoping|hoped|pray|prays|praying|prayed|wish|wishing|wished|(?:ask|asking|asked|beg|"
+              r"begging|begged) god(?: to| that)?|would be nice|it would be nice|would be great|would be a relief|"
+              r"would be (?:such )?(?:a )?(?:relief|blessing|mercy)|would love|dream of|dreaming of|dreaming about|waiting for the day|long for|longing for)")
+def _other_contents(doc: _Doc, m: re.Match[str]) -> bool:
+    """The container taken is of something that is no medicine or poison: "ate the whole box of chocolates", "downed
+    the whole bottle of wine" (sixth round: the attempt rules' hard negatives)."""
+    if re.search(rf"\b{_SUBSTANCE}\b", m.group()):
+        return False  # the medicine is named in the phrase: "mixed all my antidepressants with the bottle of gin"
+    words = m.group().split()
+    if words and words[-1] == "of":
+        words, rest = words[:-1], "of " + " ".join(doc.after(doc.word_at(max(m.start(), m.end() - 1)) + 1, 4))
+    else:
+        rest = " ".join(doc.after(doc.word_at(max(m.start(), m.end() - 1)) + 1, 4))
+    if not words or not re.fullmatch(r"(?:bottle|box|pack|packet|tub|jar|bag|strip|tin|carton|case|crate|sleeve)s?",
+                                     words[-1]):
+        return False
+    return rest.startswith("of ") and not re.match(
+        rf"of {_OWNER}(?:{W} )?(?:{_SUBSTANCE}|sleeping|cough (?:syrup|medicine)|syrup|calpol|bleach|antifreeze|weed "
+        rf"killer|rat poison|poison)\b", rest)
+
+
+def _wake_bounded(doc: _Doc, j: int) -> bool:
+    """Not waking up bounded by a time or a purpose: "hope I don't wake up before noon", "... in time for work"."""
+    return re.match(r"(?:before|until|till|til|early|in time|on time|at|to (?:a|an|the|my)|late|for (?:work|school|"
+                    r"class|the|my))\b", " ".join(doc.after(j, 3))) is not None
+
+
+# a wish bounded by an everyday thing ("hope I don't wake up before noon", "never see another day of school")
+_WISH_BENIGN = re.compile(r"\b(?:wake up (?:early|before|at|in time|on time|late|to (?:a|an|the|my))|another (?:day|"
+                          r"morning|week) (?:of|like|at|in|without)|rollercoaster|roller coaster|race|marathon|scary "
+                          r"movie|horror|exam|shift|meeting)\b")
+
+
 RULES: tuple[_Rule, ...] = (
     # ---------------------------------------------------------------- suicidal ideation (first person)
     _Rule("want_to_die",
@@ -351,7 +532,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\bhop(?:e|ing) (?:that )?i (?:{W} ){{0,4}}?(?:and )?(?:just )?(?:die|do not wake up|never wake up|will "
           rf"not wake up|"
           rf"get hit by a (?:bus|car|truck|train)|do not make it|do not survive|will die)\b{_DIE_EXCL}",
-          "high", "suicidal_ideation", mode="self", negatable=False),
+          "high", "suicidal_ideation", mode="self", negatable=False, check=lambda d, m, i, j: not _wake_bounded(d, j)),
     _Rule("be_dead",
           rf"\b(?:want|wanted|wanting|wants|wish|need|rather|prefer|better off) {_gap(1)}(?:{TO} )?(?:be |being )?"
           rf"dead\b(?! (?:tired|serious|wrong|right|on|set|last|end|inside|asleep|silent|quiet|honest|broke|"
@@ -584,7 +765,7 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:pills|meds|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen|bottle|pack|packet|"
           rf"box|medicine cabinet|prescription)|(?:like |about |over |around |maybe )?(?:[2-9]\d|1\d\d) (?:{W} )?"
           rf"(?:pills|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen))\b",
-          "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j)),
+          "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j) and not _other_contents(d, m)),
     _Rule("already_took",
           r"\b(?:already|just) (?:took|swallowed|downed|taken) (?:the|my|those|all the|all my|all of my) (?:pills|meds|"
           r"tablets)\b(?= \||$| it is too late| and| now| feeling| bye| goodbye)",
@@ -646,7 +827,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:pray|praying|prayed|hope|hoping|wish|fine|okay|ok|happy|relieved|glad) (?:{W} ){{0,3}}?(?:if |that "
           rf")?i "
           rf"(?:do not|did not|never|would not|will not|wo not) wake up\b",
-          "high", "suicidal_ideation", mode="self", negatable=False),
+          "high", "suicidal_ideation", mode="self", negatable=False, check=lambda d, m, i, j: not _wake_bounded(d, j)),
     _Rule("want_not_alive",
           rf"\bwant {TO} not (?:be alive|exist|be here|wake up|be around)\b",
           "high", "suicidal_ideation"),
@@ -667,7 +848,7 @@ RULES: tuple[_Rule, ...] = (
           r"cutting|carve|carving|pick|picking|bite|biting|bit) (?:[^\s|]+ ){0,3}?(?:until|till|til) (?:i|they|it|my [^\s|]+) "
           r"(?:bleed|bleeds|bled|bruise|bruised)\b",
           "high", "self_harm", mode="self", check=lambda d, m, i, j: not re.search(
-              r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm)),
+              r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm) and _HARM_BENIGN.search(d.norm) is None),
     _Rule("harm_is",
           r"\b(?:hurting|cutting|harming|burning) (?:myself|my skin|my arms?) (?:is|was|has been|helps|makes me)\b",
           "high", "self_harm", mode="self",
@@ -723,7 +904,8 @@ RULES: tuple[_Rule, ...] = (
           r"|\bengine (?:is )?running\b(?=.*\bgarage\b)|\bgarage\b(?=.*\bengine (?:is )?running\b)"
           r"|\bcounted (?:my|the|out my|out the|all my) (?:pills|tablets|meds)(?= \||$| and| there)",
           "high", "warning_sign", mode="self", check=lambda d, m, i, j: not re.search(
-              r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)),
+              r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)
+          and not (re.search(r"\b(?:engine|garage)\b", m.group()) and _CAR_BENIGN.search(d.norm))),
     # ------------------- general shapes the train part's cross-validation missed (issue 21), one per C-SSRS level
     # a passive wish: death welcome, not minded, hoped for from outside (an illness, a crash, a god)
     _Rule("death_welcome",
@@ -895,7 +1077,7 @@ RULES: tuple[_Rule, ...] = (
           r"cutting))\b|\bmade myself bleed\b",
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|shaving|hair|grass|lawn|"
-                                                 r"hours|budget|paper|onion|free|clean for|years clean|months "
+                                                 r"hours|budget|paper|onions?|salon|barber|hairdresser|bangs|fringe|free|clean for|years clean|months "
                                                  r"clean)\b", d.norm)),
     _Rule("harm_instrument",
           r"\b(?:burned|burnt|burning|burn|cut|cutting|carved|carving|scratched|scratching) (?:into )?(?:myself|my "
@@ -903,7 +1085,9 @@ RULES: tuple[_Rule, ...] = (
           r"razor blade|knife|scissors|compass|glass)\b"
           r"|\b(?:carved|carving|slit|slitting|sliced|slicing) (?:\w+ )?(?:into |up )?my (?:wrists?|arms?|legs?|"
           r"thighs?|skin|stomach)\b",
-          "high", "self_harm", mode="self"),
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.match(r"(?:open )?on (?:a|the|some|my) ", " ".join(d.after(j, 3)))
+          and not re.search(r"\b(?:accident|accidentally|fence|nail|by mistake)\b", d.norm)),
     _Rule("harm_urge",
           rf"\burges? {TO} (?:cut|self harm|sh|burn myself|hurt myself)\b|\b(?:need|want|going) {TO} cut(?= so bad| rn|"
           rf" right now| tonight| again| the urge|{EOC})"
@@ -1011,7 +1195,8 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:mercy|blessing|relief|gift) if i (?:just )?(?:died|die|stopped breathing|did not wake up|never woke "
           rf"up)\b"
           rf"|\b(?:sad|disappointed|upset|angry|annoyed|gutted) (?:that )?i (?:made it|woke up|survived|am still "
-          rf"(?:alive|here)|lived)\b"
+          rf"(?:alive|here)|lived)\b(?! (?:at|in|on|early|late|before|after|until|till|so|with|for|to|waiting|instead|"
+          rf"while|from|through|and (?:missed|forgot|was late))\b)"
           rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b",
           "high", "suicidal_ideation",
           check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
@@ -1095,7 +1280,7 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:mixed|mixing|took|taking|washed down) (?:all )?(?:my |the )?(?:{W} )?{_DOSE_NOUN} (?:with|and) "
           rf"(?:the |a |half a |a whole )?(?:bottle|vodka|gin|whiskey|whisky|wine|rum|alcohol|booze)\b",
           "high", "suicide_plan", mode="self",
-          check=lambda d, m, i, j: not re.search(
+          check=lambda d, m, i, j: not _other_contents(d, m) and not re.search(
               r"\b(?:view|views|photo|photos|pic|pics|selfie|sunset|sunrise|fix|fixing|repair|repairs|gutters?|"
               r"antenna|dish|paint|painting|cleaning|clean|wait for me|meet|meeting|concert|party|headache|"
               r"prescribed|doctor said|hangover|necklace|scarf is|costume|tie|cosplay|chilly|cold)\b", d.norm)),
@@ -1292,7 +1477,7 @@ RULES: tuple[_Rule, ...] = (
           rf"survived|woke up|rescued|still here|did not work)\b)"
           rf"|\bwent too far this time\b|\b(?:in|into) the (?:bath|tub|bathtub) with (?:the|a|my) (?:razor|blade|knife)\b"
           rf"|\bi did it\b(?=.*\b(?:took|pills|swallowed|overdose|cut|goodbye|too late)\b)",
-          "high", "suicide_plan", mode="self"),
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: not _other_contents(d, m)),
     _Rule("harm_more",
           rf"\b(?:cuts|burns|slashes) (?:on|all over|across|up and down) my (?:arms?|legs?|thighs?|wrists?|stomach|"
           rf"body)\b|\bcovered in (?:cuts|burns|fresh scars)\b"
@@ -1306,7 +1491,7 @@ RULES: tuple[_Rule, ...] = (
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|oven|stove|iron|curling iron|"
                                                  r"straighteners? (?:slipped)|sunburn|tattoo|gym|workout|massage|"
-                                                 r"dentist|cupboard|low ceiling|doorframe|banged my head on the "
+                                                 r"dentist|cupboard|low ceiling|doorframe|door frame|clumsy|tripped|slipped|banged my head on the "
                                                  r"(?:cupboard|shelf|car))\b", d.norm)),
     _Rule("burden_more2",
           rf"\b(?:holding|hold|drag|dragging|pulling|pull|bring|bringing) (?:everyone|everybody|them|my family|"
@@ -1600,7 +1785,8 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:{W} ){{0,6}}?(?:would not|will not|do not|would|i would) (?:even |really |honestly )?(?:mind|care|be "
           rf"relieved|be glad)\b"
           rf"|\bbutton (?:{W} ){{0,6}}?(?:stop existing|cease {TO} exist|not exist|disappear forever|die|be gone|never "
-          rf"have existed|be erased|never (?:have )?been born)\b"
+          rf"have existed|be erased|never (?:have )?been born|stop (?:being alive|living|breathing)|not be alive|be dead|"
+          rf"(?:never|not) wake up|vanish forever|end (?:it all|my life|everything))\b"
           rf"|\b(?:over|end|ends|gone|burn|burns|go|goes|sink|sinks) (?:{W} )?and (?:take )?me (?:along )?with it\b",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:game|phone|laptop|app|server|website|battery|plant|lol|"
@@ -1628,6 +1814,210 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: _CONCEALED_ACT.search(d.norm) is not None and _ENDS_A_THING.search(d.norm) is None
           and _BENIGN_JUMP.search(d.norm) is None),
+    # --------------------------------- issue 21, sixth round: explicit risk as grammars over the slot lexicons above
+    # (verb class + object or means class + a marker of time, purpose or outcome); each family has its own
+    # paraphrases and same-surface hard negatives in tests/test_crisis_round6.py
+    # attempt: an amount of a substance ingested ("necked a whole strip of my sertraline", "ate 40 of mum's
+    # tablets"); "all my <meds>" with nothing after it is the daily dose
+    _Rule("overdose_taken",
+          rf"\b{_INGESTED} (?:(?P<more>{_TOTAL}) {_OWNER}(?:{W} )?(?:{_SUBSTANCE}|{_MED_CONTAINER}|{_CONTAINER} of "
+          rf"(?:{W} )?{_SUBSTANCE})|(?P<all>all|all of|every one of) {_OWNER}(?:{W} )?{_SUBSTANCE}"
+          rf"|{_OWNER}(?:{W} )?(?:whole|entire|full) (?:{_MED_CONTAINER}|{_CONTAINER} of (?:{W} )?{_SUBSTANCE}))\b",
+          "high", "suicide_plan", mode="self", check=_overdose_taken_check),
+    # attempt: a container emptied into one's mouth ("tipped the pill box down my throat")
+    _Rule("emptied_into_mouth",
+          rf"\b(?:emptied|tipped|poured|dumped|shook|shoved|stuffed|crammed) {_OWNER}(?:{W} ){{0,2}}?(?:{_SUBSTANCE}|"
+          rf"{_MED_CONTAINER}|{_CONTAINER})(?: of (?:{W} )?{_SUBSTANCE})? (?:out )?(?:into|in|down) my (?:mouth|throat)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:sweets|candy|chips|crisps|popcorn|cereal|tic tacs|mints|"
+                                                 r"gummies|skittles|vitamins?)\b", d.norm)),
+    # attempt in progress: a cut to a lethal site with bleeding or a time of now ("opened up my wrist just now")
+    _Rule("wound_now",
+          rf"\b(?:cut|slit|sliced|slashed|opened|carved|stabbed|gashed) (?:up |open |into )?(?:my |both my |both of my |"
+          rf"my own )(?:left |right )?(?:wrists?|veins?|throat|neck|arm open|forearm open)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: (re.search(rf"\b(?:{_JUST_NOW}|bleeding|blood|will not stop|so deep|too deep|"
+                                              rf"towel|bath|bathtub|tub)\b", d.norm) is not None
+                                    or re.search(r"\bi have(?: just| already| finally)?$", " ".join(d.before(i, 3)))
+                                    is not None)
+          and _HARM_BENIGN.search(d.norm) is None and not re.search(r"\b(?:glass|knife slipped|kitchen|bottle opener|"
+                                                                     r"tin|can|paper|fence|nail|metal|wire|while|"
+                                                                     r"surgeon|doctor|nurse)\b", d.norm)
+          and not re.match(r"(?:open )?on (?:a|the|some|my) ", " ".join(d.after(j, 3)))),
+    # attempt in progress: the engine running in a closed space, the speaker inside ("motor on, garage shut, typing
+    # this from the driver's seat")
+    _Rule("exhaust_now",
+          r"\b(?:engine|motor|car|ignition) (?:is |was |left |turned |switched )?(?:on|running|started|idling)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _ENCLOSED.search(d.norm) is not None and _IN_PROGRESS.search(d.norm) is not None
+          and _CAR_BENIGN.search(d.norm) is None),
+    # attempt in progress: stepping in front of a train, onto the tracks or into traffic, now
+    _Rule("in_front_now",
+          rf"\b(?:stepping|walking|jumping|throwing myself|lying down|laying down|going {TO} (?:step|walk|jump|lie "
+          rf"down)|about {TO} (?:step|walk|jump|lie down)|gonna (?:step|walk|jump|lie down)|stepping out|walking out|"
+          rf"running out) (?:out )?(?:in front of (?:the |a |this |that |an )?(?:next |oncoming |coming |approaching |"
+          rf"fast |express |\d+\w* )?(?:one|train|tram|bus|lorry|truck|car|cars|traffic|express)|(?:onto|on to|on) "
+          rf"the (?:tracks|rails|railway line|railway|train line|motorway|highway|freeway))\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _IN_PROGRESS.search(d.norm) is not None and _TRANSIT_BENIGN.search(d.norm) is None
+          and not re.search(r"\b(?:dog|cat|child|kid|kids|ball|wallet|phone|hat)\b", d.norm)),
+    # attempt in progress: at the edge, said without a subject ("standing at the edge of the car park roof. this is
+    # it"); the place now rules' everyday readings (a view, waiting, a repair) apply
+    _Rule("edge_now",
+          rf"(?:^|\| |\b(?:i am|am) )(?:sitting|standing|stood|sat|perched|hanging|leaning|balancing|swaying|"
+          rf"climbing|climbed) (?:on|at|over|off|out of|on top of|onto|up) (?:the |a |my |this )?(?:{W} ){{0,3}}?"
+          rf"(?:edge|ledge|railing|rail|parapet|roof|rooftop|bridge|cliff|tracks|train tracks|window sill|windowsill|"
+          rf"balcony)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _RULES_BY_NAME["on_the_place_now"].check(
+              d, m, i, j) and _HEIGHT.search(" ".join(d.sentence_words(i))) is not None and not re.search(r"\b(?:bed|sofa|couch|seat|chair|pool|bath|tub|desk|"
+                                                               r"stage|dock|pier)\b", d.norm)),
+    # attempt: "it is done" / "I did it" with the means or the act named in the message
+    _Rule("done_it",
+          r"\b(?:i (?:already |just |finally )?did it|i have (?:already |just |finally )?done it|it is (?:already )?"
+          r"done|its (?:already )?done|there is no going back|no going back now|too late (?:now|to stop it)|can not undo "
+          r"it)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:pills|tablets|meds|took|swallowed|cut|rope|noose|blood|bleeding|"
+                                             r"kicking in|overdose|od|gas|engine|jumped|edge|bottle|razor|blade)\b",
+                                             d.norm) is not None and _TREATMENT.search(d.norm) is None
+          and not re.search(r"\b(?:hair|haircut|tattoo|piercing|essay|project|homework|test|exam|job|deal|"
+                            r"application|cake|recipe|lawn|grass)\b", d.norm)),
+    # preparatory: a ligature is up ("the rope is up", "the belt is tied to the beam"); sport, boats and
+    # washing lines clear it
+    _Rule("ligature_up",
+          r"\b(?:the |my |a )?(?:ropes?|nooses?|belts?|cords?|cables?|ligatures?) (?:is |are |was )?(?:already )?(?:up|tied|hung|"
+          r"hanging|ready|set up|in place|secured|knotted) (?:from |to |on |over |around |in )?(?:the |my )?(?:beam|"
+          r"banister|bannister|door|railing|hook|rafter|rafters|tree|loft|attic|ceiling|stairs|closet|wardrobe)?\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _ROPE_BENIGN.search(d.norm) is None),
+    # self-harm: a harm verb on one's own body with a mark of purpose, outcome or habit ("burning my forearm with
+    # the lighter every evening", "slammed my forehead into the tiles on purpose")
+    _Rule("harm_marked",
+          rf"\b{_HARM_VERB} (?:myself|my (?:own )?(?:left |right )?{_BODY})(?: (?:{W} ){{0,6}}?(?:{_HARM_MARK}|with "
+          rf"(?:a |the |my )?(?:lighter|cigarette|blade|razor|razor blade|knife|compass|scissors|glass|hot (?:iron|"
+          rf"spoon|knife|metal)|needle|pin|safety pin)))\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:gym|workout|sparring|boxing|karate|martial|sport|football|rugby|hockey|match|dance|stove|oven|"
+              r"iron(?:ing)?|kettle|sun|sunburn|bee|wasp|itchy|allergic|eczema|bed frame|cupboard|door frame|by "
+              r"mistake|clumsy|tripped|slipped)\b", d.norm)),
+    # self-harm: a blow against a surface until one's own body is damaged, or wanted to hurt
+    _Rule("harm_on_surface",
+          rf"\b(?:punch|punched|punching|hit|hitting|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|"
+          rf"smash|smashed|smashing|headbutt|headbutted|headbutting|kick|kicked|kicking) (?:my (?:{_BODY}) "
+          rf"(?:into|against|on) )?(?:the |a )?{_SURFACE} (?:{W} ){{0,4}}?(?:(?:until|till|til) (?:(?:my {W}|i) "
+          rf"(?:bled|bleed|bleeds|cracked|split|broke|bruised|were raw|was raw)|(?:it|they) (?:bled|bleeds|bruised)|"
+          rf"there was blood)|(?:i )?wanted it "
+          rf"to hurt|to feel (?:pain|something|anything)|to (?:punish|hurt) myself|so it (?:would|will) hurt)\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:game|match|goal|karate|boxing|gym|sparring|film|movie)\b", d.norm)),
+    # self-harm resumed or habitual: "back to cutting", "went to the bathroom and cut. like every night"
+    _Rule("harm_habit",
+          rf"\bback {TO} (?:cutting|burning|scratching|hitting|punching|carving|self harming|sh|hurting myself|"
+          rf"harming myself)(?= \||$| myself| my {_BODY}| again| every| most| (?:{W} ){{0,3}}?(?:night|nights|day|"
+          rf"days|evening|week)\b)"
+          rf"|\b(?:and|then|i|i just|just) (?:cut|sh|self harmed)(?: again)?(?= \|(?: like)? every| \| again| like "
+          rf"every| every (?:night|day|evening|time)| again (?:tonight|last night|today))",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:carbs|sugar|calories|meat|dairy|gluten|costs|corners|class|classes|ties|the grass|coupons|"
+              r"candles|incense|the gym|the books|fabric|wood|paper|hair|nails|fringe|bangs|lines|cds|rice)\b", d.norm)),
+    # wish to be dead: a wish verb + an event of one's own death ("praying my heart gives out", "would be nice not to
+    # wake up", "asked god to let me not see another morning")
+    _Rule("wish_death_event",
+          rf"\b{_WISH_VERB} (?:(?:that|if|for|to|god|so) )?(?:{W} ){{0,3}}?{_DEATH_EVENT}",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not re.match(
+              r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
+              " ".join(d.after(j, 3))) and not re.search(
+              r"\b(?:(?:do|did|does) not|never) (?:hope|pray|wish|want)\b|\b(?:he|she|they|him|her|my (?:dad|mum|mom|"
+              r"grandma|grandad|nan|dog|cat)) (?:would |will )?(?:not|never)\b", " ".join(d.before(i, 4) + d.words[i:j]))),
+    # wish to be dead: disappointed to be alive ("gutted I woke up still breathing", "annoyed I'm still here. again")
+    _Rule("sorry_still_alive",
+          rf"\b(?:disappoint\w*|annoyed|upset|angry|mad|pissed|gutted|sad|let down|frustrated|furious|devastated|"
+          rf"cursing|hate|hating|resent|resenting) (?:{W} ){{0,3}}?(?:that |because |when |to (?:find|realise|realize|"
+          rf"see|be) (?:that )?)?(?:i |i am |am )?(?:was |am |woke up |have woken up |wake up )?(?:still )?(?:here|alive|"
+          rf"breathing|woke up|woken up)(?= \||$| again| every| each| tbh| honestly| ngl| fr| another day| one more "
+          rf"day)",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=lambda d, m, i, j: re.search(r"\b(?:still|woke|woken|wake|alive|breathing)\b", m.group()) is not None
+          and not re.search(r"\b(?:office|work|school|queue|airport|line|waiting|traffic|party|bar|class|meeting|"
+                            r"hospital|station)\b", d.norm)),
+    # burden: others would be better, freer or relieved with the speaker gone for good ("everyone would breathe easier
+    # if I were out of the picture"); a bounded absence ("out of the office for a week", "gone on weekends") is none
+    _Rule("burden_if_gone",
+          rf"\b(?:everyone|everybody|people|they|the world|my (?:{W} )?(?:family|kids|children|parents|friends|mum|mom|"
+          rf"dad|wife|husband|partner|sister|brother)|life for everyone|things) (?:would|will|could) (?:all )?(?:finally "
+          rf")?(?:be better|be better off|be happier|be relieved|be fine|be lighter|be easier|breathe easier|sleep "
+          rf"better|have it easier|get on better|move on|be free|do better|manage better)(?: (?:{W} ){{0,3}}?)? if i "
+          rf"(?:were|was|am|had|just|could just) (?:just )?(?:gone|not (?:here|around|alive)|out of (?:the picture|the "
+          rf"way|their (?:lives|way|hair)|everyones (?:lives|way))|dead|never born|disappeared|vanished|no longer "
+          rf"(?:here|around|alive)|not in (?:it|the picture|their lives))"
+          rf"(?! (?:for (?:a|an|the|two|three|some|one|this|that|\d+)|on|during|until|till|while|this|next|at|in the)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: (_no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None) and (
+              True if re.search(r"\b(?:for good|forever|for ever|permanently|dead|never born|not alive|no longer alive)\b",
+                                d.norm) else ("medium", "hopelessness"))),
+    # farewell: gratitude for the bond + a mark that this is the last message (either order)
+    _Rule("farewell_thanks",
+          rf"\b{_GRATITUDE}(?=.*\b{_FINAL}\b)|\b{_FINAL}(?=.*\b{_GRATITUDE})",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None),
+    # farewell: the message names itself the last ("last text from me", "this is the last one" after our chats)
+    _Rule("farewell_last_text",
+          rf"\b(?:(?:last|final) (?:text|message|msg|words|note) from me|(?:this is|this will be|heres|here is) (?:my |"
+          rf"the )?(?:last|final) (?:text|message|msg) (?:you will (?:ever )?get|i will (?:ever )?send))\b"
+          rf"(?! (?:before|for|until|till|tonight|today|this|of the|in this|on this)\b)"
+          rf"|\b(?:chats?|talks?|messages|texts|conversations)\b(?: {W}){{0,3}} \| (?:and )?(?:this is|this will be|"
+          rf"that was) the (?:last|final) one(?= \||$)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None),
+    # farewell: releasing the listener from blame for what is about to happen
+    _Rule("farewell_absolve",
+          rf"\b{_ABSOLVE_WHEN} (?:\| )?(?:{W} ){{0,2}}?{_ABSOLVE}\b|\b{_ABSOLVE}\b(?: {W}){{0,3}} (?:\| )?{_ABSOLVE_WHEN}",
+          "high", "warning_sign", mode="self", negatable=False,
+          check=lambda d, m, i, j: not re.search(
+              r"\b(?:interview|exam|exams|game|match|meeting|result|results|trial|court|surgery|operation|vote|"
+              r"election|project|presentation|launch|deal|wedding|trip|flight|divorce|custody|break ?up|breakup|"
+              r"tournament|audition|application|test|biopsy|scan)\b", d.norm)),
+    # farewell: nobody will have to look after me after tonight ("after tonight nobody has to check on me, bye")
+    _Rule("farewell_no_one_has_to",
+          rf"\b(?:nobody|no one|noone|no body|you|none of you|they|everyone) (?:has|have|will have|needs?|will need|"
+          rf"(?:will|wo|do|does|would) not (?:have|need)) "
+          rf"{TO} (?:check on|check up on|worry about|look after|deal with|take care of|babysit|put up with|save|"
+          rf"watch) me (?:anymore|any more|again|ever again)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:after (?:tonight|today|this)|bye|goodbye|for good|ever again|soon|"
+                                             r"x)\b", d.norm) is not None and _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:cast|recover\w*|better|healed|heal|sober|discharged|home|own place|back|sister|brother|nurse|"
+              r"carer|covid|flu|fever|babysitter|18|eighteen|grown up|adult)\b", d.norm)),
+    # farewell: asking the listener to look after themselves on one's behalf ("take care of yourself for me")
+    _Rule("farewell_for_me",
+          rf"\b(?:take care of|look after|be good to|be kind to|be gentle with) (?:yourself|yourselves|each other) "
+          rf"for me\b|\bpromise (?:me )?(?:you will|you|to) (?:look after|take care of) yourself\b(?=.*\b(?:last|"
+          rf"bye|goodbye|forever|for good|after (?:tonight|today))\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:while|till|until|when i am back|this weekend|for a (?:few|couple)|for the (?:week|weekend|day)|"
+              r"tonight|tomorrow|next week|see you|talk soon|later|cold|flu|sick|exam|exams|shift|match|game|trip|"
+              r"drive|driving|flight)\b", d.norm)),
+    # farewell: messages left to be read after, with everything said ("I said all I had to say, they'll find the
+    # letters in the morning")
+    _Rule("farewell_all_said",
+          rf"\b(?:said|wrote|written|told them|told everyone) (?:everything|all|what) i (?:needed|wanted|had|have|need) "
+          rf"{TO} say\b(?=.*\b(?:read|letters?|notes?|messages|texts|goodbye|bye|tomorrow|when i am gone|after|"
+          rf"find)\b)"
+          rf"|\b(?:read|find|get|open|see) my (?:letters?|notes?|messages|texts|emails?|goodbyes?|videos?) (?:{W} )?"
+          rf"(?:tomorrow|in the morning|when|after|once|later|then|soon)\b(?=.*\b(?:said|wrote|written) (?:everything|"
+          rf"all|what) i (?:needed|wanted|had|have|need) {TO} say\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:meeting|interview|ex|boyfriend|girlfriend|bf|gf|boss|manager|landlord|speech|presentation|review|"
+              r"therapist|hr|council|complaint|feedback|essay|report|application|cv|resume|minutes|card|birthday|"
+              r"christmas|wedding|proposal|apology|argument|fight)\b", d.norm)),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
