@@ -5,11 +5,13 @@ substance or a medicine container, any owner), a container emptied into the mout
 bleeding or a time of now, the engine running in a closed space with the speaker inside, stepping in front of a
 train or into traffic now, being at an edge of a height said without a subject, "it's done" with the means named,
 a ligature up; self-harm as a harm verb on one's own body with a mark of purpose, outcome or habit, a blow against a
-surface until one's body is damaged, a harm habit resumed; a passive death wish (a wish verb + an event of one's own
-death; disappointed to be still alive); a farewell (gratitude for the bond + a mark of a last message, the message
-naming itself the last, releasing the listener from blame for what is about to happen, nobody has to look after me
-after tonight, "take care of yourself for me", everything said with letters to be read after); a burden (others
-better off with the speaker gone for good).
+surface until one's body is damaged, a harm habit resumed, a wound deeper than meant, a hot or sharp thing held to
+one's body, new wounds hidden; a passive death wish (a wish verb + an event of one's own death; disappointed to be
+still alive or by good health news; trading places with the dead; relieved if the vehicle one is in crashed); a
+farewell (gratitude for the bond + a mark of a last message, the message naming itself the last, releasing the
+listener from blame for what is about to happen, nobody has to look after me after tonight, "take care of yourself
+for me", everything said with letters to be read after, a record left so that someone knows, a last sign-off); a
+burden (others better off with the speaker gone for good).
 
 The texts below were written for this file, each family in at least three syntaxes, with no phrase of any held-out
 message; none is in any part of agents/core/data/crisis_set.jsonl (checked below). Expected levels come from the
@@ -35,6 +37,21 @@ POSITIVES = [
     ("overdose_taken", "swallowed half a bottle of paracetamol with wine", "attempt"),
     ("overdose_taken", "popped like 25 oxys, cant feel my legs", "attempt"),
     ("overdose_taken", "just took all my lithium at once, it's done", "attempt"),
+    ("overdose_taken", "swallowed 3 packs of paracetamol", "attempt"),
+    ("overdose_taken", "i took way too many of my antidepressants on purpose", "attempt"),
+    ("overdose_taken", "injected all my insulin an hour ago", "attempt"),
+    # a poison drunk
+    ("poison_taken", "i've drunk bleach", "attempt"),
+    ("poison_taken", "swallowed some drain cleaner, my throat is burning", "attempt"),
+    ("poison_taken", "just took a mouthful of weed killer", "attempt"),
+    # what was taken is in the body now
+    ("in_my_system", "the pills are in my system now, i can feel it", "attempt"),
+    ("in_my_system", "it all is in my stomach now, no going back", "attempt"),
+    ("in_my_system", "took everything. the tablets are already in my bloodstream", "attempt"),
+    # bleeding out, in the water now
+    ("dying_now", "i'm bleeding out in the bath", "attempt"),
+    ("dying_now", "i'm in the water now, it's so cold, bye", "attempt"),
+    ("dying_now", "im in the river right now with stones in my pockets", "attempt"),
     # a container emptied into the mouth
     ("emptied_into_mouth", "tipped the whole pill box down my throat", "attempt"),
     ("emptied_into_mouth", "poured my dads sleeping tablets into my mouth and swallowed", "attempt"),
@@ -86,7 +103,48 @@ POSITIVES = [
     ("sorry_still_alive", "woke up again and honestly gutted i'm still breathing", "wish_to_be_dead"),
     ("sorry_still_alive", "kind of annoyed i'm still alive tbh", "wish_to_be_dead"),
     ("sorry_still_alive", "every morning the disappointment of still being here", "wish_to_be_dead"),
+    # a cut deep, of one's own act
+    ("cut_deep", "cut deep tonight, can't stop the bleeding", "self_harm"),
+    ("cut_deep", "i cut deeper than ever on my thigh", "self_harm"),
+    ("cut_deep", "and then i sliced way deeper, needed steri strips", "self_harm"),
+    ("harm_marked", "i hurt myself really badly tonight on purpose", "self_harm"),
+    ("harm_habit", "sh'd again last night", "self_harm"),
+    ("wish_death_event", "pray for a heart attack", "wish_to_be_dead"),
+    # a wound deeper than meant
+    ("harm_depth", "went too deep on my thigh last night, needed steri strips", "self_harm"),
+    ("harm_depth", "went deeper than i meant to and it won't stop bleeding", "self_harm"),
+    ("harm_depth", "went way deeper on my forearm than before, blood everywhere", "self_harm"),
+    # a hot or sharp thing held to one's own body
+    ("harm_pressed", "been holding a lighter to my arm so i feel something", "self_harm"),
+    ("harm_pressed", "dragged the razor across my wrist again", "self_harm"),
+    ("harm_pressed", "i push pins into my thigh when it gets bad", "self_harm"),
+    # hiding new wounds
+    ("harm_hidden", "keep hiding the fresh cuts under hoodies", "self_harm"),
+    ("harm_hidden", "covered up the burns on my legs before school", "self_harm"),
+    ("harm_hidden", "hid the new marks with makeup", "self_harm"),
+    # not hearing the alarm, the world going dark forever; disappointed by good health news
+    ("wish_death_event", "i set my alarm and kind of hope i never hear it ring", "wish_to_be_dead"),
+    ("wish_death_event", "wanted the whole world to fade to black forever", "wish_to_be_dead"),
+    ("sorry_still_alive", "gutted the biopsy came back benign, i wanted it to be over", "wish_to_be_dead"),
+    # trading places with the dead
+    ("wish_trade_places", "stood at his grave and honestly would swap places with him", "wish_to_be_dead"),
+    ("wish_trade_places", "at the funeral i kept thinking i'd trade places with her in a heartbeat", "wish_to_be_dead"),
+    ("wish_trade_places", "my grandad died last week and i would switch places with him if i could", "wish_to_be_dead"),
+    # relieved if the vehicle one is in crashed
+    ("wish_crash_relief", "id be fine if the ferry sank with me on it", "wish_to_be_dead"),
+    ("wish_crash_relief", "i'd honestly be relieved if my plane went down tomorrow", "wish_to_be_dead"),
+    ("wish_crash_relief", "glad if the car crashed with me in it", "wish_to_be_dead"),
+    # a record left so that someone knows
+    ("farewell_record", "posting this so people know i tried", "farewell"),
+    ("farewell_record", "writing this so my sister knows i loved her", "farewell"),
+    ("farewell_record", "leaving a record that i existed", "farewell"),
+    # the last sign-off; no text after this one
+    ("farewell_last_time", "logging off for the very last time", "farewell"),
+    ("farewell_last_time", "you won't hear another word from me after tonight", "farewell"),
+    ("farewell_last_time", "you'll never get another message from me", "farewell"),
     # a farewell: gratitude for the bond + a last message (either order)
+    ("farewell_thanks", "thanks for the talks. have a beautiful life", "farewell"),
+    ("farewell_thanks", "thank you for trying. it wasn't enough", "farewell"),
     ("farewell_thanks", "thank you for always being there. this is goodbye", "farewell"),
     ("farewell_thanks", "you helped me more than you know. i won't be around much longer", "farewell"),
     ("farewell_thanks", "grateful for every chat we had. you won't hear from me again", "farewell"),
@@ -132,6 +190,30 @@ NEGATIVES = [
     "downed the whole bottle of wine at the party",
     "took 20 of my paracetamol over the week for my back",
     "it's done, took my antibiotics for the last time",
+    "took too many ibuprofen for my back, stomach hurts",
+    "took two bottles of water",
+    "i took 2 pills",
+    # a poison: a dog, a film
+    "my dog drank some antifreeze, at the vet",
+    "the villain drank poison in the film",
+    "you should try drinking bleach, idiot",
+    "accidentally swallowed some toilet cleaner spray, called poison control",
+    # in the system: antibiotics, caffeine
+    "the antibiotics are in my system now, feeling better",
+    "caffeine is in my system now lol",
+    # in the water, bleeding out: a swim, a game, a nosebleed
+    "i'm in the sea now, it's so cold, come in!",
+    "my character is bleeding out, heal me",
+    "im in the lake right now, swimming laps",
+    # a cut deep: a comment, a budget, a steak
+    "that comment cut deep",
+    "they cut deep into the budget this year",
+    "i cut deep into the steak and it was raw",
+    # hurt again: stairs
+    "hurt my ankle again on the stairs",
+    # a past overdose that is over; an accident-free wish
+    "two years ago i took an overdose, i'm doing so much better now",
+    "hoping for an accident free trip",
     # a container into the mouth: sweets
     "poured the skittles into my mouth",
     "tipped the bag of crisps into my mouth",
@@ -182,10 +264,31 @@ NEGATIVES = [
     "would be nice to never see another day of rain",
     "i wish my heart would stop racing before the exam",
     "i wish i could stop breathing for a minute, this hill is brutal",
+    "it's not like i want to be dead, i just want a nap",
     # still here: at work, waiting, awake early
     "disappointed i'm still at the office at 9pm",
     "annoyed that i woke up at 5am again",
     "gutted i'm still here waiting for the bus",
+    # a depth, a pressed thing, hidden marks: a game's lore, an argument, ironing, a tattoo, a cat, eczema
+    "went way too deep into the lore of this game",
+    "went too deep on that argument last night lol",
+    "pressing the iron on my shirt",
+    "held the needle to my skin for the tattoo",
+    "hiding the new scratches from the cat, she's feral",
+    "covered the marks on my arm from the eczema cream",
+    # trading places, a crash: a holiday, a dog, landing early
+    "i'd swap places with him, he's on holiday in bali",
+    "would trade places with my dog, he sleeps all day",
+    "relieved if the plane lands early",
+    "i'd be relieved if the bus crashed into the fence instead of the school",
+    # a health result, a record, the last time: a pregnancy test, a party, an apartment, an account, a flight
+    "sad the test came back negative, we really wanted a baby",
+    "so people know i was at the party",
+    "goodbye for the last time to this apartment",
+    "signing off for the last time from this account, new one soon",
+    "you won't get another text from me until i land",
+    "have a great life, enjoy your retirement! thanks for everything",
+    "thanks for trying, it wasn't enough to fix the bug but thanks",
     # gratitude and a goodbye: for now, leaving a job, a term
     "thanks for everything, see you monday!",
     "thank you for being there during my surgery, bye for now",
@@ -283,6 +386,12 @@ def test_the_same_surface_without_risk_raises_no_alarm(text):
     assert hit is None or not CM.raises_alarm(hit), (text, hit)
     new = {name for name, *_ in POSITIVES}
     assert not [name for name in new if _rule_alone(name, text)], text
+
+
+@pytest.mark.parametrize("text", ["i've taken an overdose", "had another overdose tonight"])
+def test_an_overdose_taken_is_an_attempt(text):
+    hit = crisis.detect_crisis(text)
+    assert hit is not None and hit["level"] == "attempt" and hit["severity"] == "high", (text, hit)
 
 
 @pytest.mark.parametrize("text", [

@@ -290,15 +290,18 @@ _RULE_LEVEL = {
     "wish_conditional": "wish_to_be_dead", "intent_act": "intent", "concealed_plan": "plan",
     "method_for_it": "method",
     **dict.fromkeys(("overdose_taken", "emptied_into_mouth", "wound_now", "exhaust_now", "in_front_now", "edge_now",
-                     "done_it"), "attempt"),
+                     "done_it", "poison_taken", "in_my_system", "dying_now"), "attempt"),
+    "cut_deep": "self_harm",
     "ligature_up": "preparatory", "burden_if_gone": "burden",
-    **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit"), "self_harm"),
-    **dict.fromkeys(("wish_death_event", "sorry_still_alive"), "wish_to_be_dead"),
+    **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit", "harm_depth", "harm_pressed", "harm_hidden"),
+                    "self_harm"),
+    **dict.fromkeys(("wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief"),
+                    "wish_to_be_dead"),
     **dict.fromkeys(("farewell_thanks", "farewell_last_text", "farewell_absolve", "farewell_no_one_has_to",
-                     "farewell_for_me", "farewell_all_said"), "farewell"),
+                     "farewell_for_me", "farewell_all_said", "farewell_record", "farewell_last_time"), "farewell"),
 }
 # a passive wish stays a wish when the message says "tonight" or "will" (sixth round: "pray my heart stops tonight")
-_PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive"})
+_PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief"})
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
                          r"this time|for real|tonight|intention)\b")
@@ -327,8 +330,9 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
         slot = _WHEN_CUE.search(doc.norm) or re.search(r"\b(?:asleep|nobody|no ones?|alone|hotel|sunday|monday|"
                                                        r"tuesday|wednesday|thursday|friday|saturday)\b", doc.norm)
         return "plan" if slot else "intent"
-    if rule.name == "overdose" and phrase.startswith("overdosed"):
-        return "attempt"
+    if rule.name == "overdose" and (phrase.startswith("overdosed") or re.search(
+            r"\b(?:took|taken|had|done|did)(?: an?| another)?$", " ".join(doc.before(i, 3)))):
+        return "attempt"  # "I overdosed", "I've taken an overdose" (sixth round): an act already taken
     if _PAST_ATTEMPT.search(" ".join(doc.before(i, 3))) and base in ("ideation", "method", "wish_to_be_dead"):
         return "attempt"
     if rule.name == "noose" and re.search(r"\b(?:tied|hanging|made|set up|up)\b", phrase):

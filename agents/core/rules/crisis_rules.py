@@ -231,6 +231,7 @@ def _third_harm_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 
 _PLACES = re.compile(r"\b(?:roof|rooftop|bridge|ledge|edge|building|balcony|cliff|window|tracks|platform|overpass|"
+                     r"multistorey|multi storey|parking garage|top floor|"
                      r"floor|tower|car park|garage|dam|quarry)\b")
 
 
@@ -277,9 +278,17 @@ _DOSE_NOUN = (r"(?:pills|tablets|meds|medication|insulin|paracetamol|tylenol|ace
               r"sertraline|fluoxetine|prozac|amitriptyline|oxycodone|fentanyl|sleeping tablets)")
 
 
+# who took it is a pet or a child, or it was an accident (sixth round): "my dog drank some antifreeze"
+_NOT_THE_SPEAKER = re.compile(r"\b(?:(?:my|the|our) (?:dog|cat|puppy|kitten|pet|toddler|baby|son|daughter|kid|kids)|"
+                              r"the vet|poison control|accidentally|by accident|by mistake)\b")
+
+
 def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     """A quantity taken is an overdose unless the message names a treatment; "all my pills" alone is a daily
     dose (as in `_took_all_check`) unless alcohol, a time since, or how it feels now follows."""
+    if _NOT_THE_SPEAKER.search(doc.norm) or re.search(r"\b(?:film|movie|book|novel|show|series|episode|play|villain|"
+                                                      r"character|scene)\b", doc.norm):
+        return False  # a pet, a child, an accident; a story
     if re.search(r"\b(?:prescribed|feel better|for (?:my|this|the|a|that) (?:headache|migraine|back|cold|flu|pain|"
                  r"cramps|fever|hangover|toothache)|doctor|go me|"
                  r"remembered|morning|this morning|today like|vitamins?)\b", doc.norm):
@@ -343,7 +352,9 @@ _MED_CONTAINER = (r"(?:medicine (?:cabinet|box|drawer|cupboard|bag)|bathroom cab
                   r"first aid (?:kit|box)|blister packs?|prescriptions?|scripts?|repeat prescription)")
 _CONTAINER = r"(?:bottles?|box|boxes|packs?|packets?|strips?|sheets?|tubs?|jars?|stash|supply|bag|cabinet|drawer)"
 # how much: a whole, all, a count of ten or more, a handful
-_TOTAL = (r"(?:every single|everything (?:in|from)|the whole|a whole|the entire|an entire|the full|a "
+_TOTAL = (r"(?:(?:[2-9]|two|three|four|five|six|several|multiple|a few|a couple of)(?= (?:packs|packets|boxes|"
+          r"bottles|strips|blister packs|sheets|tubs)\b)|(?:way |far |far too |way too |so )?too many(?: of)?|"
+          r"every single|everything (?:in|from)|the whole|a whole|the entire|an entire|the full|a "
           r"full|two full|the rest of|what was left (?:of|in)|whatever was (?:left )?in|most of|half of|half|a lot of|"
           r"a bunch of|loads of|a load of|tons of|a ton of|a handful of|handfuls of|a fistful of|fistfuls of|dozens of|"
           r"a mouthful of|(?:like |about |over |around |maybe |at least |more than |almost )?(?:1\d|[2-9]\d|1\d\d|ten|"
@@ -353,11 +364,11 @@ _OWNER = (r"(?:(?:my|the|those|these|that|this|his|her|their|our|mums?|moms?|dad
           r"fathers|nans|grans|grandmas|grandads|sisters|brothers|partners|wifes|husbands|roommates|flatmates)) )?")
 # ingesting, past or perfect
 _INGESTED = (r"(?:took|taken|swallowed|downed|ate|eaten|popped|chugged|necked|gulped|washed down|drank|drunk|"
-             r"overdosed on|od on)")
+             r"overdosed on|od on|injected|shot up)")
 # the body parts one harms (not hair, nails or teeth: "I cut my hair", "bit my nails")
 _BODY = (r"(?:head|forehead|face|fists?|hands?|knuckles|arms?|forearms?|wrists?|legs?|thighs?|skin|stomach|belly|hips?|"
          r"chest|shoulders?|ankles?|calves|shins?|ribs|neck)")
-_HARM_VERB = (r"(?:cut|cuts|cutting|burn|burns|burned|burnt|burning|scratch|scratched|scratching|hit|hits|hitting|punch|"
+_HARM_VERB = (r"(?:hurt|hurts|hurting|harm|harmed|harming|cut|cuts|cutting|burn|burns|burned|burnt|burning|scratch|scratched|scratching|hit|hits|hitting|punch|"
               r"punched|punching|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|smash|smashed|smashing|"
               r"bite|bit|biting|carve|carved|carving|stab|stabbed|stabbing|pinch|pinched|pinching|scrape|scraped|"
               r"scraping|slap|slapped|slapping|headbutt|headbutted|headbutting|claw|clawed|clawing|gouge|gouged|"
@@ -438,7 +449,7 @@ _GRATITUDE = (rf"(?:(?:thank you|thanks|thank u|thx|ty|so grateful|grateful|i ap
               rf"always being there|all (?:of )?(?:our|the|those|these) (?:chats|talks|conversations|messages|nights|"
               rf"years|time)|every (?:single )?(?:chat|conversation|talk|message|night|day)|everything you (?:have )?"
               rf"(?:ever )?done|all you (?:have )?done|never giving up on me|caring about me|trying|all of it|you|"
-              rf"our (?:chats|talks))\b(?! (?:today|tonight|this|earlier|yesterday|at|with|on|in|during|last)\b)"
+              rf"our (?:chats|talks)|the (?:chats|talks|conversations))\b(?! (?:today|tonight|this|earlier|yesterday|at|with|on|in|during|last)\b)"
               rf"|you (?:helped|saved|meant) (?:me )?more than you (?:know|will ever know|realise|realize)"
               rf"|you (?:were|have been) (?:kind|good|there) (?:to|for) me when (?:nobody|no one|noone) else was)")
 # a last message: it will not be followed by another one
@@ -449,6 +460,9 @@ _FINAL = (rf"(?:goodbye|farewell|for the last time|(?:goodbye|bye|gone|leaving|s
           rf"(?:you|anyone)) (?:{W} ){{0,2}}?(?:anymore|any more|again|after (?:today|tonight|this)|much longer)"
           rf"|i will not (?:talk|speak|message|text|write) (?:to (?:you|anyone) )?(?:again|anymore|any more)"
           rf"|you will not (?:hear from|see) me (?:again|anymore|any more)"
+          rf"|(?:have|live) a (?:good|great|wonderful|happy|beautiful|long|nice|lovely) life|hope your life is (?:good|"
+          rf"great|wonderful|happy|beautiful|long|amazing)|be well always|take care (?:of yourself )?always"
+          rf"|(?:it|that|this|you) (?:was|were|is) not enough(?= \||$| but)|(?:it is )?too late for me"
           rf"|(?:made|make|making) (?:the|my) (?:end|last (?:days|weeks|months|bit|part)) (?:so )?(?:easier|bearable|"
           rf"less lonely|less scary|better|lighter|kinder|softer))")
 # what releases the listener from blame for what is about to happen
@@ -468,14 +482,21 @@ _DEATH_EVENT = (rf"(?:my heart (?:would |will |to |could )?(?:just )?(?:stops?|g
                 rf"|(?:let|make) me (?:not wake up|not wake|die|not see (?:another|tomorrow|the morning)|stop "
                 rf"breathing|sleep forever|not be here|not exist|just go)"
                 rf"|(?:take|takes) me (?:in my sleep|tonight|soon|early|already)"
+                rf"|(?:i )?(?:(?:would|will|do|did) )?(?:not|never) hear (?:it|the alarm|my alarm) (?:go off|ring)"
+                rf"|(?:everything|it all|the (?:whole )?world|things|all of it) (?:to )?(?:go|fade|turn) (?:to )?(?:dark|black|"
+                rf"quiet|silent) "
+                rf"(?:forever|for good|and stay (?:dark|black|quiet|silent)(?: forever)?)"
                 rf"|(?:die|pass away|go) in my sleep"
+                rf"|(?:a|an) (?:heart attack|stroke|aneurysm|fatal (?:accident|crash|illness|disease)|car crash|plane crash|"
+                rf"bullet|terminal (?:illness|diagnosis)|quick death|painless death|early death|painless end|"
+                rf"overdose)\b(?! (?:free|report|claim|insurance|lawyer|survivor|awareness|recovery|scare)\b)"
                 rf"|(?:i )?(?:would |could )?(?:just )?(?:stop breathing|stop being alive|stop living|not be alive|stop existing|"
                 rf"not exist|cease to exist|"
                 rf"cease to be|be dead|be gone for good|be gone forever|get hit by (?:a|the) (?:bus|car|truck|train|"
                 rf"lorry)))")
 _WISH_VERB = (r"(?:hope|hopes|hoping|hoped|pray|prays|praying|prayed|wish|wishing|wished|(?:ask|asking|asked|beg|"
               r"begging|begged) god(?: to| that)?|would be nice|it would be nice|would be great|would be a relief|"
-              r"would be (?:such )?(?:a )?(?:relief|blessing|mercy)|would love|dream of|dreaming of|dreaming about|waiting for the day|long for|longing for)")
+              r"would be (?:such )?(?:a )?(?:relief|blessing|mercy)|would love|want|wanted|wanting|wants|dream of|dreaming of|dreaming about|waiting for the day|long for|longing for)")
 def _other_contents(doc: _Doc, m: re.Match[str]) -> bool:
     """The container taken is of something that is no medicine or poison: "ate the whole box of chocolates", "downed
     the whole bottle of wine" (sixth round: the attempt rules' hard negatives)."""
@@ -1756,7 +1777,7 @@ RULES: tuple[_Rule, ...] = (
     # self-harm ongoing: a relapse, wounds reopened, covered in fresh cuts, a purpose clause ("so I can cut")
     _Rule("harm_ongoing",
           rf"\b(?:relapsed|relapse|relapsing|slipped up|broke (?:my )?(?:clean )?streak)\b(?=.*\b(?:self harm\w*|sh|"
-          rf"cutting|blade|blades|razor|burn(?:ed|t|ing)? myself|hurt(?:ing)? myself|cut myself)\b)"
+          rf"cutting|cuts|wounds|blade|blades|razor|burn(?:ed|t|ing)? myself|hurt(?:ing)? myself|cut myself)\b)"
           rf"|\b(?:self harm\w*|sh|cutting|used {TO} cut|cut myself|blade|razor)\b(?=.*\b(?:relapsed|broke (?:my )?"
           rf"(?:clean )?streak)\b)"
           rf"|\b(?:picking|picked|pick|ripping|ripped|tearing|tore|reopening|reopened|pulling|pulled) (?:the |my |at "
@@ -1900,7 +1921,8 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:gym|workout|sparring|boxing|karate|martial|sport|football|rugby|hockey|match|dance|stove|oven|"
               r"iron(?:ing)?|kettle|sun|sunburn|bee|wasp|itchy|allergic|eczema|bed frame|cupboard|door frame|by "
-              r"mistake|clumsy|tripped|slipped)\b", d.norm)),
+              r"mistake|clumsy|tripped|slipped|stairs?|fell|walking|running|playing|lifting|moving|ball|bike|"
+              r"skat\w*|ski|skiing|snowboard\w*|climb\w*|hiking|work|job|physio|injury)\b", d.norm)),
     # self-harm: a blow against a surface until one's own body is damaged, or wanted to hurt
     _Rule("harm_on_surface",
           rf"\b(?:punch|punched|punching|hit|hitting|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|"
@@ -1917,6 +1939,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\bback {TO} (?:cutting|burning|scratching|hitting|punching|carving|self harming|sh|hurting myself|"
           rf"harming myself)(?= \||$| myself| my {_BODY}| again| every| most| (?:{W} ){{0,3}}?(?:night|nights|day|"
           rf"days|evening|week)\b)"
+          rf"|\bsh (?:would |had )?(?:again|last night|tonight|today|yesterday)\b"
           rf"|\b(?:and|then|i|i just|just) (?:cut|sh|self harmed)(?: again)?(?= \|(?: like)? every| \| again| like "
           rf"every| every (?:night|day|evening|time)| again (?:tonight|last night|today))",
           "high", "self_harm", mode="self",
@@ -1927,7 +1950,7 @@ RULES: tuple[_Rule, ...] = (
     # wake up", "asked god to let me not see another morning")
     _Rule("wish_death_event",
           rf"\b{_WISH_VERB} (?:(?:that|if|for|to|god|so) )?(?:{W} ){{0,3}}?{_DEATH_EVENT}",
-          "high", "suicidal_ideation", mode="self", negatable=False,
+          "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not re.match(
               r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
               " ".join(d.after(j, 3))) and not re.search(
@@ -1939,9 +1962,13 @@ RULES: tuple[_Rule, ...] = (
           rf"cursing|hate|hating|resent|resenting) (?:{W} ){{0,3}}?(?:that |because |when |to (?:find|realise|realize|"
           rf"see|be) (?:that )?)?(?:i |i am |am )?(?:was |am |woke up |have woken up |wake up )?(?:still )?(?:here|alive|"
           rf"breathing|woke up|woken up)(?= \||$| again| every| each| tbh| honestly| ngl| fr| another day| one more "
-          rf"day)",
+          rf"day)"
+          rf"|\b(?:disappoint\w*|sad|gutted|upset|let down) (?:{W} ){{0,2}}?(?:that |when )?(?:the|my) (?:scan|scans|test|"
+          rf"tests|results?|biopsy|bloods|blood work|mri|ct) (?:came back|come back|comes back|were|was|are|is) (?:all )?"
+          rf"(?:clear|negative|fine|normal|benign|clean)\b(?=.*\b(?:end|die|dead|dying|over|wanted it|hoped it|gone)\b)",
           "high", "suicidal_ideation", mode="self", negatable=False,
-          check=lambda d, m, i, j: re.search(r"\b(?:still|woke|woken|wake|alive|breathing)\b", m.group()) is not None
+          check=lambda d, m, i, j: re.search(r"\b(?:still|woke|woken|wake|alive|breathing|came back|come back|"
+                                             r"comes back)\b", m.group()) is not None
           and not re.search(r"\b(?:office|work|school|queue|airport|line|waiting|traffic|party|bar|class|meeting|"
                             r"hospital|station)\b", d.norm)),
     # burden: others would be better, freer or relieved with the speaker gone for good ("everyone would breathe easier
@@ -1959,6 +1986,113 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: (_no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None) and (
               True if re.search(r"\b(?:for good|forever|for ever|permanently|dead|never born|not alive|no longer alive)\b",
                                 d.norm) else ("medium", "hopelessness"))),
+    # attempt: a poison drunk ("I've drunk bleach", "swallowed some drain cleaner"); an act taken, in the past or
+    # perfect ("consider drinking bleach", said to others, is none)
+    _Rule("poison_taken",
+          r"\b(?:drank|drunk|swallowed|downed|took|taken|ingested|chugged) (?:some |a (?:bottle|"
+          r"cup|glass|mouthful|can) of |the |a load of |half a bottle of |a whole bottle of )?(?:bleach|antifreeze|poison|"
+          r"weed ?killer|rat poison|pesticide|drain cleaner|paraquat|lighter fluid|cleaning fluid|oven cleaner|"
+          r"toilet cleaner|methanol)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _NOT_THE_SPEAKER.search(d.norm) is None and not re.search(
+              r"\b(?:game|film|movie|book|show|play|character|villain|poison ivy|ivy)\b", d.norm)),
+    # attempt: what was taken is in the body now ("the pills are in my system", "it's all in my stomach now")
+    _Rule("in_my_system",
+          rf"\b(?:the |my |those |these |all the |all my |it all|everything i took|all of it|the whole lot)?(?:{_SUBSTANCE} |"
+          rf"overdose |poison |bleach )?(?:is|are|s) (?:already |all )?in my (?:system|stomach|blood|bloodstream|body)\b"
+          rf"(?= \||$| now| already| and| i can| so| nothing| it is too| its too| no going back)",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: re.search(rf"\b(?:{_SUBSTANCE}|overdose|poison|bleach|took|swallowed|it all|"
+                                             rf"everything i took)\b", d.norm) is not None
+          and _TREATMENT.search(d.norm) is None and not re.search(
+              r"\b(?:caffeine|coffee|sugar|alcohol|booze|beer|wine|virus|covid|flu|bacteria|infection|working|better|"
+              r"kicking in for|antibiotic\w*|vaccine|cold)\b", d.norm)),
+    # attempt in progress: bleeding out, in the water now
+    _Rule("dying_now",
+          r"\b(?:i am|im|am) (?:bleeding out|losing (?:so much|a lot of|too much) blood)\b"
+          r"|\b(?:i am|im|am) (?:in|into) the (?:water|river|sea|ocean|lake|canal|reservoir|loch|estuary) (?:right )?now\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:game|character|raid|match|zombie|npc|level|boss|squad|"
+                                                 r"period|nose|nosebleed|swim|swimming|beach|holiday|surf\w*|paddl\w*|"
+                                                 r"wetsuit|come in|lifeguard|kayak\w*|boat|fishing|dip|dog|warm|lovely|"
+                                                 r"amazing|training|triathlon)\b", d.norm) and (
+              "bleeding" in m.group() or "losing" in m.group() or re.search(
+                  r"\b(?:cold|bye|goodbye|sorry|let go|can not swim|far out|sinking|current|weights|stones|pockets|"
+                  r"this is it|forgive me)\b", d.norm) is not None)),
+    # self-harm: a cut deep, said of one's own act ("cut deep tonight", "i cut deeper than ever")
+    _Rule("cut_deep",
+          r"(?:^|\| |\bi |\band |\bthen |\bjust )(?:cut|sliced|went) (?:way |really |too |so |much )?(?:deep|deeper)\b"
+          r"(?! (?:into the|into our|into my (?:savings|budget|pocket)|in the)\b)",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: re.search(rf"\b(?:tonight|last night|bleeding|blood|again|than usual|than ever|"
+                                             rf"stitches|steri|bandage\w*|plasters?|{_BODY}|scared me)\b", d.norm)
+          is not None and _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:budget|costs|spending|comment|words|joke|insult|lore|hair|fringe|wood|fabric|cake|bread|"
+              r"meat|steak|argument|fight|debate|discussion|conversation|rabbit hole|research|thought|thinking|"
+              r"dive|diving|water|pool)\b", d.norm)),
+    # self-harm: a wound deeper than meant ("went way too deep on my thigh", "went deeper than usual last night")
+    _Rule("harm_depth",
+          rf"\bwent (?:way |much |a bit |a little |far )?(?:too deep|deeper|so deep|really deep|too far)(?: {W})?"
+          rf"(?= \||$| (?:on|into|in) my {_BODY}| (?:than|last|tonight|this|again|and|had|it|i)\b)",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: re.search(rf"\b(?:{_BODY}|bandaids?|plasters?|stitches|bandages?|blood|bleeding|"
+                                             rf"scared me|than usual|than i meant|than i wanted|than before|blade|razor|"
+                                             rf"cut|cutting|cuts)\b", d.norm) is not None and not re.search(
+              r"\b(?:lore|rabbit hole|forest|woods|water|pool|sea|ocean|dive|diving|research|conversation|thought|"
+              r"debt|overdraft|mine|cave|tunnel|fandom|wiki|book|show|joke|prank|argument|fight|tattoo)\b", d.norm)),
+    # self-harm: a hot or sharp thing pressed, dragged or held to one's own body ("pressing hot spoons on my skin")
+    _Rule("harm_pressed",
+          rf"\b(?:press|pressed|pressing|presses|hold|held|holding|put|putting|drag|dragged|dragging|run|ran|running|"
+          rf"dig|dug|digging|push|pushed|pushing|stub|stubbed|stubbing) (?:a |the |my |some )?(?:hot |burning |lit |"
+          rf"heated |red hot |sharp )?(?:spoons?|lighter|cigarettes?|blades?|razors?|razor blades?|knife|knives|needles?|"
+          rf"pins?|compass|iron|match|matches|lighters|scissors|glass) (?:{W} )?(?:on|onto|into|against|across|along|"
+          rf"over|to) my (?:own )?{_BODY}\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:tattoo|piercing|acupuncture|doctor|nurse|injection|vaccine|splinter|ironing|shirt|massage|"
+              r"hairdresser|curling)\b", d.norm)),
+    # self-harm: hiding new wounds ("covered the fresh cuts with long sleeves again")
+    _Rule("harm_hidden",
+          rf"\b(?:hide|hid|hidden|hiding|cover|covered|covering|conceal|concealed|concealing) (?:up )?(?:the |my )?"
+          rf"(?:(?:new|fresh|latest) (?:marks|cuts|burns|scratches|wounds|scars)|(?:marks|cuts|burns) on my {_BODY})\b",
+          "high", "self_harm", mode="self", check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None
+          and not re.search(r"\b(?:tattoo|hickey|hickeys|love bites|bruise from|makeup for the|eczema)\b", d.norm)),
+    # wish to be dead: trading places with the dead ("I'd swap places with him", at a grave)
+    _Rule("wish_trade_places",
+          rf"\b(?:trade|swap|switch|change) places with (?:him|her|them|the dead|my (?:{W} )?{W}|whoever)\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:grave|graves|cemetery|funeral|buried|dead|died|passed away|"
+                                             r"heaven|coffin|casket|obituary|late)\b", d.norm) is not None
+          and not re.search(r"\b(?:holiday|vacation|beach|rich|famous|lottery|job|lol|lmao|haha\w*)\b", d.norm)),
+    # wish to be dead: relieved if the vehicle one is in crashed ("relieved if the flight went down with me on it")
+    _Rule("wish_crash_relief",
+          rf"\b(?:relieved|glad|grateful|happy|fine|okay|ok|at peace|not (?:mind|care)) if (?:{W} ){{0,3}}?(?:the|that|my|"
+          rf"a|this) (?:plane|flight|car|bus|train|boat|ship|ferry|taxi|uber|coach) (?:{W} )?(?:crashed|crashes|went down|"
+          rf"goes down|sank|sinks|flipped|hit something|fell)\b",
+          "high", "suicidal_ideation", mode="self", check=lambda d, m, i, j: re.search(
+              r"\b(?:with me|me (?:on|in) it|my (?:plane|flight|car|bus|train|boat|ship|ferry|taxi|uber|coach))\b", d.norm)
+          is not None),
+    # farewell: leaving a record so someone knows what one was ("sending this so someone knows I tried")
+    _Rule("farewell_record",
+          rf"\bso (?:that )?(?:someone|somebody|people|you|everyone|everybody|they|my (?:{W} )?{W}) (?:knows?|will know|"
+          rf"remembers?|will remember|can (?:know|remember)) (?:that )?i (?:was|tried|loved|cared|did try|existed|meant)\b"
+          rf"|\b(?:a )?record (?:that|of how) i (?:tried|was|existed|loved|cared)\b"
+          rf"|\b(?:say|tell (?:them|people|everyone))(?: that)? i was (?:happy|good|kind|trying|loved|okay)(?: once| "
+          rf"sometimes| at least once)(?= \||$| ok| please| for the last)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None),
+    # farewell: a goodnight or a sign-off for the last time, or no text after this one
+    _Rule("farewell_last_time",
+          rf"\b(?:goodnight|good night|goodbye|bye|signing off|logging off|saying goodbye) for the (?:very )?last time\b"
+          rf"(?! (?:in|at|from|on|as|before|this|here|to)\b)"
+          rf"|\byou (?:will not|will never|wo not) (?:get|receive|see|hear) (?:another|any more|any other|one more|a "
+          rf"single|any) (?:text|message|msg|word|reply)s? from me\b(?! (?:until|till|before|tonight|today|for a|this|"
+          rf"while|during)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not _to_a_thing(
+              d, j) and not re.search(r"\b(?:until|till|before|land|landing|flight|phone|battery|data|signal|back|"
+                                      r"tomorrow|later|exam|exams|apartment|flat|house|account)\b", d.norm)),
     # farewell: gratitude for the bond + a mark that this is the last message (either order)
     _Rule("farewell_thanks",
           rf"\b{_GRATITUDE}(?=.*\b{_FINAL}\b)|\b{_FINAL}(?=.*\b{_GRATITUDE})",
