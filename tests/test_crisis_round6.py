@@ -460,3 +460,17 @@ def test_long_chat_lines_stay_cheap():
     for t in texts:
         crisis.detect_crisis(t)
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_a_rules_gate_is_implied_by_its_pattern():
+    """A gated rule is skipped when none of its gate words is in the message: that must never skip a match (checked
+    over every text of the crisis set and of this file)."""
+    texts = sorted(crisis_set_texts()) + [t for _, t, _ in POSITIVES] + NEGATIVES
+    gated = [r for r in cr.RULES if r.gate]
+    assert len(gated) >= 20
+    for text in texts:
+        doc = crisis.parse(text)
+        words = set(doc.words)
+        for rule in gated:
+            if rule.regex.search(doc.norm):
+                assert not rule.gate.isdisjoint(words), (rule.name, text)

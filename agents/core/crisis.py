@@ -560,7 +560,10 @@ def denied_by_speaker(text: str) -> bool:
     if _CONTRAST.search(doc.norm):
         return False  # "I'm not suicidal but I took all my pills": what follows the denial is what matters
     notes: list[str] = []
+    words = set(doc.words)
     for rule, regex in _compiled_rules():
+        if rule.gate and rule.gate.isdisjoint(words):
+            continue
         for m in regex.finditer(doc.norm):
             if m.end() > m.start() and _judge(doc, rule, m, notes) is not None:
                 i, j = _words_of(doc, m)
@@ -583,8 +586,11 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
     doc = parse(text)
     if not doc.words:
         return None
-    best: tuple[tuple[int, bool, int], dict[str, Any]] | None = None
+    best: tuple[tuple[int, bool, bool, int], dict[str, Any]] | None = None
+    words = set(doc.words)
     for rule, regex in _compiled_rules():
+        if rule.gate and rule.gate.isdisjoint(words):
+            continue  # none of the words any match of the rule contains
         for m in regex.finditer(doc.norm):
             if m.end() <= m.start():
                 continue

@@ -56,6 +56,8 @@ class _Rule:
     noun: bool = False         # an implicit subject needs an experiential context
     check: Check | None = None  # -> False (veto) | (severity, category) | True/None (keep)
     neg_scope: str = "prefix"  # negation looked for before the phrase, or also inside it ("all")
+    # words of which any match must contain one (a cheap set test before the regex runs; empty: always run)
+    gate: frozenset[str] = frozenset()
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -465,6 +467,7 @@ _FINAL = (rf"(?:goodbye|farewell|for the last time|(?:goodbye|bye|gone|leaving|s
           rf"|(?:it|that|this|you) (?:was|were|is) not enough(?= \||$| but)|(?:it is )?too late for me"
           rf"|(?:made|make|making) (?:the|my) (?:end|last (?:days|weeks|months|bit|part)) (?:so )?(?:easier|bearable|"
           rf"less lonely|less scary|better|lighter|kinder|softer))")
+_FINAL_RE = re.compile(rf"\b{_FINAL}\b")
 # what releases the listener from blame for what is about to happen
 _ABSOLVE = (r"(?:none of (?:this|it|that) (?:is|was|will be|would be) (?:on you|your fault|because of you|on anyone|"
             r"anyones fault|yours to carry)|(?:it is|its|this is|that is|thats|it was|this was|it will be) not (?:on you|your fault|yours to "
@@ -1844,14 +1847,16 @@ RULES: tuple[_Rule, ...] = (
           rf"\b{_INGESTED} (?:(?P<more>{_TOTAL}) {_OWNER}(?:{W} )?(?:{_SUBSTANCE}|{_MED_CONTAINER}|{_CONTAINER} of "
           rf"(?:{W} )?{_SUBSTANCE})|(?P<all>all|all of|every one of) {_OWNER}(?:{W} )?{_SUBSTANCE}"
           rf"|{_OWNER}(?:{W} )?(?:whole|entire|full) (?:{_MED_CONTAINER}|{_CONTAINER} of (?:{W} )?{_SUBSTANCE}))\b",
-          "high", "suicide_plan", mode="self", check=_overdose_taken_check),
+          "high", "suicide_plan", mode="self", check=_overdose_taken_check,
+          gate=frozenset("took taken swallowed downed ate eaten popped chugged necked gulped washed drank drunk overdosed od injected shot".split())),
     # attempt: a container emptied into one's mouth ("tipped the pill box down my throat")
     _Rule("emptied_into_mouth",
           rf"\b(?:emptied|tipped|poured|dumped|shook|shoved|stuffed|crammed) {_OWNER}(?:{W} ){{0,2}}?(?:{_SUBSTANCE}|"
           rf"{_MED_CONTAINER}|{_CONTAINER})(?: of (?:{W} )?{_SUBSTANCE})? (?:out )?(?:into|in|down) my (?:mouth|throat)\b",
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:sweets|candy|chips|crisps|popcorn|cereal|tic tacs|mints|"
-                                                 r"gummies|skittles|vitamins?)\b", d.norm)),
+                                                 r"gummies|skittles|vitamins?)\b", d.norm),
+          gate=frozenset("mouth throat".split())),
     # attempt in progress: a cut to a lethal site with bleeding or a time of now ("opened up my wrist just now")
     _Rule("wound_now",
           rf"\b(?:cut|slit|sliced|slashed|opened|carved|stabbed|gashed) (?:up |open |into )?(?:my |both my |both of my |"
@@ -1864,14 +1869,16 @@ RULES: tuple[_Rule, ...] = (
           and _HARM_BENIGN.search(d.norm) is None and not re.search(r"\b(?:glass|knife slipped|kitchen|bottle opener|"
                                                                      r"tin|can|paper|fence|nail|metal|wire|while|"
                                                                      r"surgeon|doctor|nurse)\b", d.norm)
-          and not re.match(r"(?:open )?on (?:a|the|some|my) ", " ".join(d.after(j, 3)))),
+          and not re.match(r"(?:open )?on (?:a|the|some|my) ", " ".join(d.after(j, 3))),
+          gate=frozenset("wrist wrists vein veins throat neck arm forearm".split())),
     # attempt in progress: the engine running in a closed space, the speaker inside ("motor on, garage shut, typing
     # this from the driver's seat")
     _Rule("exhaust_now",
           r"\b(?:engine|motor|car|ignition) (?:is |was |left |turned |switched )?(?:on|running|started|idling)\b",
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: _ENCLOSED.search(d.norm) is not None and _IN_PROGRESS.search(d.norm) is not None
-          and _CAR_BENIGN.search(d.norm) is None),
+          and _CAR_BENIGN.search(d.norm) is None,
+          gate=frozenset("engine motor car ignition".split())),
     # attempt in progress: stepping in front of a train, onto the tracks or into traffic, now
     _Rule("in_front_now",
           rf"\b(?:stepping|walking|jumping|throwing myself|lying down|laying down|going {TO} (?:step|walk|jump|lie "
@@ -1881,7 +1888,8 @@ RULES: tuple[_Rule, ...] = (
           rf"the (?:tracks|rails|railway line|railway|train line|motorway|highway|freeway))\b",
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: _IN_PROGRESS.search(d.norm) is not None and _TRANSIT_BENIGN.search(d.norm) is None
-          and not re.search(r"\b(?:dog|cat|child|kid|kids|ball|wallet|phone|hat)\b", d.norm)),
+          and not re.search(r"\b(?:dog|cat|child|kid|kids|ball|wallet|phone|hat)\b", d.norm),
+          gate=frozenset("front tracks rails railway line motorway highway freeway".split())),
     # attempt in progress: at the edge, said without a subject ("standing at the edge of the car park roof. this is
     # it"); the place now rules' everyday readings (a view, waiting, a repair) apply
     _Rule("edge_now",
@@ -1891,7 +1899,8 @@ RULES: tuple[_Rule, ...] = (
           rf"balcony)\b",
           "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _RULES_BY_NAME["on_the_place_now"].check(
               d, m, i, j) and _HEIGHT.search(" ".join(d.sentence_words(i))) is not None and not re.search(r"\b(?:bed|sofa|couch|seat|chair|pool|bath|tub|desk|"
-                                                               r"stage|dock|pier)\b", d.norm)),
+                                                               r"stage|dock|pier)\b", d.norm),
+          gate=frozenset("edge ledge railing rail parapet roof rooftop bridge cliff tracks sill windowsill balcony".split())),
     # attempt: "it is done" / "I did it" with the means or the act named in the message
     _Rule("done_it",
           r"\b(?:i (?:already |just |finally )?did it|i have (?:already |just |finally )?done it|it is (?:already )?"
@@ -1902,7 +1911,8 @@ RULES: tuple[_Rule, ...] = (
                                              r"kicking in|overdose|od|gas|engine|jumped|edge|bottle|razor|blade)\b",
                                              d.norm) is not None and _TREATMENT.search(d.norm) is None
           and not re.search(r"\b(?:hair|haircut|tattoo|piercing|essay|project|homework|test|exam|job|deal|"
-                            r"application|cake|recipe|lawn|grass)\b", d.norm)),
+                            r"application|cake|recipe|lawn|grass)\b", d.norm),
+          gate=frozenset("did done going late undo".split())),
     # preparatory: a ligature is up ("the rope is up", "the belt is tied to the beam"); sport, boats and
     # washing lines clear it
     _Rule("ligature_up",
@@ -1910,7 +1920,8 @@ RULES: tuple[_Rule, ...] = (
           r"hanging|ready|set up|in place|secured|knotted) (?:from |to |on |over |around |in )?(?:the |my )?(?:beam|"
           r"banister|bannister|door|railing|hook|rafter|rafters|tree|loft|attic|ceiling|stairs|closet|wardrobe)?\b",
           "high", "suicide_plan", mode="self",
-          check=lambda d, m, i, j: _ROPE_BENIGN.search(d.norm) is None),
+          check=lambda d, m, i, j: _ROPE_BENIGN.search(d.norm) is None,
+          gate=frozenset("rope ropes noose nooses belt belts cord cords cable cables ligature ligatures".split())),
     # self-harm: a harm verb on one's own body with a mark of purpose, outcome or habit ("burning my forearm with
     # the lighter every evening", "slammed my forehead into the tiles on purpose")
     _Rule("harm_marked",
@@ -1922,7 +1933,8 @@ RULES: tuple[_Rule, ...] = (
               r"\b(?:gym|workout|sparring|boxing|karate|martial|sport|football|rugby|hockey|match|dance|stove|oven|"
               r"iron(?:ing)?|kettle|sun|sunburn|bee|wasp|itchy|allergic|eczema|bed frame|cupboard|door frame|by "
               r"mistake|clumsy|tripped|slipped|stairs?|fell|walking|running|playing|lifting|moving|ball|bike|"
-              r"skat\w*|ski|skiing|snowboard\w*|climb\w*|hiking|work|job|physio|injury)\b", d.norm)),
+              r"skat\w*|ski|skiing|snowboard\w*|climb\w*|hiking|work|job|physio|injury)\b", d.norm),
+          gate=frozenset("myself my".split())),
     # self-harm: a blow against a surface until one's own body is damaged, or wanted to hurt
     _Rule("harm_on_surface",
           rf"\b(?:punch|punched|punching|hit|hitting|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|"
@@ -1933,7 +1945,8 @@ RULES: tuple[_Rule, ...] = (
           rf"to hurt|to feel (?:pain|something|anything)|to (?:punish|hurt) myself|so it (?:would|will) hurt)\b",
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
-              r"\b(?:game|match|goal|karate|boxing|gym|sparring|film|movie)\b", d.norm)),
+              r"\b(?:game|match|goal|karate|boxing|gym|sparring|film|movie)\b", d.norm),
+          gate=frozenset("wall walls door mirror tiles floor desk table".split())),
     # self-harm resumed or habitual: "back to cutting", "went to the bathroom and cut. like every night"
     _Rule("harm_habit",
           rf"\bback {TO} (?:cutting|burning|scratching|hitting|punching|carving|self harming|sh|hurting myself|"
@@ -1945,7 +1958,8 @@ RULES: tuple[_Rule, ...] = (
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:carbs|sugar|calories|meat|dairy|gluten|costs|corners|class|classes|ties|the grass|coupons|"
-              r"candles|incense|the gym|the books|fabric|wood|paper|hair|nails|fringe|bangs|lines|cds|rice)\b", d.norm)),
+              r"candles|incense|the gym|the books|fabric|wood|paper|hair|nails|fringe|bangs|lines|cds|rice)\b", d.norm),
+          gate=frozenset("back cut sh self".split())),
     # wish to be dead: a wish verb + an event of one's own death ("praying my heart gives out", "would be nice not to
     # wake up", "asked god to let me not see another morning")
     _Rule("wish_death_event",
@@ -1955,7 +1969,8 @@ RULES: tuple[_Rule, ...] = (
               r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
               " ".join(d.after(j, 3))) and not re.search(
               r"\b(?:(?:do|did|does) not|never) (?:hope|pray|wish|want)\b|\b(?:he|she|they|him|her|my (?:dad|mum|mom|"
-              r"grandma|grandad|nan|dog|cat)) (?:would |will )?(?:not|never)\b", " ".join(d.before(i, 4) + d.words[i:j]))),
+              r"grandma|grandad|nan|dog|cat)) (?:would |will )?(?:not|never)\b", " ".join(d.before(i, 4) + d.words[i:j])),
+          gate=frozenset("hope hopes hoping hoped pray prays praying prayed wish wishing wished ask asking asked beg begging begged would want wanted wanting wants dream dreaming waiting long longing".split())),
     # wish to be dead: disappointed to be alive ("gutted I woke up still breathing", "annoyed I'm still here. again")
     _Rule("sorry_still_alive",
           rf"\b(?:disappoint\w*|annoyed|upset|angry|mad|pissed|gutted|sad|let down|frustrated|furious|devastated|"
@@ -1970,7 +1985,8 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: re.search(r"\b(?:still|woke|woken|wake|alive|breathing|came back|come back|"
                                              r"comes back)\b", m.group()) is not None
           and not re.search(r"\b(?:office|work|school|queue|airport|line|waiting|traffic|party|bar|class|meeting|"
-                            r"hospital|station)\b", d.norm)),
+                            r"hospital|station)\b", d.norm),
+          gate=frozenset("here alive breathing woke woken clear negative fine normal benign clean".split())),
     # burden: others would be better, freer or relieved with the speaker gone for good ("everyone would breathe easier
     # if I were out of the picture"); a bounded absence ("out of the office for a week", "gone on weekends") is none
     _Rule("burden_if_gone",
@@ -1985,7 +2001,8 @@ RULES: tuple[_Rule, ...] = (
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: (_no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None) and (
               True if re.search(r"\b(?:for good|forever|for ever|permanently|dead|never born|not alive|no longer alive)\b",
-                                d.norm) else ("medium", "hopelessness"))),
+                                d.norm) else ("medium", "hopelessness")),
+          gate=frozenset("if".split())),
     # attempt: a poison drunk ("I've drunk bleach", "swallowed some drain cleaner"); an act taken, in the past or
     # perfect ("consider drinking bleach", said to others, is none)
     _Rule("poison_taken",
@@ -1995,18 +2012,19 @@ RULES: tuple[_Rule, ...] = (
           r"toilet cleaner|methanol)\b",
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: _NOT_THE_SPEAKER.search(d.norm) is None and not re.search(
-              r"\b(?:game|film|movie|book|show|play|character|villain|poison ivy|ivy)\b", d.norm)),
+              r"\b(?:game|film|movie|book|show|play|character|villain|poison ivy|ivy)\b", d.norm),
+          gate=frozenset("bleach antifreeze poison weed weedkiller pesticide cleaner paraquat fluid methanol".split())),
     # attempt: what was taken is in the body now ("the pills are in my system", "it's all in my stomach now")
     _Rule("in_my_system",
-          rf"\b(?:the |my |those |these |all the |all my |it all|everything i took|all of it|the whole lot)?(?:{_SUBSTANCE} |"
-          rf"overdose |poison |bleach )?(?:is|are|s) (?:already |all )?in my (?:system|stomach|blood|bloodstream|body)\b"
+          rf"\b(?:is|are|s) (?:already |all )?in my (?:system|stomach|blood|bloodstream|body)\b"
           rf"(?= \||$| now| already| and| i can| so| nothing| it is too| its too| no going back)",
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: re.search(rf"\b(?:{_SUBSTANCE}|overdose|poison|bleach|took|swallowed|it all|"
                                              rf"everything i took)\b", d.norm) is not None
           and _TREATMENT.search(d.norm) is None and not re.search(
               r"\b(?:caffeine|coffee|sugar|alcohol|booze|beer|wine|virus|covid|flu|bacteria|infection|working|better|"
-              r"kicking in for|antibiotic\w*|vaccine|cold)\b", d.norm)),
+              r"kicking in for|antibiotic\w*|vaccine|cold)\b", d.norm),
+          gate=frozenset("system stomach blood bloodstream body".split())),
     # attempt in progress: bleeding out, in the water now
     _Rule("dying_now",
           r"\b(?:i am|im|am) (?:bleeding out|losing (?:so much|a lot of|too much) blood)\b"
@@ -2018,18 +2036,20 @@ RULES: tuple[_Rule, ...] = (
                                                  r"amazing|training|triathlon)\b", d.norm) and (
               "bleeding" in m.group() or "losing" in m.group() or re.search(
                   r"\b(?:cold|bye|goodbye|sorry|let go|can not swim|far out|sinking|current|weights|stones|pockets|"
-                  r"this is it|forgive me)\b", d.norm) is not None)),
+                  r"this is it|forgive me)\b", d.norm) is not None),
+          gate=frozenset("bleeding losing water river sea ocean lake canal reservoir loch estuary".split())),
     # self-harm: a cut deep, said of one's own act ("cut deep tonight", "i cut deeper than ever")
     _Rule("cut_deep",
-          r"(?:^|\| |\bi |\band |\bthen |\bjust )(?:cut|sliced|went) (?:way |really |too |so |much )?(?:deep|deeper)\b"
+          r"\b(?:cut|sliced|went) (?:way |really |too |so |much )?(?:deep|deeper)\b"
           r"(?! (?:into the|into our|into my (?:savings|budget|pocket)|in the)\b)",
           "high", "self_harm", mode="self",
-          check=lambda d, m, i, j: re.search(rf"\b(?:tonight|last night|bleeding|blood|again|than usual|than ever|"
+          check=lambda d, m, i, j: d.before(i, 1) in ([], ["|"], ["i"], ["and"], ["then"], ["just"]) and re.search(rf"\b(?:tonight|last night|bleeding|blood|again|than usual|than ever|"
                                              rf"stitches|steri|bandage\w*|plasters?|{_BODY}|scared me)\b", d.norm)
           is not None and _HARM_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:budget|costs|spending|comment|words|joke|insult|lore|hair|fringe|wood|fabric|cake|bread|"
               r"meat|steak|argument|fight|debate|discussion|conversation|rabbit hole|research|thought|thinking|"
-              r"dive|diving|water|pool)\b", d.norm)),
+              r"dive|diving|water|pool)\b", d.norm),
+          gate=frozenset("deep deeper".split())),
     # self-harm: a wound deeper than meant ("went way too deep on my thigh", "went deeper than usual last night")
     _Rule("harm_depth",
           rf"\bwent (?:way |much |a bit |a little |far )?(?:too deep|deeper|so deep|really deep|too far)(?: {W})?"
@@ -2039,7 +2059,8 @@ RULES: tuple[_Rule, ...] = (
                                              rf"scared me|than usual|than i meant|than i wanted|than before|blade|razor|"
                                              rf"cut|cutting|cuts)\b", d.norm) is not None and not re.search(
               r"\b(?:lore|rabbit hole|forest|woods|water|pool|sea|ocean|dive|diving|research|conversation|thought|"
-              r"debt|overdraft|mine|cave|tunnel|fandom|wiki|book|show|joke|prank|argument|fight|tattoo)\b", d.norm)),
+              r"debt|overdraft|mine|cave|tunnel|fandom|wiki|book|show|joke|prank|argument|fight|tattoo)\b", d.norm),
+          gate=frozenset("went".split())),
     # self-harm: a hot or sharp thing pressed, dragged or held to one's own body ("pressing hot spoons on my skin")
     _Rule("harm_pressed",
           rf"\b(?:press|pressed|pressing|presses|hold|held|holding|put|putting|drag|dragged|dragging|run|ran|running|"
@@ -2050,20 +2071,23 @@ RULES: tuple[_Rule, ...] = (
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:tattoo|piercing|acupuncture|doctor|nurse|injection|vaccine|splinter|ironing|shirt|massage|"
-              r"hairdresser|curling)\b", d.norm)),
+              r"hairdresser|curling)\b", d.norm),
+          gate=frozenset("spoon spoons lighter lighters cigarette cigarettes blade blades razor razors knife knives needle needles pin pins compass iron match matches scissors glass".split())),
     # self-harm: hiding new wounds ("covered the fresh cuts with long sleeves again")
     _Rule("harm_hidden",
           rf"\b(?:hide|hid|hidden|hiding|cover|covered|covering|conceal|concealed|concealing) (?:up )?(?:the |my )?"
           rf"(?:(?:new|fresh|latest) (?:marks|cuts|burns|scratches|wounds|scars)|(?:marks|cuts|burns) on my {_BODY})\b",
           "high", "self_harm", mode="self", check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None
-          and not re.search(r"\b(?:tattoo|hickey|hickeys|love bites|bruise from|makeup for the|eczema)\b", d.norm)),
+          and not re.search(r"\b(?:tattoo|hickey|hickeys|love bites|bruise from|makeup for the|eczema)\b", d.norm),
+          gate=frozenset("marks cuts burns scratches wounds scars".split())),
     # wish to be dead: trading places with the dead ("I'd swap places with him", at a grave)
     _Rule("wish_trade_places",
           rf"\b(?:trade|swap|switch|change) places with (?:him|her|them|the dead|my (?:{W} )?{W}|whoever)\b",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: re.search(r"\b(?:grave|graves|cemetery|funeral|buried|dead|died|passed away|"
                                              r"heaven|coffin|casket|obituary|late)\b", d.norm) is not None
-          and not re.search(r"\b(?:holiday|vacation|beach|rich|famous|lottery|job|lol|lmao|haha\w*)\b", d.norm)),
+          and not re.search(r"\b(?:holiday|vacation|beach|rich|famous|lottery|job|lol|lmao|haha\w*)\b", d.norm),
+          gate=frozenset("places".split())),
     # wish to be dead: relieved if the vehicle one is in crashed ("relieved if the flight went down with me on it")
     _Rule("wish_crash_relief",
           rf"\b(?:relieved|glad|grateful|happy|fine|okay|ok|at peace|not (?:mind|care)) if (?:{W} ){{0,3}}?(?:the|that|my|"
@@ -2071,7 +2095,8 @@ RULES: tuple[_Rule, ...] = (
           rf"goes down|sank|sinks|flipped|hit something|fell)\b",
           "high", "suicidal_ideation", mode="self", check=lambda d, m, i, j: re.search(
               r"\b(?:with me|me (?:on|in) it|my (?:plane|flight|car|bus|train|boat|ship|ferry|taxi|uber|coach))\b", d.norm)
-          is not None),
+          is not None,
+          gate=frozenset("if".split())),
     # farewell: leaving a record so someone knows what one was ("sending this so someone knows I tried")
     _Rule("farewell_record",
           rf"\bso (?:that )?(?:someone|somebody|people|you|everyone|everybody|they|my (?:{W} )?{W}) (?:knows?|will know|"
@@ -2081,7 +2106,8 @@ RULES: tuple[_Rule, ...] = (
           rf"sometimes| at least once)(?= \||$| ok| please| for the last)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
-          and _BENIGN_FAREWELL.search(d.norm) is None),
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset("so record say tell".split())),
     # farewell: a goodnight or a sign-off for the last time, or no text after this one
     _Rule("farewell_last_time",
           rf"\b(?:goodnight|good night|goodbye|bye|signing off|logging off|saying goodbye) for the (?:very )?last time\b"
@@ -2092,13 +2118,15 @@ RULES: tuple[_Rule, ...] = (
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not _to_a_thing(
               d, j) and not re.search(r"\b(?:until|till|before|land|landing|flight|phone|battery|data|signal|back|"
-                                      r"tomorrow|later|exam|exams|apartment|flat|house|account)\b", d.norm)),
+                                      r"tomorrow|later|exam|exams|apartment|flat|house|account)\b", d.norm),
+          gate=frozenset("last me".split())),
     # farewell: gratitude for the bond + a mark that this is the last message (either order)
     _Rule("farewell_thanks",
-          rf"\b{_GRATITUDE}(?=.*\b{_FINAL}\b)|\b{_FINAL}(?=.*\b{_GRATITUDE})",
+          rf"\b{_GRATITUDE}",
           "high", "warning_sign", mode="self",
-          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
-          and _BENIGN_FAREWELL.search(d.norm) is None),
+          check=lambda d, m, i, j: _FINAL_RE.search(d.norm) is not None and _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset("thank thanks thx ty grateful appreciate you".split())),
     # farewell: the message names itself the last ("last text from me", "this is the last one" after our chats)
     _Rule("farewell_last_text",
           rf"\b(?:(?:last|final) (?:text|message|msg|words|note) from me|(?:this is|this will be|heres|here is) (?:my |"
@@ -2108,7 +2136,8 @@ RULES: tuple[_Rule, ...] = (
           rf"that was) the (?:last|final) one(?= \||$)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
-          and _BENIGN_FAREWELL.search(d.norm) is None),
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset("last final".split())),
     # farewell: releasing the listener from blame for what is about to happen
     _Rule("farewell_absolve",
           rf"\b{_ABSOLVE_WHEN} (?:\| )?(?:{W} ){{0,2}}?{_ABSOLVE}\b|\b{_ABSOLVE}\b(?: {W}){{0,3}} (?:\| )?{_ABSOLVE_WHEN}",
@@ -2116,7 +2145,8 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: not re.search(
               r"\b(?:interview|exam|exams|game|match|meeting|result|results|trial|court|surgery|operation|vote|"
               r"election|project|presentation|launch|deal|wedding|trip|flight|divorce|custody|break ?up|breakup|"
-              r"tournament|audition|application|test|biopsy|scan)\b", d.norm)),
+              r"tournament|audition|application|test|biopsy|scan)\b", d.norm),
+          gate=frozenset("happens after when if once whatever".split())),
     # farewell: nobody will have to look after me after tonight ("after tonight nobody has to check on me, bye")
     _Rule("farewell_no_one_has_to",
           rf"\b(?:nobody|no one|noone|no body|you|none of you|they|everyone) (?:has|have|will have|needs?|will need|"
@@ -2127,7 +2157,8 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: re.search(r"\b(?:after (?:tonight|today|this)|bye|goodbye|for good|ever again|soon|"
                                              r"x)\b", d.norm) is not None and _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:cast|recover\w*|better|healed|heal|sober|discharged|home|own place|back|sister|brother|nurse|"
-              r"carer|covid|flu|fever|babysitter|18|eighteen|grown up|adult)\b", d.norm)),
+              r"carer|covid|flu|fever|babysitter|18|eighteen|grown up|adult)\b", d.norm),
+          gate=frozenset("check worry look deal take babysit put save watch".split())),
     # farewell: asking the listener to look after themselves on one's behalf ("take care of yourself for me")
     _Rule("farewell_for_me",
           rf"\b(?:take care of|look after|be good to|be kind to|be gentle with) (?:yourself|yourselves|each other) "
@@ -2137,7 +2168,8 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:while|till|until|when i am back|this weekend|for a (?:few|couple)|for the (?:week|weekend|day)|"
               r"tonight|tomorrow|next week|see you|talk soon|later|cold|flu|sick|exam|exams|shift|match|game|trip|"
-              r"drive|driving|flight)\b", d.norm)),
+              r"drive|driving|flight)\b", d.norm),
+          gate=frozenset("me yourself".split())),
     # farewell: messages left to be read after, with everything said ("I said all I had to say, they'll find the
     # letters in the morning")
     _Rule("farewell_all_said",
@@ -2151,7 +2183,8 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
               r"\b(?:meeting|interview|ex|boyfriend|girlfriend|bf|gf|boss|manager|landlord|speech|presentation|review|"
               r"therapist|hr|council|complaint|feedback|essay|report|application|cv|resume|minutes|card|birthday|"
-              r"christmas|wedding|proposal|apology|argument|fight)\b", d.norm)),
+              r"christmas|wedding|proposal|apology|argument|fight)\b", d.norm),
+          gate=frozenset("say".split())),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
