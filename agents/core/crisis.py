@@ -70,7 +70,9 @@ How matching works
          words written on a thing ('the caption said "..."'); what a text is about ("the poem is about
          suicide"); for the model alone, exasperation frames ("will be the end of me", "want this shift to be
          over") with no death word or means.
-    4. The most severe candidate wins, then the earliest.
+    4. The most severe candidate wins (high before medium, a C-SSRS level or self-harm before a warning sign, an
+       attempt taken or in progress before any other level), then the earliest. A rule with a word gate runs only
+       when one of its gate words is in the message (a set test; the gate is implied by the pattern).
 
 Known limits (documented, not bugs): no alarm for "kys" (aimed at others), "kill me now", "this song
 makes me want to die" (media word right before); humour does not lower the severity ("i want to die
