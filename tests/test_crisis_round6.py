@@ -134,10 +134,10 @@ POSITIVES = [
     ("wish_crash_relief", "id be fine if the ferry sank with me on it", "wish_to_be_dead"),
     ("wish_crash_relief", "i'd honestly be relieved if my plane went down tomorrow", "wish_to_be_dead"),
     ("wish_crash_relief", "glad if the car crashed with me in it", "wish_to_be_dead"),
-    # a record left so that someone knows
-    ("farewell_record", "posting this so people know i tried", "farewell"),
-    ("farewell_record", "writing this so my sister knows i loved her", "farewell"),
-    ("farewell_record", "leaving a record that i existed", "farewell"),
+    # a record left so that someone knows, with a farewell in the message
+    ("farewell_record", "posting this so people know i tried. love you all", "farewell"),
+    ("farewell_record", "writing this so my sister knows i loved her. goodbye", "farewell"),
+    ("farewell_record", "leaving a record that i existed. remember me", "farewell"),
     # the last sign-off; no text after this one
     ("farewell_last_time", "logging off for the very last time", "farewell"),
     ("farewell_last_time", "you won't hear another word from me after tonight", "farewell"),
@@ -211,6 +211,16 @@ NEGATIVES = [
     "i cut deep into the steak and it was raw",
     # hurt again: stairs
     "hurt my ankle again on the stairs",
+    "hit my head on the shelf again",
+    "burned my hand on the pan again, ugh",
+    "i hurt myself again at football",
+    "covered the burns on my arm with aloe after the bbq",
+    "the belt is tied around the suitcase",
+    "just took all my exams, so relieved it's done",
+    "would be nice to not wake up to rain for once",
+    "wish i could sleep forever on sundays",
+    "this is my last message of the day, goodnight",
+    "look after each other for me, i'll be back sunday",
     # a past overdose that is over; an accident-free wish
     "two years ago i took an overdose, i'm doing so much better now",
     "hoping for an accident free trip",
@@ -284,6 +294,8 @@ NEGATIVES = [
     # a health result, a record, the last time: a pregnancy test, a party, an apartment, an account, a flight
     "sad the test came back negative, we really wanted a baby",
     "so people know i was at the party",
+    "so people know i tried my best at the bake sale",
+    "a record that i tried: 42 pushups",
     "goodbye for the last time to this apartment",
     "signing off for the last time from this account, new one soon",
     "you won't get another text from me until i land",

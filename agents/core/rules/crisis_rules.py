@@ -434,7 +434,8 @@ _HEIGHT = re.compile(r"\b(?:roof|rooftop|bridge|building|balcony|cliff|window|wi
 _ROPE_BENIGN = re.compile(r"\b(?:climb\w*|boulder\w*|boat|sail\w*|dock|swing|tyre|tire|hammock|tent|camping|washing|"
                           r"laundry|clothes ?line|flag|tug|gym|crossfit|boxing|ring|skipping|jump rope|decorat\w*|"
                           r"lights|banner|curtain|pulley|tree ?house|fence|barrier|queue|belay|abseil\w*|rappel\w*|"
-                          r"course|horse|dog|leash|lead|net|hoist)\b")
+                          r"course|horse|dog|leash|lead|net|hoist|suitcase|luggage|box|parcel|package|bag|car|roof rack|"
+                          r"bike|trailer|load|trousers|pants|waist|jeans|dress)\b")
 # a farewell's everyday reason: leaving a job, a group, a place, a number; a goodbye for now
 _LEAVING_BENIGN = re.compile(r"\b(?:company|team|office|retir\w*|last day|new number|changing (?:my )?number|new phone|"
                              r"deleting (?:this|my|the) (?:app|account)|delete (?:this|my|the) (?:app|account)|"
@@ -520,8 +521,14 @@ def _other_contents(doc: _Doc, m: re.Match[str]) -> bool:
 
 def _wake_bounded(doc: _Doc, j: int) -> bool:
     """Not waking up bounded by a time or a purpose: "hope I don't wake up before noon", "... in time for work"."""
-    return re.match(r"(?:before|until|till|til|early|in time|on time|at|to (?:a|an|the|my)|late|for (?:work|school|"
-                    r"class|the|my))\b", " ".join(doc.after(j, 3))) is not None
+    return re.match(r"(?:before|until|till|til|early|in time|on time|at|to (?:a|an|the|my|your|rain|snow|noise|sun\w*|"
+                    r"alarms?|kids|dogs?|texts|messages|emails|news|work|that|this)|late|for (?:work|school|class|the|"
+                    r"my))\b", " ".join(doc.after(j, 3))) is not None
+
+
+# sport, play and work where one gets hurt by accident (sixth round: "I hurt myself again at football")
+_SPORT = (r"football|soccer|rugby|hockey|netball|basketball|tennis|training|practice|gym|workout|match|game|karate|"
+          r"boxing|sparring|judo|climbing|skating|skiing|cycling|dance|rehearsal")
 
 
 # a wish bounded by an everyday thing ("hope I don't wake up before noon", "never see another day of school")
@@ -643,7 +650,8 @@ RULES: tuple[_Rule, ...] = (
           negatable=False, check=_better_off_check),
     _Rule("better_off_if_gone",
           r"\bbetter off if i (?:was|were|am|had|just) (?:not |never )?(?:gone|dead|around|here|born|been born|"
-          r"died|disappeared)\b",
+          r"died|disappeared)\b(?! (?:less|more|so much|all the time|for (?:work|a|the|two|three|some|\d+)|on|during|"
+          r"at|this|next|until|till|while|every|in the)\b)",
           "high", "suicidal_ideation", mode="self", negatable=False),
     _Rule("nobody_if_i_died",
           rf"\b(?:nobody|no one|no body|not a single person|none of them) (?:{W} ){{0,3}}(?:care|notice|miss me|"
@@ -667,7 +675,10 @@ RULES: tuple[_Rule, ...] = (
           rf"again)|"
           rf"(?P<forever>forever|for ever|permanently))\b",
           "high", "suicidal_ideation",
-          check=_group_level({"never": ("high", "suicidal_ideation"), "forever": ("medium", "hopelessness")})),
+          check=lambda d, m, i, j: not (_wake_bounded(d, j) or m.group("forever") and re.match(
+              r"(?:on|at|in|every|this|when|after|until|till|lol|haha|lmao|tomorrow|today|tonight|like)\b",
+              " ".join(d.after(j, 1)))) and _group_level({"never": ("high", "suicidal_ideation"),
+                                                          "forever": ("medium", "hopelessness")})(d, m, i, j)),
     _Rule("tired_of_living",
           r"\b(?:(?P<high>(?:tired|sick|exhausted|weary) of (?:living|being alive|existing|life itself)|"
           r"(?:done|finished) with (?:life|living|being alive|existing|this life)|hate (?:being alive|existing|"
@@ -725,7 +736,8 @@ RULES: tuple[_Rule, ...] = (
           rf"better|to punish myself)\b",
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.match(r"(?:while|when|cooking|shaving|by accident|accidentally|on (?:a|an|"
-                                                r"the)|at (?:the|work))\b", " ".join(d.after(j, 3)))),
+                                                r"the)|at (?:the|work))\b", " ".join(d.after(j, 3)))
+          and not re.search(rf"\b(?:{_SPORT})\b", d.norm)),
     _Rule("cutting_myself",
           r"\bcutting (?:myself|my (?:wrists?|arms?|thighs?|legs?|skin))\b",
           "high", "self_harm", mode="self", check=_cutting_check),
@@ -839,7 +851,8 @@ RULES: tuple[_Rule, ...] = (
     _Rule("last_message",
           r"\b(?:this is|this will be|these are) (?:my|the) (?:very )?(?:last|final) (?:message|words|text|post|"
           r"goodbye)\b"
-          r"(?! (?:before|for (?:today|tonight|now|a while|the day|the night|this week)|until|till|from|on this|"
+          r"(?! (?:before|for (?:today|tonight|now|a while|the day|the night|this week)|of the (?:day|night|week|"
+          r"evening|year|month|shift|session)|until|till|from|on this|"
           r"tonight|"
           r"today)\b)|\byou (?:will|wo) not (?:hear|see) (?:from )?(?:me )?(?:ever )?again\b",
           "high", "warning_sign", mode="self"),
@@ -1102,7 +1115,7 @@ RULES: tuple[_Rule, ...] = (
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|shaving|hair|grass|lawn|"
                                                  r"hours|budget|paper|onions?|salon|barber|hairdresser|bangs|fringe|free|clean for|years clean|months "
-                                                 r"clean)\b", d.norm)),
+                                                 r"clean)\b", d.norm) and not re.search(rf"\b(?:{_SPORT})\b", d.norm)),
     _Rule("harm_instrument",
           r"\b(?:burned|burnt|burning|burn|cut|cutting|carved|carving|scratched|scratching) (?:into )?(?:myself|my "
           r"(?:wrists?|arms?|legs?|thighs?|skin|stomach|hips?)) with (?:a |the |my )?(?:cigarette|lighter|blade|razor|"
@@ -1221,7 +1234,8 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:sad|disappointed|upset|angry|annoyed|gutted) (?:that )?i (?:made it|woke up|survived|am still "
           rf"(?:alive|here)|lived)\b(?! (?:at|in|on|early|late|before|after|until|till|so|with|for|to|waiting|instead|"
           rf"while|from|through|and (?:missed|forgot|was late))\b)"
-          rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b",
+          rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b(?! (?:on|at|in|every|"
+          rf"this|when|after|until|till|lol|haha|lmao|tomorrow|today|tonight|like)\b)",
           "high", "suicidal_ideation",
           check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
               r"\b(?:movie|game|match|exam|concert|holiday|vacation|weekend|show|season|party|trip|episode|release|"
@@ -1515,7 +1529,9 @@ RULES: tuple[_Rule, ...] = (
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|oven|stove|iron|curling iron|"
                                                  r"straighteners? (?:slipped)|sunburn|tattoo|gym|workout|massage|"
-                                                 r"dentist|cupboard|low ceiling|doorframe|door frame|clumsy|tripped|slipped|banged my head on the "
+                                                 r"dentist|cupboard|low ceiling|doorframe|door frame|clumsy|tripped|slipped|"
+                                                 r"aloe|bbq|barbecue|pan|kettle|campfire|bonfire|fireworks?|burn cream|"
+                                                 r"banged my head on the "
                                                  r"(?:cupboard|shelf|car))\b", d.norm)),
     _Rule("burden_more2",
           rf"\b(?:holding|hold|drag|dragging|pulling|pull|bring|bringing) (?:everyone|everybody|them|my family|"
@@ -1907,30 +1923,34 @@ RULES: tuple[_Rule, ...] = (
           r"done|its (?:already )?done|there is no going back|no going back now|too late (?:now|to stop it)|can not undo "
           r"it)\b",
           "high", "suicide_plan", mode="self",
-          check=lambda d, m, i, j: re.search(r"\b(?:pills|tablets|meds|took|swallowed|cut|rope|noose|blood|bleeding|"
-                                             r"kicking in|overdose|od|gas|engine|jumped|edge|bottle|razor|blade)\b",
-                                             d.norm) is not None and _TREATMENT.search(d.norm) is None
+          check=lambda d, m, i, j: re.search(rf"\b(?:{_SUBSTANCE}|rope|noose|blood|bleeding|kicking in|overdose|od|gas|"
+                                             rf"engine|jumped|edge|razor|blade|(?:took|swallowed|downed|taken) (?:them|it|"
+                                             rf"everything|all of them|them all|the lot|all(?= \||$)))\b", d.norm) is not None and _TREATMENT.search(d.norm) is None
           and not re.search(r"\b(?:hair|haircut|tattoo|piercing|essay|project|homework|test|exam|job|deal|"
                             r"application|cake|recipe|lawn|grass)\b", d.norm),
           gate=frozenset("did done going late undo".split())),
     # preparatory: a ligature is up ("the rope is up", "the belt is tied to the beam"); sport, boats and
     # washing lines clear it
     _Rule("ligature_up",
-          r"\b(?:the |my |a )?(?:ropes?|nooses?|belts?|cords?|cables?|ligatures?) (?:is |are |was )?(?:already )?(?:up|tied|hung|"
-          r"hanging|ready|set up|in place|secured|knotted) (?:from |to |on |over |around |in )?(?:the |my )?(?:beam|"
-          r"banister|bannister|door|railing|hook|rafter|rafters|tree|loft|attic|ceiling|stairs|closet|wardrobe)?\b",
+          r"\b(?:the |my |a )?(?:ropes?|nooses?|belts?|cords?|cables?|ligatures?) (?:is |are |was )?(?:already )?(?:(?:up|"
+          r"hung|hanging|ready|set up|in place)\b|(?:tied|secured|knotted) (?:from|to|on|over|around|in) (?:the |my )?"
+          r"(?:beam|banister|bannister|door|railing|hook|rafter|rafters|tree|loft|attic|ceiling|stairs|closet|"
+          r"wardrobe)\b)",
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: _ROPE_BENIGN.search(d.norm) is None,
           gate=frozenset("rope ropes noose nooses belt belts cord cords cable cables ligature ligatures".split())),
     # self-harm: a harm verb on one's own body with a mark of purpose, outcome or habit ("burning my forearm with
     # the lighter every evening", "slammed my forehead into the tiles on purpose")
     _Rule("harm_marked",
-          rf"\b{_HARM_VERB} (?:myself|my (?:own )?(?:left |right )?{_BODY})(?: (?:{W} ){{0,6}}?(?:{_HARM_MARK}|with "
+          rf"\b{_HARM_VERB} (?:myself|my (?:own )?(?:left |right )?{_BODY})(?: (?P<gap>(?:{W} ){{0,6}}?)(?P<mark>{_HARM_MARK}|with "
           rf"(?:a |the |my )?(?:lighter|cigarette|blade|razor|razor blade|knife|compass|scissors|glass|hot (?:iron|"
           rf"spoon|knife|metal)|needle|pin|safety pin)))\b",
           "high", "self_harm", mode="self",
-          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
-              r"\b(?:gym|workout|sparring|boxing|karate|martial|sport|football|rugby|hockey|match|dance|stove|oven|"
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not (
+              re.match(r"(?:again|every)\b", m.group("mark") or "")
+              and re.search(r"\b(?:on|at|in|against|into|with) (?:the|a|an|some|that|this)\b", m.group("gap") or ""))
+          and not re.search(
+              r"\b(?:gym|workout|sparring|boxing|karate|martial|sport|football|rugby|hockey|match|dance|stove|oven|pan|"
               r"iron(?:ing)?|kettle|sun|sunburn|bee|wasp|itchy|allergic|eczema|bed frame|cupboard|door frame|by "
               r"mistake|clumsy|tripped|slipped|stairs?|fell|walking|running|playing|lifting|moving|ball|bike|"
               r"skat\w*|ski|skiing|snowboard\w*|climb\w*|hiking|work|job|physio|injury)\b", d.norm),
@@ -1965,7 +1985,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("wish_death_event",
           rf"\b{_WISH_VERB} (?:(?:that|if|for|to|god|so) )?(?:{W} ){{0,3}}?{_DEATH_EVENT}",
           "high", "suicidal_ideation", mode="self",
-          check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not re.match(
+          check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not _wake_bounded(d, j) and not re.match(
               r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
               " ".join(d.after(j, 3))) and not re.search(
               r"\b(?:(?:do|did|does) not|never) (?:hope|pray|wish|want)\b|\b(?:he|she|they|him|her|my (?:dad|mum|mom|"
@@ -1997,7 +2017,8 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:were|was|am|had|just|could just) (?:just )?(?:gone|not (?:here|around|alive)|out of (?:the picture|the "
           rf"way|their (?:lives|way|hair)|everyones (?:lives|way))|dead|never born|disappeared|vanished|no longer "
           rf"(?:here|around|alive)|not in (?:it|the picture|their lives))"
-          rf"(?! (?:for (?:a|an|the|two|three|some|one|this|that|\d+)|on|during|until|till|while|this|next|at|in the)\b)",
+          rf"(?! (?:for (?:a|an|the|two|three|some|one|this|that|work|\d+)|on|during|until|till|while|this|next|at|in the|"
+          rf"less|more|so much|all the time|every)\b)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: (_no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None) and (
               True if re.search(r"\b(?:for good|forever|for ever|permanently|dead|never born|not alive|no longer alive)\b",
@@ -2078,7 +2099,9 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:hide|hid|hidden|hiding|cover|covered|covering|conceal|concealed|concealing) (?:up )?(?:the |my )?"
           rf"(?:(?:new|fresh|latest) (?:marks|cuts|burns|scratches|wounds|scars)|(?:marks|cuts|burns) on my {_BODY})\b",
           "high", "self_harm", mode="self", check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None
-          and not re.search(r"\b(?:tattoo|hickey|hickeys|love bites|bruise from|makeup for the|eczema)\b", d.norm),
+          and not re.search(r"\b(?:tattoo|hickey|hickeys|love bites|bruise from|makeup for the|eczema|aloe|bbq|barbecue|"
+                            r"oven|stove|pan|kettle|iron|cooking|kitchen|sunburn|burn cream|ointment|antiseptic|"
+                            r"fireworks?|campfire|bonfire|surgery|operation)\b", d.norm),
           gate=frozenset("marks cuts burns scratches wounds scars".split())),
     # wish to be dead: trading places with the dead ("I'd swap places with him", at a grave)
     _Rule("wish_trade_places",
@@ -2100,13 +2123,17 @@ RULES: tuple[_Rule, ...] = (
     # farewell: leaving a record so someone knows what one was ("sending this so someone knows I tried")
     _Rule("farewell_record",
           rf"\bso (?:that )?(?:someone|somebody|people|you|everyone|everybody|they|my (?:{W} )?{W}) (?:knows?|will know|"
-          rf"remembers?|will remember|can (?:know|remember)) (?:that )?i (?:was|tried|loved|cared|did try|existed|meant)\b"
-          rf"|\b(?:a )?record (?:that|of how) i (?:tried|was|existed|loved|cared)\b"
+          rf"remembers?|will remember|can (?:know|remember)) (?:that )?i (?:was|tried|loved|cared|did try|existed|meant)"
+          rf"(?: (?:grateful|here|real|happy|sorry|trying|loved|something|you|her|him|them|everyone))?(?= \||$)"
+          rf"|\b(?:a )?record (?:that|of how) i (?:tried|was|existed|loved|cared)(?: (?:here|real|happy|trying))?"
+          rf"(?= \||$)"
           rf"|\b(?:say|tell (?:them|people|everyone))(?: that)? i was (?:happy|good|kind|trying|loved|okay)(?: once| "
           rf"sometimes| at least once)(?= \||$| ok| please| for the last)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
-          and _BENIGN_FAREWELL.search(d.norm) is None,
+          and _BENIGN_FAREWELL.search(d.norm) is None and re.search(
+              r"\b(?:love|loved|goodbye|bye|take care|always|remember|forgive|sorry|grateful|thank\w*|last|goodnight|"
+              r"for the last time|forever|gone)\b", d.norm[:m.start()] + d.norm[m.end():]) is not None,
           gate=frozenset("so record say tell".split())),
     # farewell: a goodnight or a sign-off for the last time, or no text after this one
     _Rule("farewell_last_time",
@@ -2166,7 +2193,7 @@ RULES: tuple[_Rule, ...] = (
           rf"bye|goodbye|forever|for good|after (?:tonight|today))\b)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
-              r"\b(?:while|till|until|when i am back|this weekend|for a (?:few|couple)|for the (?:week|weekend|day)|"
+              r"\b(?:while|till|until|back|when i am back|this weekend|for a (?:few|couple)|for the (?:week|weekend|day)|"
               r"tonight|tomorrow|next week|see you|talk soon|later|cold|flu|sick|exam|exams|shift|match|game|trip|"
               r"drive|driving|flight)\b", d.norm),
           gate=frozenset("me yourself".split())),
