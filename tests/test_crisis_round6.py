@@ -197,6 +197,10 @@ NEGATIVES = [
     "my dog drank some antifreeze, at the vet",
     "the villain drank poison in the film",
     "you should try drinking bleach, idiot",
+    "the news said a man drank bleach after reading a post",
+    "thanks for everything you did for my dad. goodbye and god bless",
+    "the last message from me was ignored, typical",
+    "i said everything i wanted to say to him, goodbye drama",
     "accidentally swallowed some toilet cleaner spray, called poison control",
     # in the system: antibiotics, caffeine
     "the antibiotics are in my system now, feeling better",
@@ -396,8 +400,8 @@ def test_each_paraphrase_is_a_high_trigger_with_its_level(name, text, level):
 def test_the_same_surface_without_risk_raises_no_alarm(text):
     hit = crisis.detect_crisis(text)
     assert hit is None or not CM.raises_alarm(hit), (text, hit)
-    new = {name for name, *_ in POSITIVES}
-    assert not [name for name in new if _rule_alone(name, text)], text
+    new = {name for name, *_ in POSITIVES}  # no family reads it as the speaker's risk (concern for another is none)
+    assert not [name for name in new if [lv for lv in _rule_alone(name, text) if lv[1] != "third_party_concern"]], text
 
 
 @pytest.mark.parametrize("text", ["i've taken an overdose", "had another overdose tonight"])

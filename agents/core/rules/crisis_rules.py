@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from agents.core.crisis_text import _MEDIA, _Doc, _negated
+from agents.core.crisis_text import _MEDIA, _Doc, _negated, _subject
 
 # --------------------------------------------------------------------------------------------- rules
 W = r"[^\s|]+"
@@ -291,6 +291,8 @@ def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     if _NOT_THE_SPEAKER.search(doc.norm) or re.search(r"\b(?:film|movie|book|novel|show|series|episode|play|villain|"
                                                       r"character|scene)\b", doc.norm):
         return False  # a pet, a child, an accident; a story
+    if _subject(doc, i, True)[0] in ("third", "generic", "fiction"):
+        return False  # "the news said a man drank bleach": somebody else's act (poison_taken reads it as concern)
     if re.search(r"\b(?:prescribed|feel better|for (?:my|this|the|a|that) (?:headache|migraine|back|cold|flu|pain|"
                  r"cramps|fever|hangover|toothache)|doctor|go me|"
                  r"remembered|morning|this morning|today like|vitamins?)\b", doc.norm):
@@ -2031,7 +2033,7 @@ RULES: tuple[_Rule, ...] = (
           r"cup|glass|mouthful|can) of |the |a load of |half a bottle of |a whole bottle of )?(?:bleach|antifreeze|poison|"
           r"weed ?killer|rat poison|pesticide|drain cleaner|paraquat|lighter fluid|cleaning fluid|oven cleaner|"
           r"toilet cleaner|methanol)\b",
-          "high", "suicide_plan", mode="self",
+          "high", "suicide_plan",
           check=lambda d, m, i, j: _NOT_THE_SPEAKER.search(d.norm) is None and not re.search(
               r"\b(?:game|film|movie|book|show|play|character|villain|poison ivy|ivy)\b", d.norm),
           gate=frozenset("bleach antifreeze poison weed weedkiller pesticide cleaner paraquat fluid methanol".split())),
@@ -2151,14 +2153,16 @@ RULES: tuple[_Rule, ...] = (
     _Rule("farewell_thanks",
           rf"\b{_GRATITUDE}",
           "high", "warning_sign", mode="self",
-          check=lambda d, m, i, j: _FINAL_RE.search(d.norm) is not None and _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          check=lambda d, m, i, j: _FINAL_RE.search(d.norm) is not None and _no_benign_reason(d) and not re.match(
+              r"(?:you (?:did|have done|do|gave) )?(?:for|to|with) (?:my|our|his|her|their|the) ", " ".join(d.after(j, 5))) and _LEAVING_BENIGN.search(d.norm) is None
           and _BENIGN_FAREWELL.search(d.norm) is None,
           gate=frozenset("thank thanks thx ty grateful appreciate you".split())),
     # farewell: the message names itself the last ("last text from me", "this is the last one" after our chats)
     _Rule("farewell_last_text",
           rf"\b(?:(?:last|final) (?:text|message|msg|words|note) from me|(?:this is|this will be|heres|here is) (?:my |"
           rf"the )?(?:last|final) (?:text|message|msg) (?:you will (?:ever )?get|i will (?:ever )?send))\b"
-          rf"(?! (?:before|for|until|till|tonight|today|this|of the|in this|on this)\b)"
+          rf"(?! (?:before|for|until|till|tonight|today|this|of the|in this|on this|was|got|went|is still|has|had|never|"
+          rf"did|that)\b)"
           rf"|\b(?:chats?|talks?|messages|texts|conversations)\b(?: {W}){{0,3}} \| (?:and )?(?:this is|this will be|"
           rf"that was) the (?:last|final) one(?= \||$)",
           "high", "warning_sign", mode="self",
@@ -2201,7 +2205,7 @@ RULES: tuple[_Rule, ...] = (
     # letters in the morning")
     _Rule("farewell_all_said",
           rf"\b(?:said|wrote|written|told them|told everyone) (?:everything|all|what) i (?:needed|wanted|had|have|need) "
-          rf"{TO} say\b(?=.*\b(?:read|letters?|notes?|messages|texts|goodbye|bye|tomorrow|when i am gone|after|"
+          rf"{TO} say\b(?! (?:to|at|in|about|on) (?:him|her|them|my|the|that|this)\b)(?=.*\b(?:read|letters?|notes?|messages|texts|goodbye|bye|tomorrow|when i am gone|after|"
           rf"find)\b)"
           rf"|\b(?:read|find|get|open|see) my (?:letters?|notes?|messages|texts|emails?|goodbyes?|videos?) (?:{W} )?"
           rf"(?:tomorrow|in the morning|when|after|once|later|then|soon)\b(?=.*\b(?:said|wrote|written) (?:everything|"
