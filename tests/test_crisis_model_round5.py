@@ -83,26 +83,25 @@ SAME_SURFACE = [
     "everyone would breathe easier if i were out of the office for a week",
     "my cat goes to my neighbour from sunday while i'm in lisbon",
 ]
-# today's misses of the model (no rule matches either): strict, so that catching them is noticed
+# the model's misses of round 5 (no rule matched either; they were strict xfails): since the sixth round a rule family
+# reads each (gratitude for the bond + a mark that this is the end, `farewell_thanks`; others better off with the
+# speaker gone for good, `burden_if_gone`), with paraphrases and hard negatives in tests/test_crisis_round6.py
 MISSES = [
     ("thank you for every single chat, you made the end easier", "farewell"),
-]
-# a strict xfail until round 6 (the retrained model: 0.89 against the threshold 0.881); burden is `medium`
-FORMER_MISSES = [
     ("everyone would breathe easier if i were out of the picture for good", "burden"),
 ]
 
 
 @pytest.fixture(scope="module")
 def vectors(embedder):
-    texts = [t for t, _ in MODEL_CATCHES + MISSES + FORMER_MISSES] + SAME_SURFACE
+    texts = [t for t, _ in MODEL_CATCHES + MISSES] + SAME_SURFACE
     return dict(zip(texts, embedder.embed(texts).astype(np.float32)))
 
 
 def test_the_round5_messages_are_in_no_part_of_the_crisis_set():
     from tests.helpers import crisis_set_texts
     known = crisis_set_texts()
-    assert not [t for t, _ in MODEL_CATCHES + MISSES + FORMER_MISSES if t.lower() in known]
+    assert not [t for t, _ in MODEL_CATCHES + MISSES if t.lower() in known]
     assert not [t for t in SAME_SURFACE + [KNOWN_FALSE_ALARM] if t.lower() in known]
 
 
@@ -121,25 +120,19 @@ def test_an_everyday_message_of_the_same_surface_raises_no_alarm(text, vectors):
     assert not CM.raises_alarm(CM.assess(text, vectors[text])[0])
 
 
-@pytest.mark.parametrize("text,level", FORMER_MISSES)
-def test_a_former_miss_is_caught_by_the_model_alone(text, level, vectors):
-    assert crisis.detect_crisis(text) is None
-    hit, _ = CM.assess(text, vectors[text])
-    assert CM.raises_alarm(hit) and hit["source"] == "model" and hit["level"] == level, hit
-
-
-@pytest.mark.xfail(strict=True, reason="round 5: the model misses these wordings (no rule matches them)")
 @pytest.mark.parametrize("text,level", MISSES)
-def test_known_misses(text, level, vectors):
+def test_the_round5_misses_are_caught_by_a_rule_family(text, level, vectors):
     hit, _ = CM.assess(text, vectors[text])
     assert CM.raises_alarm(hit) and hit["level"] == level
+    assert crisis.detect_crisis(text)["level"] == level
 
 
-# the model's false alarm on the same surface as the method message above (score 0.875 against the threshold
-# 0.873 when written) was a strict xfail until round 6: retrained with the round's medication-logistics hard
-# negatives, more everyday messages and the threshold chosen by grouped CV at false alarms <= 0.03: 0.863 against 0.881
+# the model's false alarm of round 5 on the same surface as the method message above (score 0.875 against the
+# threshold 0.873 when written; a strict xfail until the sixth round): a dosing question for an everyday purpose is an
+# everyday reading of the model-alone hit (`crisis.everyday_reading`: "a dose for an everyday purpose")
 KNOWN_FALSE_ALARM = "so i looked up how many of my sleeping pills i can take for the long flight"
 
 
-def test_known_false_alarm(embedder):
+def test_the_round5_false_alarm_is_read_as_an_everyday_dose(embedder):
+    assert crisis.everyday_reading(KNOWN_FALSE_ALARM, False) == "a dose for an everyday purpose"
     assert not CM.raises_alarm(CM.assess(KNOWN_FALSE_ALARM, embedder.embed([KNOWN_FALSE_ALARM])[0])[0])

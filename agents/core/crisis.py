@@ -70,7 +70,9 @@ How matching works
          words written on a thing ('the caption said "..."'); what a text is about ("the poem is about
          suicide"); for the model alone, exasperation frames ("will be the end of me", "want this shift to be
          over") with no death word or means.
-    4. The most severe candidate wins, then the earliest.
+    4. The most severe candidate wins (high before medium, a C-SSRS level or self-harm before a warning sign, an
+       attempt taken or in progress before any other level), then the earliest. A rule with a word gate runs only
+       when one of its gate words is in the message (a set test; the gate is implied by the pattern).
 
 Known limits (documented, not bugs): no alarm for "kys" (aimed at others), "kill me now", "this song
 makes me want to die" (media word right before); humour does not lower the severity ("i want to die
@@ -289,7 +291,19 @@ _RULE_LEVEL = {
     "supply_built": "preparatory", "harm_ongoing": "self_harm", "reaction_to_my_death": "ideation",
     "wish_conditional": "wish_to_be_dead", "intent_act": "intent", "concealed_plan": "plan",
     "method_for_it": "method",
+    **dict.fromkeys(("overdose_taken", "emptied_into_mouth", "wound_now", "exhaust_now", "in_front_now", "edge_now",
+                     "done_it", "poison_taken", "in_my_system", "dying_now"), "attempt"),
+    "cut_deep": "self_harm",
+    "ligature_up": "preparatory", "burden_if_gone": "burden",
+    **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit", "harm_depth", "harm_pressed", "harm_hidden"),
+                    "self_harm"),
+    **dict.fromkeys(("wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief"),
+                    "wish_to_be_dead"),
+    **dict.fromkeys(("farewell_thanks", "farewell_last_text", "farewell_absolve", "farewell_no_one_has_to",
+                     "farewell_for_me", "farewell_all_said", "farewell_record", "farewell_last_time"), "farewell"),
 }
+# a passive wish stays a wish when the message says "tonight" or "will" (sixth round: "pray my heart stops tonight")
+_PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief"})
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
                          r"this time|for real|tonight|intention)\b")
@@ -318,15 +332,17 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
         slot = _WHEN_CUE.search(doc.norm) or re.search(r"\b(?:asleep|nobody|no ones?|alone|hotel|sunday|monday|"
                                                        r"tuesday|wednesday|thursday|friday|saturday)\b", doc.norm)
         return "plan" if slot else "intent"
-    if rule.name == "overdose" and phrase.startswith("overdosed"):
-        return "attempt"
+    if rule.name == "overdose" and (phrase.startswith("overdosed") or re.search(
+            r"\b(?:took|taken|had|done|did)(?: an?| another)?$", " ".join(doc.before(i, 3)))):
+        return "attempt"  # "I overdosed", "I've taken an overdose" (sixth round): an act already taken
     if _PAST_ATTEMPT.search(" ".join(doc.before(i, 3))) and base in ("ideation", "method", "wish_to_be_dead"):
         return "attempt"
     if rule.name == "noose" and re.search(r"\b(?:tied|hanging|made|set up|up)\b", phrase):
         return "preparatory"
     if rule.name == "jump_now":
         return "attempt" if re.search(r"\b(?:right now|now|standing|sitting|i am on|i am at)\b", doc.norm) else "intent"
-    if base in ("wish_to_be_dead", "ideation", "method"):
+    if base in ("wish_to_be_dead", "ideation", "method") and rule.name not in _PASSIVE_WISH and not (
+            base == "wish_to_be_dead" and re.match(r"(?:hop|pray|wish|ask|beg)", phrase)):
         if _INTENT_CUE.search(doc.norm):
             base = "plan" if _WHEN_CUE.search(doc.norm) and _METHOD_CUE.search(doc.norm) else "intent"
         elif base != "method" and _METHOD_CUE.search(phrase):
@@ -487,6 +503,21 @@ _MORE_THAN_A_DOSE = re.compile(r"\b(?:ago|earlier|just now|at once|whole|entire|
                                r"hospital|ambulance|\d+|all of them|every (?:one|single)|stash|saved|saving|hoard\w*)\b")
 
 
+# a dosing question for an everyday purpose (sixth round): "how many of my sleeping pills can I take for the long
+# flight", "what's the max dose of ibuprofen I can take for my back"; a lethal or final word makes it none
+_DOSE_QUESTION = re.compile(r"\b(?:how (?:many|much)|what (?:is )?(?:the )?(?:max|maximum|safe|right|usual|normal) "
+                            r"(?:dose|amount|number)|max dose|maximum dose|safe dose|the limit)\b(?: [^\s|]+){0,6}? "
+                            r"(?:(?:i|you|one|we|people) (?:can|could|should|may|am allowed to|are allowed to|are meant "
+                            r"to|am meant to)|(?:can|could|should|may) (?:i|you|one|we)) (?:safely )?(?:take|have|give)"
+                            r"\b(?: [^\s|]+){0,3}? (?:for|before|during|on) (?:the |a |my |this |an |your )?"
+                            r"(?:[^\s|]+ ){0,2}(?:flight|flights|trip|plane|"
+                            r"journey|drive|travel|jet lag|jetlag|headache|migraine|pain|back|period|cramps|fever|cold|flu|"
+                            r"toothache|tooth|dentist|surgery|procedure|injury|knee|hangover|allergies|hay fever|night "
+                            r"shift|shift|sleep|insomnia)\b")
+_LETHAL_WORD = re.compile(r"\b(?:die|dying|dead|death|kill|killing|suicid\w*|overdose|od|lethal|fatal|deadly|stop my "
+                          r"heart|not wake|never wake|end it|end my life|enough to|too many|goodbye|forever)\b")
+
+
 def everyday_reading(text: str, warning_sign: bool) -> str | None:
     """Why a message the risk model alone flagged reads as everyday, by the rules' whole-message judgments:
     a past that is over ("... years ago, I'm doing well now"), work or study on the topic (training,
@@ -510,6 +541,8 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
         return "hyperbole"
     if _DAILY_DOSE.search(doc.norm) and not _MORE_THAN_A_DOSE.search(doc.norm):
         return "a daily dose"
+    if _DOSE_QUESTION.search(doc.norm) and not _LETHAL_WORD.search(doc.norm):
+        return "a dose for an everyday purpose"
     if _MEETING.search(doc.norm) or warning_sign and not _no_benign_reason(doc):
         return "an everyday reason"
     return None
@@ -529,7 +562,10 @@ def denied_by_speaker(text: str) -> bool:
     if _CONTRAST.search(doc.norm):
         return False  # "I'm not suicidal but I took all my pills": what follows the denial is what matters
     notes: list[str] = []
+    words = set(doc.words)
     for rule, regex in _compiled_rules():
+        if rule.gate and rule.gate.isdisjoint(words):
+            continue
         for m in regex.finditer(doc.norm):
             if m.end() > m.start() and _judge(doc, rule, m, notes) is not None:
                 i, j = _words_of(doc, m)
@@ -552,8 +588,11 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
     doc = parse(text)
     if not doc.words:
         return None
-    best: tuple[tuple[int, bool, int], dict[str, Any]] | None = None
+    best: tuple[tuple[int, bool, bool, int], dict[str, Any]] | None = None
+    words = set(doc.words)
     for rule, regex in _compiled_rules():
+        if rule.gate and rule.gate.isdisjoint(words):
+            continue  # none of the words any match of the rule contains
         for m in regex.finditer(doc.norm):
             if m.end() <= m.start():
                 continue
@@ -571,8 +610,10 @@ def detect_crisis(text: str) -> dict[str, Any] | None:
             start, end = doc.spans[i][0], doc.spans[j - 1][1]
             hit = {"severity": level[0], "phrase": text[start:end], "category": level[1],
                    "level": _level(rule, level, doc, i, j)}
-            # the most severe: high before medium, a C-SSRS level or self-harm before a warning sign, then the first
-            key = (-_RANK[level[0]], level[1] == "warning_sign", start)
+            # the most severe: high before medium, a C-SSRS level or self-harm before a warning sign, an attempt
+            # (taken or in progress) before any other level (sixth round: "slit my wrists just now" is an attempt, not
+            # the method its first phrase names), then the first
+            key = (-_RANK[level[0]], level[1] == "warning_sign", hit["level"] != "attempt", start)
             if best is None or key < best[0]:
                 best = (key, hit)
     return best[1] if best else None

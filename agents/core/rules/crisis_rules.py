@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-from agents.core.crisis_text import _MEDIA, _Doc, _negated
+from agents.core.crisis_text import _MEDIA, _Doc, _negated, _subject
 
 # --------------------------------------------------------------------------------------------- rules
 W = r"[^\s|]+"
@@ -56,6 +56,8 @@ class _Rule:
     noun: bool = False         # an implicit subject needs an experiential context
     check: Check | None = None  # -> False (veto) | (severity, category) | True/None (keep)
     neg_scope: str = "prefix"  # negation looked for before the phrase, or also inside it ("all")
+    # words of which any match must contain one (a cheap set test before the regex runs; empty: always run)
+    gate: frozenset[str] = frozenset()
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -231,6 +233,7 @@ def _third_harm_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
 
 
 _PLACES = re.compile(r"\b(?:roof|rooftop|bridge|ledge|edge|building|balcony|cliff|window|tracks|platform|overpass|"
+                     r"multistorey|multi storey|parking garage|top floor|"
                      r"floor|tower|car park|garage|dam|quarry)\b")
 
 
@@ -277,9 +280,19 @@ _DOSE_NOUN = (r"(?:pills|tablets|meds|medication|insulin|paracetamol|tylenol|ace
               r"sertraline|fluoxetine|prozac|amitriptyline|oxycodone|fentanyl|sleeping tablets)")
 
 
+# who took it is a pet or a child, or it was an accident (sixth round): "my dog drank some antifreeze"
+_NOT_THE_SPEAKER = re.compile(r"\b(?:(?:my|the|our) (?:dog|cat|puppy|kitten|pet|toddler|baby|son|daughter|kid|kids)|"
+                              r"the vet|poison control|accidentally|by accident|by mistake)\b")
+
+
 def _took_quantity_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     """A quantity taken is an overdose unless the message names a treatment; "all my pills" alone is a daily
     dose (as in `_took_all_check`) unless alcohol, a time since, or how it feels now follows."""
+    if _NOT_THE_SPEAKER.search(doc.norm) or re.search(r"\b(?:film|movie|book|novel|show|series|episode|play|villain|"
+                                                      r"character|scene)\b", doc.norm):
+        return False  # a pet, a child, an accident; a story
+    if _subject(doc, i, True)[0] in ("third", "generic", "fiction"):
+        return False  # "the news said a man drank bleach": somebody else's act (poison_taken reads it as concern)
     if re.search(r"\b(?:prescribed|feel better|for (?:my|this|the|a|that) (?:headache|migraine|back|cold|flu|pain|"
                  r"cramps|fever|hangover|toothache)|doctor|go me|"
                  r"remembered|morning|this morning|today like|vitamins?)\b", doc.norm):
@@ -325,6 +338,207 @@ def _noun_context(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
                 or _EXPERIENCE_AFTER.search(" ".join(doc.after(j, 5))))
 
 
+# ---------------------------------------------------- issue 21, sixth round: the slot lexicons of explicit risk
+# Each family below is a grammar: a verb class, an object or means class, and a marker of time, purpose or outcome.
+# The classes are lexicons (public drug names, body parts, surfaces), never the words of a message.
+
+# what one overdoses on: drug classes and the common generic and brand names (vitamins, gum and sweets are not)
+_SUBSTANCE = (r"(?:pills?|tablets?|capsules|meds|medication|medications|medicine|painkillers|pain killers|"
+              r"sleeping (?:pills|tablets)|sleepers|antidepressants|anti depressants|benzos|opioids|opiates|xanax|"
+              r"xannies|valium|diazepam|klonopin|clonazepam|ativan|lorazepam|oxy|oxys|oxycodone|oxycontin|percocet|"
+              r"percs|vicodin|hydrocodone|codeine|co codamol|cocodamol|tramadol|morphine|fentanyl|methadone|sertraline|"
+              r"zoloft|prozac|fluoxetine|citalopram|escitalopram|lexapro|venlafaxine|effexor|seroquel|quetiapine|"
+              r"olanzapine|lithium|ambien|zolpidem|zopiclone|insulin|paracetamol|tylenol|acetaminophen|ibuprofen|advil|"
+              r"motrin|aspirin|nurofen|panadol|benadryl|diphenhydramine|nyquil|gabapentin|lyrica|pregabalin|adderall|"
+              r"amitriptyline|propranolol)")
+# containers that hold only medicine, and containers that need "of <substance>"
+_MED_CONTAINER = (r"(?:medicine (?:cabinet|box|drawer|cupboard|bag)|bathroom cabinet|pill ?box|pill organi[sz]er|"
+                  r"first aid (?:kit|box)|blister packs?|prescriptions?|scripts?|repeat prescription)")
+_CONTAINER = r"(?:bottles?|box|boxes|packs?|packets?|strips?|sheets?|tubs?|jars?|stash|supply|bag|cabinet|drawer)"
+# how much: a whole, all, a count of ten or more, a handful
+_TOTAL = (r"(?:(?:[2-9]|two|three|four|five|six|several|multiple|a few|a couple of)(?= (?:packs|packets|boxes|"
+          r"bottles|strips|blister packs|sheets|tubs)\b)|(?:way |far |far too |way too |so )?too many(?: of)?|"
+          r"every single|everything (?:in|from)|the whole|a whole|the entire|an entire|the full|a "
+          r"full|two full|the rest of|what was left (?:of|in)|whatever was (?:left )?in|most of|half of|half|a lot of|"
+          r"a bunch of|loads of|a load of|tons of|a ton of|a handful of|handfuls of|a fistful of|fistfuls of|dozens of|"
+          r"a mouthful of|(?:like |about |over |around |maybe |at least |more than |almost )?(?:1\d|[2-9]\d|1\d\d|ten|"
+          r"twelve|fifteen|twenty|thirty|forty|fifty|a hundred)(?: of)?)")
+# whose: mine or a relative's supply taken (a relative's pills are no daily dose)
+_OWNER = (r"(?:(?:my|the|those|these|that|this|his|her|their|our|mums?|moms?|dads?|my (?:mums|moms|mothers|dads|"
+          r"fathers|nans|grans|grandmas|grandads|sisters|brothers|partners|wifes|husbands|roommates|flatmates)) )?")
+# ingesting, past or perfect
+_INGESTED = (r"(?:took|taken|swallowed|downed|ate|eaten|popped|chugged|necked|gulped|washed down|drank|drunk|"
+             r"overdosed on|od on|injected|shot up)")
+# the body parts one harms (not hair, nails or teeth: "I cut my hair", "bit my nails")
+_BODY = (r"(?:head|forehead|face|fists?|hands?|knuckles|arms?|forearms?|wrists?|legs?|thighs?|skin|stomach|belly|hips?|"
+         r"chest|shoulders?|ankles?|calves|shins?|ribs|neck)")
+_HARM_VERB = (r"(?:hurt|hurts|hurting|harm|harmed|harming|cut|cuts|cutting|burn|burns|burned|burnt|burning|scratch|scratched|scratching|hit|hits|hitting|punch|"
+              r"punched|punching|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|smash|smashed|smashing|"
+              r"bite|bit|biting|carve|carved|carving|stab|stabbed|stabbing|pinch|pinched|pinching|scrape|scraped|"
+              r"scraping|slap|slapped|slapping|headbutt|headbutted|headbutting|claw|clawed|clawing|gouge|gouged|"
+              r"gouging)")
+_SURFACE = r"(?:(?:brick |concrete |bathroom |kitchen |bedroom |stone )?(?:wall|walls|door|mirror|tiles|floor|desk|table))"
+# what makes a blow or a wound self-harm: done on purpose, to hurt, until it bleeds, as a habit, with the marks
+_HARM_MARK = (rf"(?:on purpose|deliberately|intentionally|(?:until|till|til) (?:i|it|they|there was|there were|my {W}) "
+              r"(?:bleed|bleeds|bled|blood|bruised|bruise|bruises|cracked|split|broke|was raw|were raw|went numb|"
+              r"blistered|blisters)|to feel (?:something|pain|anything|real)|to (?:punish|hurt) myself|because i deserve"
+              r"|as (?:a )?punishment|(?:i )?wanted it to hurt|so it (?:would|will) hurt|to make it hurt|every (?:night|"
+              r"day|evening|morning|time|single (?:day|night))|again|so no one sees|where no one (?:can|will) see|the "
+              r"marks|new marks|leaves? marks)")
+# the time words of an act that has just happened or is happening now
+_JUST_NOW = (r"(?:just now|right now|now|an hour ago|hours ago|minutes ago|a few minutes ago|earlier|earlier tonight|"
+             r"tonight|just|already)")
+# what follows an overdose taken: a time since, alcohol with it, how it feels, a goodbye
+_AFTERMATH = re.compile(r"\b(?:ago|earlier|just now|at once|all at once|too late|on purpose|goodbye|bye|sorry|vodka|"
+                        r"wine|whisky|whiskey|gin|rum|beer|alcohol|booze|sleepy|drowsy|dizzy|numb|weird|sick|throwing up|"
+                        r"vomit\w*|racing|can not (?:feel|stay awake|keep my eyes open|see straight)|kicking in|it is "
+                        r"done|its done|done now|die|dying|dead|wake up|hospital|ambulance|scared|so i|it is over|"
+                        r"forgive me|do not tell|numb)\b")
+# a dose for a treatment or by the label
+_TREATMENT = re.compile(r"\b(?:prescribed|as directed|doctor (?:said|told|says)|with food|for (?:my|this|the|a|that|her|"
+                        r"his) (?:headache|migraine|back|cold|flu|pain|cramps|period|fever|hangover|toothache|tooth|"
+                        r"allergies|allergy|hay fever|knee|injury|sore throat|cough)|vitamins?|supplements?|gummies|"
+                        r"antibiotics|a course of|by mistake|accidentally|poison control|the vet|my (?:dog|cat|puppy|kitten|toddler|son|daughter|"
+                        r"baby|kid))\b")
+
+
+def _overdose_taken_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    """An amount taken is an overdose unless the message names a treatment or a pet's or child's accident; "all my
+    <meds>" alone is the daily dose unless an aftermath follows (a time since, alcohol, how it feels, a goodbye)."""
+    if _TREATMENT.search(doc.norm) and not _AFTERMATH.search(" ".join(doc.after(j, 10))):
+        return False
+    if m.group("all") and not m.group("more"):
+        return _AFTERMATH.search(doc.norm) is not None
+    return True
+
+
+# an everyday reason to sit in a running car or to stand at an edge
+_CAR_BENIGN = re.compile(r"\b(?:warm|warming|warm up|defrost\w*|heater|heating|cold|freezing|ice|icy|frost|snow|"
+                         r"mechanic|fix|fixing|battery|charge|charging|jump start|waiting for|pick up|picking up|music|"
+                         r"radio|podcast|parked outside|drive thru|drive through|traffic|call|phone call|school run|"
+                         r"carwash|car wash|queue|lesson|instructor|test)\b")
+_ENCLOSED = re.compile(r"\b(?:garage|door (?:is )?(?:shut|closed|locked)|doors (?:are )?(?:shut|closed|locked)|windows? "
+                       r"(?:up|shut|closed|sealed|taped)|hose|tape|taped|exhaust|sealed)\b")
+_IN_PROGRESS = re.compile(r"\b(?:now|right now|typing this|sitting in|sitting inside|inside|in the (?:driver|drivers|"
+                          r"front|back) seat|drivers seat|driver seat|can smell|getting sleepy|sleepy|dizzy|headache|"
+                          r"goodbye|bye|this is it|next one|next train|here|platform|station|standing|on the tracks|"
+                          r"bleeding|blood)\b")
+_TRANSIT_BENIGN = re.compile(r"\b(?:accident|accidentally|nearly|almost|cross|crossing|photo|photos|video|pic|game|"
+                             r"dream|dreamt|movie|film|careful|watch out|mind the gap|by mistake|board|boarding|catch|"
+                             r"catching|get on|getting on|ticket|late|delayed|delay|commute|seat|window seat|lol|"
+                             r"lmao|haha\w*)\b")
+# a height one can fall from (an edge or a ledge alone may be a bed's, a pool's or a seat's)
+_HEIGHT = re.compile(r"\b(?:roof|rooftop|bridge|building|balcony|cliff|window|windowsill|window sill|tracks|platform|"
+                     r"overpass|flyover|tower|car park|parking garage|parking structure|multistorey|multi storey|garage|"
+                     r"dam|quarry|parapet|viaduct|skyscraper|block|flats|storey|stories|floors up|\d+(?:st|nd|rd|th) "
+                     r"floor)\b")
+# a rope, a belt or a cord is up: a climbing wall, a boat, a swing, a washing line or a gym say what it is
+_ROPE_BENIGN = re.compile(r"\b(?:climb\w*|boulder\w*|boat|sail\w*|dock|swing|tyre|tire|hammock|tent|camping|washing|"
+                          r"laundry|clothes ?line|flag|tug|gym|crossfit|boxing|ring|skipping|jump rope|decorat\w*|"
+                          r"lights|banner|curtain|pulley|tree ?house|fence|barrier|queue|belay|abseil\w*|rappel\w*|"
+                          r"course|horse|dog|leash|lead|net|hoist|suitcase|luggage|box|parcel|package|bag|car|roof rack|"
+                          r"bike|trailer|load|trousers|pants|waist|jeans|dress)\b")
+# a farewell's everyday reason: leaving a job, a group, a place, a number; a goodbye for now
+_LEAVING_BENIGN = re.compile(r"\b(?:company|team|office|retir\w*|last day|new number|changing (?:my )?number|new phone|"
+                             r"deleting (?:this|my|the) (?:app|account)|delete (?:this|my|the) (?:app|account)|"
+                             r"uninstall\w*|quitting (?:this|the) app|leaving (?:the|this) (?:group|server|channel|chat|"
+                             r"class|club|team|company|job|city|country)|this (?:group|server|channel|thread)|group chat|"
+                             r"internship|contract|placement|term|semester|season|shift|hospital|surgery|operation|"
+                             r"rehab|detox|retreat|deploy\w*|army|navy|basic training|boot camp|signal|wifi|"
+                             r"battery|exam|exams|finals|dissertation|thesis|interview|hike|trek|expedition|"
+                             r"next (?:time|week|month|year))\b")
+# gratitude for the bond itself (not for one answer: "thanks for the tips")
+_GRATITUDE = (rf"(?:(?:thank you|thanks|thank u|thx|ty|so grateful|grateful|i appreciate you|appreciate you) "
+              rf"(?:so much |really |truly |honestly |again )?(?:for |you for )?(?:everything|being there|being here|"
+              rf"being my friend|being (?:so )?(?:kind|good|patient) (?:to|with) me|listening to me all|putting up with me|"
+              rf"always being there|all (?:of )?(?:our|the|those|these) (?:chats|talks|conversations|messages|nights|"
+              rf"years|time)|every (?:single )?(?:chat|conversation|talk|message|night|day)|everything you (?:have )?"
+              rf"(?:ever )?done|all you (?:have )?done|never giving up on me|caring about me|trying|all of it|you|"
+              rf"our (?:chats|talks)|the (?:chats|talks|conversations))\b(?! (?:today|tonight|this|earlier|yesterday|at|with|on|in|during|last)\b)"
+              rf"|you (?:helped|saved|meant) (?:me )?more than you (?:know|will ever know|realise|realize)"
+              rf"|you (?:were|have been) (?:kind|good|there) (?:to|for) me when (?:nobody|no one|noone) else was)")
+# a last message: it will not be followed by another one
+_FINAL = (rf"(?:goodbye|farewell|for the last time|(?:goodbye|bye|gone|leaving|signing off) (?:for good|forever)"
+          rf"|(?:this is|this will be|that was|that is) (?:the|my) (?:last|final) (?:one|message|text|msg|time|chat)"
+          rf"|(?:last|final) (?:text|message|msg|words) from me"
+          rf"|i will not be (?:around|here|messaging|texting|talking|writing|online|replying|answering|bothering "
+          rf"(?:you|anyone)) (?:{W} ){{0,2}}?(?:anymore|any more|again|after (?:today|tonight|this)|much longer)"
+          rf"|i will not (?:talk|speak|message|text|write) (?:to (?:you|anyone) )?(?:again|anymore|any more)"
+          rf"|you will not (?:hear from|see) me (?:again|anymore|any more)"
+          rf"|(?:have|live) a (?:good|great|wonderful|happy|beautiful|long|nice|lovely) life|hope your life is (?:good|"
+          rf"great|wonderful|happy|beautiful|long|amazing)|be well always|take care (?:of yourself )?always"
+          rf"|(?:it|that|this|you) (?:was|were|is) not enough(?= \||$| but)|(?:it is )?too late for me"
+          rf"|(?:made|make|making) (?:the|my) (?:end|last (?:days|weeks|months|bit|part)) (?:so )?(?:easier|bearable|"
+          rf"less lonely|less scary|better|lighter|kinder|softer))")
+_FINAL_RE = re.compile(rf"\b{_FINAL}\b")
+# what releases the listener from blame for what is about to happen
+_ABSOLVE = (r"(?:none of (?:this|it|that) (?:is|was|will be|would be) (?:on you|your fault|because of you|on anyone|"
+            r"anyones fault|yours to carry)|(?:it is|its|this is|that is|thats|it was|this was|it will be) not (?:on you|your fault|yours to "
+            r"carry)|you could not have (?:done anything|stopped (?:it|me|this)|changed (?:it|anything))|there (?:is|"
+            r"was) nothing you could (?:have )?(?:do|done|say|said)|do not (?:ever )?blame yourself)")
+_ABSOLVE_WHEN = (r"(?:(?:whatever|no matter what) happens(?: (?:to me|tonight|next|now|from here|later|after (?:tonight|"
+                 r"today|this|i go)))?|after (?:tonight|today)|when you (?:hear|find out|get the news)|if you hear "
+                 r"(?:about me|the news|what happened)|once i am gone|when i am gone|whatever i do)")
+# a passive wish's object: an event of one's own death (heart stopping, not waking, not seeing another day)
+_DEATH_EVENT = (rf"(?:my heart (?:would |will |to |could )?(?:just )?(?:stops?|gives? out|gives? up|quits|stopped)"
+                rf"\b(?! (?:racing|pounding|aching|hurting|breaking|skipping|fluttering|beating|pounding|for|when)\b)"
+                rf"|(?:i )?(?:(?:would|will|do|did) )?(?:not|never) (?:wake up|wake|see (?:another|the next|one more|"
+                rf"tomorrow|the morning)|make it (?:through the night|to (?:the )?morning|to tomorrow)|open my eyes "
+                rf"again)"
+                rf"|(?:let|make) me (?:not wake up|not wake|die|not see (?:another|tomorrow|the morning)|stop "
+                rf"breathing|sleep forever|not be here|not exist|just go)"
+                rf"|(?:take|takes) me (?:in my sleep|tonight|soon|early|already)"
+                rf"|(?:i )?(?:(?:would|will|do|did) )?(?:not|never) hear (?:it|the alarm|my alarm) (?:go off|ring)"
+                rf"|(?:everything|it all|the (?:whole )?world|things|all of it) (?:to )?(?:go|fade|turn) (?:to )?(?:dark|black|"
+                rf"quiet|silent) "
+                rf"(?:forever|for good|and stay (?:dark|black|quiet|silent)(?: forever)?)"
+                rf"|(?:die|pass away|go) in my sleep"
+                rf"|(?:a|an) (?:heart attack|stroke|aneurysm|fatal (?:accident|crash|illness|disease)|car crash|plane crash|"
+                rf"bullet|terminal (?:illness|diagnosis)|quick death|painless death|early death|painless end|"
+                rf"overdose)\b(?! (?:free|report|claim|insurance|lawyer|survivor|awareness|recovery|scare)\b)"
+                rf"|(?:i )?(?:would |could )?(?:just )?(?:stop breathing|stop being alive|stop living|not be alive|stop existing|"
+                rf"not exist|cease to exist|"
+                rf"cease to be|be dead|be gone for good|be gone forever|get hit by (?:a|the) (?:bus|car|truck|train|"
+                rf"lorry)))")
+_WISH_VERB = (r"(?:hope|hopes|hoping|hoped|pray|prays|praying|prayed|wish|wishing|wished|(?:ask|asking|asked|beg|"
+              r"begging|begged) god(?: to| that)?|would be nice|it would be nice|would be great|would be a relief|"
+              r"would be (?:such )?(?:a )?(?:relief|blessing|mercy)|would love|want|wanted|wanting|wants|dream of|dreaming of|dreaming about|waiting for the day|long for|longing for)")
+def _other_contents(doc: _Doc, m: re.Match[str]) -> bool:
+    """The container taken is of something that is no medicine or poison: "ate the whole box of chocolates", "downed
+    the whole bottle of wine" (sixth round: the attempt rules' hard negatives)."""
+    if re.search(rf"\b{_SUBSTANCE}\b", m.group()):
+        return False  # the medicine is named in the phrase: "mixed all my antidepressants with the bottle of gin"
+    words = m.group().split()
+    if words and words[-1] == "of":
+        words, rest = words[:-1], "of " + " ".join(doc.after(doc.word_at(max(m.start(), m.end() - 1)) + 1, 4))
+    else:
+        rest = " ".join(doc.after(doc.word_at(max(m.start(), m.end() - 1)) + 1, 4))
+    if not words or not re.fullmatch(r"(?:bottle|box|pack|packet|tub|jar|bag|strip|tin|carton|case|crate|sleeve)s?",
+                                     words[-1]):
+        return False
+    return rest.startswith("of ") and not re.match(
+        rf"of {_OWNER}(?:{W} )?(?:{_SUBSTANCE}|sleeping|cough (?:syrup|medicine)|syrup|calpol|bleach|antifreeze|weed "
+        rf"killer|rat poison|poison)\b", rest)
+
+
+def _wake_bounded(doc: _Doc, j: int) -> bool:
+    """Not waking up bounded by a time or a purpose: "hope I don't wake up before noon", "... in time for work"."""
+    return re.match(r"(?:before|until|till|til|early|in time|on time|at|to (?:a|an|the|my|your|rain|snow|noise|sun\w*|"
+                    r"alarms?|kids|dogs?|texts|messages|emails|news|work|that|this)|late|for (?:work|school|class|the|"
+                    r"my))\b", " ".join(doc.after(j, 3))) is not None
+
+
+# sport, play and work where one gets hurt by accident (sixth round: "I hurt myself again at football")
+_SPORT = (r"football|soccer|rugby|hockey|netball|basketball|tennis|training|practice|gym|workout|match|game|karate|"
+          r"boxing|sparring|judo|climbing|skating|skiing|cycling|dance|rehearsal")
+
+
+# a wish bounded by an everyday thing ("hope I don't wake up before noon", "never see another day of school")
+_WISH_BENIGN = re.compile(r"\b(?:wake up (?:early|before|at|in time|on time|late|to (?:a|an|the|my))|another (?:day|"
+                          r"morning|week) (?:of|like|at|in|without)|rollercoaster|roller coaster|race|marathon|scary "
+                          r"movie|horror|exam|shift|meeting)\b")
+
+
 RULES: tuple[_Rule, ...] = (
     # ---------------------------------------------------------------- suicidal ideation (first person)
     _Rule("want_to_die",
@@ -351,7 +565,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\bhop(?:e|ing) (?:that )?i (?:{W} ){{0,4}}?(?:and )?(?:just )?(?:die|do not wake up|never wake up|will "
           rf"not wake up|"
           rf"get hit by a (?:bus|car|truck|train)|do not make it|do not survive|will die)\b{_DIE_EXCL}",
-          "high", "suicidal_ideation", mode="self", negatable=False),
+          "high", "suicidal_ideation", mode="self", negatable=False, check=lambda d, m, i, j: not _wake_bounded(d, j)),
     _Rule("be_dead",
           rf"\b(?:want|wanted|wanting|wants|wish|need|rather|prefer|better off) {_gap(1)}(?:{TO} )?(?:be |being )?"
           rf"dead\b(?! (?:tired|serious|wrong|right|on|set|last|end|inside|asleep|silent|quiet|honest|broke|"
@@ -438,7 +652,8 @@ RULES: tuple[_Rule, ...] = (
           negatable=False, check=_better_off_check),
     _Rule("better_off_if_gone",
           r"\bbetter off if i (?:was|were|am|had|just) (?:not |never )?(?:gone|dead|around|here|born|been born|"
-          r"died|disappeared)\b",
+          r"died|disappeared)\b(?! (?:less|more|so much|all the time|for (?:work|a|the|two|three|some|\d+)|on|during|"
+          r"at|this|next|until|till|while|every|in the)\b)",
           "high", "suicidal_ideation", mode="self", negatable=False),
     _Rule("nobody_if_i_died",
           rf"\b(?:nobody|no one|no body|not a single person|none of them) (?:{W} ){{0,3}}(?:care|notice|miss me|"
@@ -462,7 +677,10 @@ RULES: tuple[_Rule, ...] = (
           rf"again)|"
           rf"(?P<forever>forever|for ever|permanently))\b",
           "high", "suicidal_ideation",
-          check=_group_level({"never": ("high", "suicidal_ideation"), "forever": ("medium", "hopelessness")})),
+          check=lambda d, m, i, j: not (_wake_bounded(d, j) or m.group("forever") and re.match(
+              r"(?:on|at|in|every|this|when|after|until|till|lol|haha|lmao|tomorrow|today|tonight|like)\b",
+              " ".join(d.after(j, 1)))) and _group_level({"never": ("high", "suicidal_ideation"),
+                                                          "forever": ("medium", "hopelessness")})(d, m, i, j)),
     _Rule("tired_of_living",
           r"\b(?:(?P<high>(?:tired|sick|exhausted|weary) of (?:living|being alive|existing|life itself)|"
           r"(?:done|finished) with (?:life|living|being alive|existing|this life)|hate (?:being alive|existing|"
@@ -520,7 +738,8 @@ RULES: tuple[_Rule, ...] = (
           rf"better|to punish myself)\b",
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.match(r"(?:while|when|cooking|shaving|by accident|accidentally|on (?:a|an|"
-                                                r"the)|at (?:the|work))\b", " ".join(d.after(j, 3)))),
+                                                r"the)|at (?:the|work))\b", " ".join(d.after(j, 3)))
+          and not re.search(rf"\b(?:{_SPORT})\b", d.norm)),
     _Rule("cutting_myself",
           r"\bcutting (?:myself|my (?:wrists?|arms?|thighs?|legs?|skin))\b",
           "high", "self_harm", mode="self", check=_cutting_check),
@@ -584,7 +803,7 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:pills|meds|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen|bottle|pack|packet|"
           rf"box|medicine cabinet|prescription)|(?:like |about |over |around |maybe )?(?:[2-9]\d|1\d\d) (?:{W} )?"
           rf"(?:pills|tablets|tylenol|paracetamol|painkillers|sleeping pills|advil|ibuprofen))\b",
-          "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j)),
+          "high", "suicide_plan", check=lambda d, m, i, j: _took_all_check(d, m, i, j) and not _other_contents(d, m)),
     _Rule("already_took",
           r"\b(?:already|just) (?:took|swallowed|downed|taken) (?:the|my|those|all the|all my|all of my) (?:pills|meds|"
           r"tablets)\b(?= \||$| it is too late| and| now| feeling| bye| goodbye)",
@@ -634,7 +853,8 @@ RULES: tuple[_Rule, ...] = (
     _Rule("last_message",
           r"\b(?:this is|this will be|these are) (?:my|the) (?:very )?(?:last|final) (?:message|words|text|post|"
           r"goodbye)\b"
-          r"(?! (?:before|for (?:today|tonight|now|a while|the day|the night|this week)|until|till|from|on this|"
+          r"(?! (?:before|for (?:today|tonight|now|a while|the day|the night|this week)|of the (?:day|night|week|"
+          r"evening|year|month|shift|session)|until|till|from|on this|"
           r"tonight|"
           r"today)\b)|\byou (?:will|wo) not (?:hear|see) (?:from )?(?:me )?(?:ever )?again\b",
           "high", "warning_sign", mode="self"),
@@ -646,7 +866,7 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:pray|praying|prayed|hope|hoping|wish|fine|okay|ok|happy|relieved|glad) (?:{W} ){{0,3}}?(?:if |that "
           rf")?i "
           rf"(?:do not|did not|never|would not|will not|wo not) wake up\b",
-          "high", "suicidal_ideation", mode="self", negatable=False),
+          "high", "suicidal_ideation", mode="self", negatable=False, check=lambda d, m, i, j: not _wake_bounded(d, j)),
     _Rule("want_not_alive",
           rf"\bwant {TO} not (?:be alive|exist|be here|wake up|be around)\b",
           "high", "suicidal_ideation"),
@@ -667,7 +887,7 @@ RULES: tuple[_Rule, ...] = (
           r"cutting|carve|carving|pick|picking|bite|biting|bit) (?:[^\s|]+ ){0,3}?(?:until|till|til) (?:i|they|it|my [^\s|]+) "
           r"(?:bleed|bleeds|bled|bruise|bruised)\b",
           "high", "self_harm", mode="self", check=lambda d, m, i, j: not re.search(
-              r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm)),
+              r"\b(?:accident|accidentally|cooking|shaving|gym|fell|scab)\b", d.norm) and _HARM_BENIGN.search(d.norm) is None),
     _Rule("harm_is",
           r"\b(?:hurting|cutting|harming|burning) (?:myself|my skin|my arms?) (?:is|was|has been|helps|makes me)\b",
           "high", "self_harm", mode="self",
@@ -723,7 +943,8 @@ RULES: tuple[_Rule, ...] = (
           r"|\bengine (?:is )?running\b(?=.*\bgarage\b)|\bgarage\b(?=.*\bengine (?:is )?running\b)"
           r"|\bcounted (?:my|the|out my|out the|all my) (?:pills|tablets|meds)(?= \||$| and| there)",
           "high", "warning_sign", mode="self", check=lambda d, m, i, j: not re.search(
-              r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)),
+              r"\b(?:organiser|organizer|weekly|for the week|trip|holiday|refill)\b", d.norm)
+          and not (re.search(r"\b(?:engine|garage)\b", m.group()) and _CAR_BENIGN.search(d.norm))),
     # ------------------- general shapes the train part's cross-validation missed (issue 21), one per C-SSRS level
     # a passive wish: death welcome, not minded, hoped for from outside (an illness, a crash, a god)
     _Rule("death_welcome",
@@ -895,15 +1116,17 @@ RULES: tuple[_Rule, ...] = (
           r"cutting))\b|\bmade myself bleed\b",
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|shaving|hair|grass|lawn|"
-                                                 r"hours|budget|paper|onion|free|clean for|years clean|months "
-                                                 r"clean)\b", d.norm)),
+                                                 r"hours|budget|paper|onions?|salon|barber|hairdresser|bangs|fringe|free|clean for|years clean|months "
+                                                 r"clean)\b", d.norm) and not re.search(rf"\b(?:{_SPORT})\b", d.norm)),
     _Rule("harm_instrument",
           r"\b(?:burned|burnt|burning|burn|cut|cutting|carved|carving|scratched|scratching) (?:into )?(?:myself|my "
           r"(?:wrists?|arms?|legs?|thighs?|skin|stomach|hips?)) with (?:a |the |my )?(?:cigarette|lighter|blade|razor|"
           r"razor blade|knife|scissors|compass|glass)\b"
           r"|\b(?:carved|carving|slit|slitting|sliced|slicing) (?:\w+ )?(?:into |up )?my (?:wrists?|arms?|legs?|"
           r"thighs?|skin|stomach)\b",
-          "high", "self_harm", mode="self"),
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: not re.match(r"(?:open )?on (?:a|the|some|my) ", " ".join(d.after(j, 3)))
+          and not re.search(r"\b(?:accident|accidentally|fence|nail|by mistake)\b", d.norm)),
     _Rule("harm_urge",
           rf"\burges? {TO} (?:cut|self harm|sh|burn myself|hurt myself)\b|\b(?:need|want|going) {TO} cut(?= so bad| rn|"
           rf" right now| tonight| again| the urge|{EOC})"
@@ -1011,8 +1234,10 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:mercy|blessing|relief|gift) if i (?:just )?(?:died|die|stopped breathing|did not wake up|never woke "
           rf"up)\b"
           rf"|\b(?:sad|disappointed|upset|angry|annoyed|gutted) (?:that )?i (?:made it|woke up|survived|am still "
-          rf"(?:alive|here)|lived)\b"
-          rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b",
+          rf"(?:alive|here)|lived)\b(?! (?:at|in|on|early|late|before|after|until|till|so|with|for|to|waiting|instead|"
+          rf"while|from|through|and (?:missed|forgot|was late))\b)"
+          rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b(?! (?:on|at|in|every|"
+          rf"this|when|after|until|till|lol|haha|lmao|tomorrow|today|tonight|like)\b)",
           "high", "suicidal_ideation",
           check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
               r"\b(?:movie|game|match|exam|concert|holiday|vacation|weekend|show|season|party|trip|episode|release|"
@@ -1095,7 +1320,7 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:mixed|mixing|took|taking|washed down) (?:all )?(?:my |the )?(?:{W} )?{_DOSE_NOUN} (?:with|and) "
           rf"(?:the |a |half a |a whole )?(?:bottle|vodka|gin|whiskey|whisky|wine|rum|alcohol|booze)\b",
           "high", "suicide_plan", mode="self",
-          check=lambda d, m, i, j: not re.search(
+          check=lambda d, m, i, j: not _other_contents(d, m) and not re.search(
               r"\b(?:view|views|photo|photos|pic|pics|selfie|sunset|sunrise|fix|fixing|repair|repairs|gutters?|"
               r"antenna|dish|paint|painting|cleaning|clean|wait for me|meet|meeting|concert|party|headache|"
               r"prescribed|doctor said|hangover|necklace|scarf is|costume|tie|cosplay|chilly|cold)\b", d.norm)),
@@ -1292,7 +1517,7 @@ RULES: tuple[_Rule, ...] = (
           rf"survived|woke up|rescued|still here|did not work)\b)"
           rf"|\bwent too far this time\b|\b(?:in|into) the (?:bath|tub|bathtub) with (?:the|a|my) (?:razor|blade|knife)\b"
           rf"|\bi did it\b(?=.*\b(?:took|pills|swallowed|overdose|cut|goodbye|too late)\b)",
-          "high", "suicide_plan", mode="self"),
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: not _other_contents(d, m)),
     _Rule("harm_more",
           rf"\b(?:cuts|burns|slashes) (?:on|all over|across|up and down) my (?:arms?|legs?|thighs?|wrists?|stomach|"
           rf"body)\b|\bcovered in (?:cuts|burns|fresh scars)\b"
@@ -1306,7 +1531,9 @@ RULES: tuple[_Rule, ...] = (
           "high", "self_harm", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:accident|accidentally|cooking|oven|stove|iron|curling iron|"
                                                  r"straighteners? (?:slipped)|sunburn|tattoo|gym|workout|massage|"
-                                                 r"dentist|cupboard|low ceiling|doorframe|banged my head on the "
+                                                 r"dentist|cupboard|low ceiling|doorframe|door frame|clumsy|tripped|slipped|"
+                                                 r"aloe|bbq|barbecue|pan|kettle|campfire|bonfire|fireworks?|burn cream|"
+                                                 r"banged my head on the "
                                                  r"(?:cupboard|shelf|car))\b", d.norm)),
     _Rule("burden_more2",
           rf"\b(?:holding|hold|drag|dragging|pulling|pull|bring|bringing) (?:everyone|everybody|them|my family|"
@@ -1571,7 +1798,7 @@ RULES: tuple[_Rule, ...] = (
     # self-harm ongoing: a relapse, wounds reopened, covered in fresh cuts, a purpose clause ("so I can cut")
     _Rule("harm_ongoing",
           rf"\b(?:relapsed|relapse|relapsing|slipped up|broke (?:my )?(?:clean )?streak)\b(?=.*\b(?:self harm\w*|sh|"
-          rf"cutting|blade|blades|razor|burn(?:ed|t|ing)? myself|hurt(?:ing)? myself|cut myself)\b)"
+          rf"cutting|cuts|wounds|blade|blades|razor|burn(?:ed|t|ing)? myself|hurt(?:ing)? myself|cut myself)\b)"
           rf"|\b(?:self harm\w*|sh|cutting|used {TO} cut|cut myself|blade|razor)\b(?=.*\b(?:relapsed|broke (?:my )?"
           rf"(?:clean )?streak)\b)"
           rf"|\b(?:picking|picked|pick|ripping|ripped|tearing|tore|reopening|reopened|pulling|pulled) (?:the |my |at "
@@ -1600,7 +1827,8 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:{W} ){{0,6}}?(?:would not|will not|do not|would|i would) (?:even |really |honestly )?(?:mind|care|be "
           rf"relieved|be glad)\b"
           rf"|\bbutton (?:{W} ){{0,6}}?(?:stop existing|cease {TO} exist|not exist|disappear forever|die|be gone|never "
-          rf"have existed|be erased|never (?:have )?been born)\b"
+          rf"have existed|be erased|never (?:have )?been born|stop (?:being alive|living|breathing)|not be alive|be dead|"
+          rf"(?:never|not) wake up|vanish forever|end (?:it all|my life|everything))\b"
           rf"|\b(?:over|end|ends|gone|burn|burns|go|goes|sink|sinks) (?:{W} )?and (?:take )?me (?:along )?with it\b",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: not re.search(r"\b(?:game|phone|laptop|app|server|website|battery|plant|lol|"
@@ -1628,6 +1856,366 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicide_plan", mode="self",
           check=lambda d, m, i, j: _CONCEALED_ACT.search(d.norm) is not None and _ENDS_A_THING.search(d.norm) is None
           and _BENIGN_JUMP.search(d.norm) is None),
+    # --------------------------------- issue 21, sixth round: explicit risk as grammars over the slot lexicons above
+    # (verb class + object or means class + a marker of time, purpose or outcome); each family has its own
+    # paraphrases and same-surface hard negatives in tests/test_crisis_round6.py
+    # attempt: an amount of a substance ingested ("necked a whole strip of my sertraline", "ate 40 of mum's
+    # tablets"); "all my <meds>" with nothing after it is the daily dose
+    _Rule("overdose_taken",
+          rf"\b{_INGESTED} (?:(?P<more>{_TOTAL}) {_OWNER}(?:{W} )?(?:{_SUBSTANCE}|{_MED_CONTAINER}|{_CONTAINER} of "
+          rf"(?:{W} )?{_SUBSTANCE})|(?P<all>all|all of|every one of) {_OWNER}(?:{W} )?{_SUBSTANCE}"
+          rf"|{_OWNER}(?:{W} )?(?:whole|entire|full) (?:{_MED_CONTAINER}|{_CONTAINER} of (?:{W} )?{_SUBSTANCE}))\b",
+          "high", "suicide_plan", mode="self", check=_overdose_taken_check,
+          gate=frozenset("took taken swallowed downed ate eaten popped chugged necked gulped washed drank drunk overdosed od injected shot".split())),
+    # attempt: a container emptied into one's mouth ("tipped the pill box down my throat")
+    _Rule("emptied_into_mouth",
+          rf"\b(?:emptied|tipped|poured|dumped|shook|shoved|stuffed|crammed) {_OWNER}(?:{W} ){{0,2}}?(?:{_SUBSTANCE}|"
+          rf"{_MED_CONTAINER}|{_CONTAINER})(?: of (?:{W} )?{_SUBSTANCE})? (?:out )?(?:into|in|down) my (?:mouth|throat)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:sweets|candy|chips|crisps|popcorn|cereal|tic tacs|mints|"
+                                                 r"gummies|skittles|vitamins?)\b", d.norm),
+          gate=frozenset("mouth throat".split())),
+    # attempt in progress: a cut to a lethal site with bleeding or a time of now ("opened up my wrist just now")
+    _Rule("wound_now",
+          rf"\b(?:cut|slit|sliced|slashed|opened|carved|stabbed|gashed) (?:up |open |into )?(?:my |both my |both of my |"
+          rf"my own )(?:left |right )?(?:wrists?|veins?|throat|neck|arm open|forearm open)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: (re.search(rf"\b(?:{_JUST_NOW}|bleeding|blood|will not stop|so deep|too deep|"
+                                              rf"towel|bath|bathtub|tub)\b", d.norm) is not None
+                                    or re.search(r"\bi have(?: just| already| finally)?$", " ".join(d.before(i, 3)))
+                                    is not None)
+          and _HARM_BENIGN.search(d.norm) is None and not re.search(r"\b(?:glass|knife slipped|kitchen|bottle opener|"
+                                                                     r"tin|can|paper|fence|nail|metal|wire|while|"
+                                                                     r"surgeon|doctor|nurse)\b", d.norm)
+          and not re.match(r"(?:open )?on (?:a|the|some|my) ", " ".join(d.after(j, 3))),
+          gate=frozenset("wrist wrists vein veins throat neck arm forearm".split())),
+    # attempt in progress: the engine running in a closed space, the speaker inside ("motor on, garage shut, typing
+    # this from the driver's seat")
+    _Rule("exhaust_now",
+          r"\b(?:engine|motor|car|ignition) (?:is |was |left |turned |switched )?(?:on|running|started|idling)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _ENCLOSED.search(d.norm) is not None and _IN_PROGRESS.search(d.norm) is not None
+          and _CAR_BENIGN.search(d.norm) is None,
+          gate=frozenset("engine motor car ignition".split())),
+    # attempt in progress: stepping in front of a train, onto the tracks or into traffic, now
+    _Rule("in_front_now",
+          rf"\b(?:stepping|walking|jumping|throwing myself|lying down|laying down|going {TO} (?:step|walk|jump|lie "
+          rf"down)|about {TO} (?:step|walk|jump|lie down)|gonna (?:step|walk|jump|lie down)|stepping out|walking out|"
+          rf"running out) (?:out )?(?:in front of (?:the |a |this |that |an )?(?:next |oncoming |coming |approaching |"
+          rf"fast |express |\d+\w* )?(?:one|train|tram|bus|lorry|truck|car|cars|traffic|express)|(?:onto|on to|on) "
+          rf"the (?:tracks|rails|railway line|railway|train line|motorway|highway|freeway))\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _IN_PROGRESS.search(d.norm) is not None and _TRANSIT_BENIGN.search(d.norm) is None
+          and not re.search(r"\b(?:dog|cat|child|kid|kids|ball|wallet|phone|hat)\b", d.norm),
+          gate=frozenset("front tracks rails railway line motorway highway freeway".split())),
+    # attempt in progress: at the edge, said without a subject ("standing at the edge of the car park roof. this is
+    # it"); the place now rules' everyday readings (a view, waiting, a repair) apply
+    _Rule("edge_now",
+          rf"(?:^|\| |\b(?:i am|am) )(?:sitting|standing|stood|sat|perched|hanging|leaning|balancing|swaying|"
+          rf"climbing|climbed) (?:on|at|over|off|out of|on top of|onto|up) (?:the |a |my |this )?(?:{W} ){{0,3}}?"
+          rf"(?:edge|ledge|railing|rail|parapet|roof|rooftop|bridge|cliff|tracks|train tracks|window sill|windowsill|"
+          rf"balcony)\b",
+          "high", "suicide_plan", mode="self", check=lambda d, m, i, j: _RULES_BY_NAME["on_the_place_now"].check(
+              d, m, i, j) and _HEIGHT.search(" ".join(d.sentence_words(i))) is not None and not re.search(r"\b(?:bed|sofa|couch|seat|chair|pool|bath|tub|desk|"
+                                                               r"stage|dock|pier)\b", d.norm),
+          gate=frozenset("edge ledge railing rail parapet roof rooftop bridge cliff tracks sill windowsill balcony".split())),
+    # attempt: "it is done" / "I did it" with the means or the act named in the message
+    _Rule("done_it",
+          r"\b(?:i (?:already |just |finally )?did it|i have (?:already |just |finally )?done it|it is (?:already )?"
+          r"done|its (?:already )?done|there is no going back|no going back now|too late (?:now|to stop it)|can not undo "
+          r"it)\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: re.search(rf"\b(?:{_SUBSTANCE}|rope|noose|blood|bleeding|kicking in|overdose|od|gas|"
+                                             rf"engine|jumped|edge|razor|blade|(?:took|swallowed|downed|taken) (?:them|it|"
+                                             rf"everything|all of them|them all|the lot|all(?= \||$)))\b", d.norm) is not None and _TREATMENT.search(d.norm) is None
+          and not re.search(r"\b(?:hair|haircut|tattoo|piercing|essay|project|homework|test|exam|job|deal|"
+                            r"application|cake|recipe|lawn|grass)\b", d.norm),
+          gate=frozenset("did done going late undo".split())),
+    # preparatory: a ligature is up ("the rope is up", "the belt is tied to the beam"); sport, boats and
+    # washing lines clear it
+    _Rule("ligature_up",
+          r"\b(?:the |my |a )?(?:ropes?|nooses?|belts?|cords?|cables?|ligatures?) (?:is |are |was )?(?:already )?(?:(?:up|"
+          r"hung|hanging|ready|set up|in place)\b|(?:tied|secured|knotted) (?:from|to|on|over|around|in) (?:the |my )?"
+          r"(?:beam|banister|bannister|door|railing|hook|rafter|rafters|tree|loft|attic|ceiling|stairs|closet|"
+          r"wardrobe)\b)",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: _ROPE_BENIGN.search(d.norm) is None,
+          gate=frozenset("rope ropes noose nooses belt belts cord cords cable cables ligature ligatures".split())),
+    # self-harm: a harm verb on one's own body with a mark of purpose, outcome or habit ("burning my forearm with
+    # the lighter every evening", "slammed my forehead into the tiles on purpose")
+    _Rule("harm_marked",
+          rf"\b{_HARM_VERB} (?:myself|my (?:own )?(?:left |right )?{_BODY})(?: (?P<gap>(?:{W} ){{0,6}}?)(?P<mark>{_HARM_MARK}|with "
+          rf"(?:a |the |my )?(?:lighter|cigarette|blade|razor|razor blade|knife|compass|scissors|glass|hot (?:iron|"
+          rf"spoon|knife|metal)|needle|pin|safety pin)))\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not (
+              re.match(r"(?:again|every)\b", m.group("mark") or "")
+              and re.search(r"\b(?:on|at|in|against|into|with) (?:the|a|an|some|that|this)\b", m.group("gap") or ""))
+          and not re.search(
+              r"\b(?:gym|workout|sparring|boxing|karate|martial|sport|football|rugby|hockey|match|dance|stove|oven|pan|"
+              r"iron(?:ing)?|kettle|sun|sunburn|bee|wasp|itchy|allergic|eczema|bed frame|cupboard|door frame|by "
+              r"mistake|clumsy|tripped|slipped|stairs?|fell|walking|running|playing|lifting|moving|ball|bike|"
+              r"skat\w*|ski|skiing|snowboard\w*|climb\w*|hiking|work|job|physio|injury)\b", d.norm),
+          gate=frozenset("myself my".split())),
+    # self-harm: a blow against a surface until one's own body is damaged, or wanted to hurt
+    _Rule("harm_on_surface",
+          rf"\b(?:punch|punched|punching|hit|hitting|slam|slammed|slamming|bang|banged|banging|bash|bashed|bashing|"
+          rf"smash|smashed|smashing|headbutt|headbutted|headbutting|kick|kicked|kicking) (?:my (?:{_BODY}) "
+          rf"(?:into|against|on) )?(?:the |a )?{_SURFACE} (?:{W} ){{0,4}}?(?:(?:until|till|til) (?:(?:my {W}|i) "
+          rf"(?:bled|bleed|bleeds|cracked|split|broke|bruised|were raw|was raw)|(?:it|they) (?:bled|bleeds|bruised)|"
+          rf"there was blood)|(?:i )?wanted it "
+          rf"to hurt|to feel (?:pain|something|anything)|to (?:punish|hurt) myself|so it (?:would|will) hurt)\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:game|match|goal|karate|boxing|gym|sparring|film|movie)\b", d.norm),
+          gate=frozenset("wall walls door mirror tiles floor desk table".split())),
+    # self-harm resumed or habitual: "back to cutting", "went to the bathroom and cut. like every night"
+    _Rule("harm_habit",
+          rf"\bback {TO} (?:cutting|burning|scratching|hitting|punching|carving|self harming|sh|hurting myself|"
+          rf"harming myself)(?= \||$| myself| my {_BODY}| again| every| most| (?:{W} ){{0,3}}?(?:night|nights|day|"
+          rf"days|evening|week)\b)"
+          rf"|\bsh (?:would |had )?(?:again|last night|tonight|today|yesterday)\b"
+          rf"|\b(?:and|then|i|i just|just) (?:cut|sh|self harmed)(?: again)?(?= \|(?: like)? every| \| again| like "
+          rf"every| every (?:night|day|evening|time)| again (?:tonight|last night|today))",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:carbs|sugar|calories|meat|dairy|gluten|costs|corners|class|classes|ties|the grass|coupons|"
+              r"candles|incense|the gym|the books|fabric|wood|paper|hair|nails|fringe|bangs|lines|cds|rice)\b", d.norm),
+          gate=frozenset("back cut sh self".split())),
+    # wish to be dead: a wish verb + an event of one's own death ("praying my heart gives out", "would be nice not to
+    # wake up", "asked god to let me not see another morning")
+    _Rule("wish_death_event",
+          rf"\b{_WISH_VERB} (?:(?:that|if|for|to|god|so) )?(?:{W} ){{0,3}}?{_DEATH_EVENT}",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not _wake_bounded(d, j) and not re.match(
+              r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
+              " ".join(d.after(j, 3))) and not re.search(
+              r"\b(?:(?:do|did|does) not|never) (?:hope|pray|wish|want)\b|\b(?:he|she|they|him|her|my (?:dad|mum|mom|"
+              r"grandma|grandad|nan|dog|cat)) (?:would |will )?(?:not|never)\b", " ".join(d.before(i, 4) + d.words[i:j])),
+          gate=frozenset("hope hopes hoping hoped pray prays praying prayed wish wishing wished ask asking asked beg begging begged would want wanted wanting wants dream dreaming waiting long longing".split())),
+    # wish to be dead: disappointed to be alive ("gutted I woke up still breathing", "annoyed I'm still here. again")
+    _Rule("sorry_still_alive",
+          rf"\b(?:disappoint\w*|annoyed|upset|angry|mad|pissed|gutted|sad|let down|frustrated|furious|devastated|"
+          rf"cursing|hate|hating|resent|resenting) (?:{W} ){{0,3}}?(?:that |because |when |to (?:find|realise|realize|"
+          rf"see|be) (?:that )?)?(?:i |i am |am )?(?:was |am |woke up |have woken up |wake up )?(?:still )?(?:here|alive|"
+          rf"breathing|woke up|woken up)(?= \||$| again| every| each| tbh| honestly| ngl| fr| another day| one more "
+          rf"day)"
+          rf"|\b(?:disappoint\w*|sad|gutted|upset|let down) (?:{W} ){{0,2}}?(?:that |when )?(?:the|my) (?:scan|scans|test|"
+          rf"tests|results?|biopsy|bloods|blood work|mri|ct) (?:came back|come back|comes back|were|was|are|is) (?:all )?"
+          rf"(?:clear|negative|fine|normal|benign|clean)\b(?=.*\b(?:end|die|dead|dying|over|wanted it|hoped it|gone)\b)",
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=lambda d, m, i, j: re.search(r"\b(?:still|woke|woken|wake|alive|breathing|came back|come back|"
+                                             r"comes back)\b", m.group()) is not None
+          and not re.search(r"\b(?:office|work|school|queue|airport|line|waiting|traffic|party|bar|class|meeting|"
+                            r"hospital|station)\b", d.norm),
+          gate=frozenset("here alive breathing woke woken clear negative fine normal benign clean".split())),
+    # burden: others would be better, freer or relieved with the speaker gone for good ("everyone would breathe easier
+    # if I were out of the picture"); a bounded absence ("out of the office for a week", "gone on weekends") is none
+    _Rule("burden_if_gone",
+          rf"\b(?:everyone|everybody|people|they|the world|my (?:{W} )?(?:family|kids|children|parents|friends|mum|mom|"
+          rf"dad|wife|husband|partner|sister|brother)|life for everyone|things) (?:would|will|could) (?:all )?(?:finally "
+          rf")?(?:be better|be better off|be happier|be relieved|be fine|be lighter|be easier|breathe easier|sleep "
+          rf"better|have it easier|get on better|move on|be free|do better|manage better)(?: (?:{W} ){{0,3}}?)? if i "
+          rf"(?:were|was|am|had|just|could just) (?:just )?(?:gone|not (?:here|around|alive)|out of (?:the picture|the "
+          rf"way|their (?:lives|way|hair)|everyones (?:lives|way))|dead|never born|disappeared|vanished|no longer "
+          rf"(?:here|around|alive)|not in (?:it|the picture|their lives))"
+          rf"(?! (?:for (?:a|an|the|two|three|some|one|this|that|work|\d+)|on|during|until|till|while|this|next|at|in the|"
+          rf"less|more|so much|all the time|every)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: (_no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None) and (
+              True if re.search(r"\b(?:for good|forever|for ever|permanently|dead|never born|not alive|no longer alive)\b",
+                                d.norm) else ("medium", "hopelessness")),
+          gate=frozenset("if".split())),
+    # attempt: a poison drunk ("I've drunk bleach", "swallowed some drain cleaner"); an act taken, in the past or
+    # perfect ("consider drinking bleach", said to others, is none)
+    _Rule("poison_taken",
+          r"\b(?:drank|drunk|swallowed|downed|took|taken|ingested|chugged) (?:some |a (?:bottle|"
+          r"cup|glass|mouthful|can) of |the |a load of |half a bottle of |a whole bottle of )?(?:bleach|antifreeze|poison|"
+          r"weed ?killer|rat poison|pesticide|drain cleaner|paraquat|lighter fluid|cleaning fluid|oven cleaner|"
+          r"toilet cleaner|methanol)\b",
+          "high", "suicide_plan",
+          check=lambda d, m, i, j: _NOT_THE_SPEAKER.search(d.norm) is None and not re.search(
+              r"\b(?:game|film|movie|book|show|play|character|villain|poison ivy|ivy)\b", d.norm),
+          gate=frozenset("bleach antifreeze poison weed weedkiller pesticide cleaner paraquat fluid methanol".split())),
+    # attempt: what was taken is in the body now ("the pills are in my system", "it's all in my stomach now")
+    _Rule("in_my_system",
+          rf"\b(?:is|are|s) (?:already |all )?in my (?:system|stomach|blood|bloodstream|body)\b"
+          rf"(?= \||$| now| already| and| i can| so| nothing| it is too| its too| no going back)",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: re.search(rf"\b(?:{_SUBSTANCE}|overdose|poison|bleach|took|swallowed|it all|"
+                                             rf"everything i took)\b", d.norm) is not None
+          and _TREATMENT.search(d.norm) is None and not re.search(
+              r"\b(?:caffeine|coffee|sugar|alcohol|booze|beer|wine|virus|covid|flu|bacteria|infection|working|better|"
+              r"kicking in for|antibiotic\w*|vaccine|cold)\b", d.norm),
+          gate=frozenset("system stomach blood bloodstream body".split())),
+    # attempt in progress: bleeding out, in the water now
+    _Rule("dying_now",
+          r"\b(?:i am|im|am) (?:bleeding out|losing (?:so much|a lot of|too much) blood)\b"
+          r"|\b(?:i am|im|am) (?:in|into) the (?:water|river|sea|ocean|lake|canal|reservoir|loch|estuary) (?:right )?now\b",
+          "high", "suicide_plan", mode="self",
+          check=lambda d, m, i, j: not re.search(r"\b(?:game|character|raid|match|zombie|npc|level|boss|squad|"
+                                                 r"period|nose|nosebleed|swim|swimming|beach|holiday|surf\w*|paddl\w*|"
+                                                 r"wetsuit|come in|lifeguard|kayak\w*|boat|fishing|dip|dog|warm|lovely|"
+                                                 r"amazing|training|triathlon)\b", d.norm) and (
+              "bleeding" in m.group() or "losing" in m.group() or re.search(
+                  r"\b(?:cold|bye|goodbye|sorry|let go|can not swim|far out|sinking|current|weights|stones|pockets|"
+                  r"this is it|forgive me)\b", d.norm) is not None),
+          gate=frozenset("bleeding losing water river sea ocean lake canal reservoir loch estuary".split())),
+    # self-harm: a cut deep, said of one's own act ("cut deep tonight", "i cut deeper than ever")
+    _Rule("cut_deep",
+          r"\b(?:cut|sliced|went) (?:way |really |too |so |much )?(?:deep|deeper)\b"
+          r"(?! (?:into the|into our|into my (?:savings|budget|pocket)|in the)\b)",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: d.before(i, 1) in ([], ["|"], ["i"], ["and"], ["then"], ["just"]) and re.search(rf"\b(?:tonight|last night|bleeding|blood|again|than usual|than ever|"
+                                             rf"stitches|steri|bandage\w*|plasters?|{_BODY}|scared me)\b", d.norm)
+          is not None and _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:budget|costs|spending|comment|words|joke|insult|lore|hair|fringe|wood|fabric|cake|bread|"
+              r"meat|steak|argument|fight|debate|discussion|conversation|rabbit hole|research|thought|thinking|"
+              r"dive|diving|water|pool)\b", d.norm),
+          gate=frozenset("deep deeper".split())),
+    # self-harm: a wound deeper than meant ("went way too deep on my thigh", "went deeper than usual last night")
+    _Rule("harm_depth",
+          rf"\bwent (?:way |much |a bit |a little |far )?(?:too deep|deeper|so deep|really deep|too far)(?: {W})?"
+          rf"(?= \||$| (?:on|into|in) my {_BODY}| (?:than|last|tonight|this|again|and|had|it|i)\b)",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: re.search(rf"\b(?:{_BODY}|bandaids?|plasters?|stitches|bandages?|blood|bleeding|"
+                                             rf"scared me|than usual|than i meant|than i wanted|than before|blade|razor|"
+                                             rf"cut|cutting|cuts)\b", d.norm) is not None and not re.search(
+              r"\b(?:lore|rabbit hole|forest|woods|water|pool|sea|ocean|dive|diving|research|conversation|thought|"
+              r"debt|overdraft|mine|cave|tunnel|fandom|wiki|book|show|joke|prank|argument|fight|tattoo)\b", d.norm),
+          gate=frozenset("went".split())),
+    # self-harm: a hot or sharp thing pressed, dragged or held to one's own body ("pressing hot spoons on my skin")
+    _Rule("harm_pressed",
+          rf"\b(?:press|pressed|pressing|presses|hold|held|holding|put|putting|drag|dragged|dragging|run|ran|running|"
+          rf"dig|dug|digging|push|pushed|pushing|stub|stubbed|stubbing) (?:a |the |my |some )?(?:hot |burning |lit |"
+          rf"heated |red hot |sharp )?(?:spoons?|lighter|cigarettes?|blades?|razors?|razor blades?|knife|knives|needles?|"
+          rf"pins?|compass|iron|match|matches|lighters|scissors|glass) (?:{W} )?(?:on|onto|into|against|across|along|"
+          rf"over|to) my (?:own )?{_BODY}\b",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:tattoo|piercing|acupuncture|doctor|nurse|injection|vaccine|splinter|ironing|shirt|massage|"
+              r"hairdresser|curling)\b", d.norm),
+          gate=frozenset("spoon spoons lighter lighters cigarette cigarettes blade blades razor razors knife knives needle needles pin pins compass iron match matches scissors glass".split())),
+    # self-harm: hiding new wounds ("covered the fresh cuts with long sleeves again")
+    _Rule("harm_hidden",
+          rf"\b(?:hide|hid|hidden|hiding|cover|covered|covering|conceal|concealed|concealing) (?:up )?(?:the |my )?"
+          rf"(?:(?:new|fresh|latest) (?:marks|cuts|burns|scratches|wounds|scars)|(?:marks|cuts|burns) on my {_BODY})\b",
+          "high", "self_harm", mode="self", check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None
+          and not re.search(r"\b(?:tattoo|hickey|hickeys|love bites|bruise from|makeup for the|eczema|aloe|bbq|barbecue|"
+                            r"oven|stove|pan|kettle|iron|cooking|kitchen|sunburn|burn cream|ointment|antiseptic|"
+                            r"fireworks?|campfire|bonfire|surgery|operation)\b", d.norm),
+          gate=frozenset("marks cuts burns scratches wounds scars".split())),
+    # wish to be dead: trading places with the dead ("I'd swap places with him", at a grave)
+    _Rule("wish_trade_places",
+          rf"\b(?:trade|swap|switch|change) places with (?:him|her|them|the dead|my (?:{W} )?{W}|whoever)\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:grave|graves|cemetery|funeral|buried|dead|died|passed away|"
+                                             r"heaven|coffin|casket|obituary|late)\b", d.norm) is not None
+          and not re.search(r"\b(?:holiday|vacation|beach|rich|famous|lottery|job|lol|lmao|haha\w*)\b", d.norm),
+          gate=frozenset("places".split())),
+    # wish to be dead: relieved if the vehicle one is in crashed ("relieved if the flight went down with me on it")
+    _Rule("wish_crash_relief",
+          rf"\b(?:relieved|glad|grateful|happy|fine|okay|ok|at peace|not (?:mind|care)) if (?:{W} ){{0,3}}?(?:the|that|my|"
+          rf"a|this) (?:plane|flight|car|bus|train|boat|ship|ferry|taxi|uber|coach) (?:{W} )?(?:crashed|crashes|went down|"
+          rf"goes down|sank|sinks|flipped|hit something|fell)\b",
+          "high", "suicidal_ideation", mode="self", check=lambda d, m, i, j: re.search(
+              r"\b(?:with me|me (?:on|in) it|my (?:plane|flight|car|bus|train|boat|ship|ferry|taxi|uber|coach))\b", d.norm)
+          is not None,
+          gate=frozenset("if".split())),
+    # farewell: leaving a record so someone knows what one was ("sending this so someone knows I tried")
+    _Rule("farewell_record",
+          rf"\bso (?:that )?(?:someone|somebody|people|you|everyone|everybody|they|my (?:{W} )?{W}) (?:knows?|will know|"
+          rf"remembers?|will remember|can (?:know|remember)) (?:that )?i (?:was|tried|loved|cared|did try|existed|meant)"
+          rf"(?: (?:grateful|here|real|happy|sorry|trying|loved|something|you|her|him|them|everyone))?(?= \||$)"
+          rf"|\b(?:a )?record (?:that|of how) i (?:tried|was|existed|loved|cared)(?: (?:here|real|happy|trying))?"
+          rf"(?= \||$)"
+          rf"|\b(?:say|tell (?:them|people|everyone))(?: that)? i was (?:happy|good|kind|trying|loved|okay)(?: once| "
+          rf"sometimes| at least once)(?= \||$| ok| please| for the last)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None and re.search(
+              r"\b(?:love|loved|goodbye|bye|take care|always|remember|forgive|sorry|grateful|thank\w*|last|goodnight|"
+              r"for the last time|forever|gone)\b", d.norm[:m.start()] + d.norm[m.end():]) is not None,
+          gate=frozenset("so record say tell".split())),
+    # farewell: a goodnight or a sign-off for the last time, or no text after this one
+    _Rule("farewell_last_time",
+          rf"\b(?:goodnight|good night|goodbye|bye|signing off|logging off|saying goodbye) for the (?:very )?last time\b"
+          rf"(?! (?:in|at|from|on|as|before|this|here|to)\b)"
+          rf"|\byou (?:will not|will never|wo not) (?:get|receive|see|hear) (?:another|any more|any other|one more|a "
+          rf"single|any) (?:text|message|msg|word|reply)s? from me\b(?! (?:until|till|before|tonight|today|for a|this|"
+          rf"while|during)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not _to_a_thing(
+              d, j) and not re.search(r"\b(?:until|till|before|land|landing|flight|phone|battery|data|signal|back|"
+                                      r"tomorrow|later|exam|exams|apartment|flat|house|account)\b", d.norm),
+          gate=frozenset("last me".split())),
+    # farewell: gratitude for the bond + a mark that this is the last message (either order)
+    _Rule("farewell_thanks",
+          rf"\b{_GRATITUDE}",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _FINAL_RE.search(d.norm) is not None and _no_benign_reason(d) and not re.match(
+              r"(?:you (?:did|have done|do|gave) )?(?:for|to|with) (?:my|our|his|her|their|the) ", " ".join(d.after(j, 5))) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset("thank thanks thx ty grateful appreciate you".split())),
+    # farewell: the message names itself the last ("last text from me", "this is the last one" after our chats)
+    _Rule("farewell_last_text",
+          rf"\b(?:(?:last|final) (?:text|message|msg|words|note) from me|(?:this is|this will be|heres|here is) (?:my |"
+          rf"the )?(?:last|final) (?:text|message|msg) (?:you will (?:ever )?get|i will (?:ever )?send))\b"
+          rf"(?! (?:before|for|until|till|tonight|today|this|of the|in this|on this|was|got|went|is still|has|had|never|"
+          rf"did|that)\b)"
+          rf"|\b(?:chats?|talks?|messages|texts|conversations)\b(?: {W}){{0,3}} \| (?:and )?(?:this is|this will be|"
+          rf"that was) the (?:last|final) one(?= \||$)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset("last final".split())),
+    # farewell: releasing the listener from blame for what is about to happen
+    _Rule("farewell_absolve",
+          rf"\b{_ABSOLVE_WHEN} (?:\| )?(?:{W} ){{0,2}}?{_ABSOLVE}\b|\b{_ABSOLVE}\b(?: {W}){{0,3}} (?:\| )?{_ABSOLVE_WHEN}",
+          "high", "warning_sign", mode="self", negatable=False,
+          check=lambda d, m, i, j: not re.search(
+              r"\b(?:interview|exam|exams|game|match|meeting|result|results|trial|court|surgery|operation|vote|"
+              r"election|project|presentation|launch|deal|wedding|trip|flight|divorce|custody|break ?up|breakup|"
+              r"tournament|audition|application|test|biopsy|scan)\b", d.norm),
+          gate=frozenset("happens after when if once whatever".split())),
+    # farewell: nobody will have to look after me after tonight ("after tonight nobody has to check on me, bye")
+    _Rule("farewell_no_one_has_to",
+          rf"\b(?:nobody|no one|noone|no body|you|none of you|they|everyone) (?:has|have|will have|needs?|will need|"
+          rf"(?:will|wo|do|does|would) not (?:have|need)) "
+          rf"{TO} (?:check on|check up on|worry about|look after|deal with|take care of|babysit|put up with|save|"
+          rf"watch) me (?:anymore|any more|again|ever again)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: re.search(r"\b(?:after (?:tonight|today|this)|bye|goodbye|for good|ever again|soon|"
+                                             r"x)\b", d.norm) is not None and _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:cast|recover\w*|better|healed|heal|sober|discharged|home|own place|back|sister|brother|nurse|"
+              r"carer|covid|flu|fever|babysitter|18|eighteen|grown up|adult)\b", d.norm),
+          gate=frozenset("check worry look deal take babysit put save watch".split())),
+    # farewell: asking the listener to look after themselves on one's behalf ("take care of yourself for me")
+    _Rule("farewell_for_me",
+          rf"\b(?:take care of|look after|be good to|be kind to|be gentle with) (?:yourself|yourselves|each other) "
+          rf"for me\b|\bpromise (?:me )?(?:you will|you|to) (?:look after|take care of) yourself\b(?=.*\b(?:last|"
+          rf"bye|goodbye|forever|for good|after (?:tonight|today))\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:while|till|until|back|when i am back|this weekend|for a (?:few|couple)|for the (?:week|weekend|day)|"
+              r"tonight|tomorrow|next week|see you|talk soon|later|cold|flu|sick|exam|exams|shift|match|game|trip|"
+              r"drive|driving|flight)\b", d.norm),
+          gate=frozenset("me yourself".split())),
+    # farewell: messages left to be read after, with everything said ("I said all I had to say, they'll find the
+    # letters in the morning")
+    _Rule("farewell_all_said",
+          rf"\b(?:said|wrote|written|told them|told everyone) (?:everything|all|what) i (?:needed|wanted|had|have|need) "
+          rf"{TO} say\b(?! (?:to|at|in|about|on) (?:him|her|them|my|the|that|this)\b)(?=.*\b(?:read|letters?|notes?|messages|texts|goodbye|bye|tomorrow|when i am gone|after|"
+          rf"find)\b)"
+          rf"|\b(?:read|find|get|open|see) my (?:letters?|notes?|messages|texts|emails?|goodbyes?|videos?) (?:{W} )?"
+          rf"(?:tomorrow|in the morning|when|after|once|later|then|soon)\b(?=.*\b(?:said|wrote|written) (?:everything|"
+          rf"all|what) i (?:needed|wanted|had|have|need) {TO} say\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+              r"\b(?:meeting|interview|ex|boyfriend|girlfriend|bf|gf|boss|manager|landlord|speech|presentation|review|"
+              r"therapist|hr|council|complaint|feedback|essay|report|application|cv|resume|minutes|card|birthday|"
+              r"christmas|wedding|proposal|apology|argument|fight)\b", d.norm),
+          gate=frozenset("say".split())),
     # ------------------------------------------------------------------------------ third persons
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
