@@ -63,11 +63,15 @@ def test_a_near_duplicate_of_a_test_row_is_left_out_of_training():
 
 def test_train_rows_carry_their_author_batch_in_file_order():
     rows = T.load_set("train")
-    batches = [r["batch"] for r in rows]
+    own = [r for r in rows if r["split"] == "train"]
+    batches = [r["batch"] for r in own]
     assert batches == sorted(batches) and batches[0] == 0
     assert set(batches) == set(range(len(T.BATCH_STARTS)))
-    assert [r["text"] for r in rows if r["batch"] == len(T.BATCH_STARTS) - 1][0] == T.BATCH_STARTS[-1]
-    assert all(r["split"] == "train" for r in rows)
+    assert [r["text"] for r in own if r["batch"] == len(T.BATCH_STARTS) - 1][0] == T.BATCH_STARTS[-1]
+    # the retired held-out parts follow, each an author batch of its own
+    retired = {r["split"]: r["batch"] for r in rows if r["split"] != "train"}
+    assert retired == {part: 100 + i for i, part in enumerate(T.RETIRED_HELDOUT)}
+    assert len(rows) == len(own) + sum(len(T.load_set(part)) for part in T.RETIRED_HELDOUT)
 
 
 # Written for this file (in no part of the crisis set: checked below), the level from its definition. Each risk
