@@ -11,7 +11,9 @@ hand-written rows weighted HAND_WEIGHT. Calibration reads the GoEmotions dev spl
 mood_dialogue.jsonl; the `eval` parts and GoEmotions test are never read here. MELD is never read here.
 The chat set is read only with `--chat train` (its train part in training) or `--chat calibrate` (its dev
 part in the calibration too): both were measured for issue 21 and not shipped (MELD dev fell), so the
-committed artifact is the default run's.
+committed artifact is the default run's. Likewise `--goemotions-map ekman|ekman-sad` (GoEmotions train read
+with more labels, by the Ekman groups the dataset documents) and `--unmask` (its "[NAME]" masks as names for
+the words' model): measured for issue 21's fourth mood round, not shipped (README, Mood).
 
 Two multinomial logistic regressions (scikit-learn, L2, lbfgs; class weights (n / (k * n_class)) **
 CLASS_WEIGHT_POWER), deterministic (fixed seed, data order, solver):
@@ -54,6 +56,20 @@ GOEMOTIONS_TO_MOOD = {"joy": "happy", "amusement": "happy", "sadness": "sad", "g
                       "nervousness": "anxious", "fear": "anxious", "excitement": "excited", "neutral": "neutral",
                       "anger": "angry", "annoyance": "frustrated", "gratitude": "grateful"}
 GOEMOTIONS_MOODS = ("happy", "sad", "anxious", "excited", "neutral", "angry", "frustrated", "grateful")
+# `--goemotions-map`: the training split read with more of GoEmotions' labels, by the Ekman groups its authors
+# document (anger: anger annoyance disapproval; fear: fear nervousness; joy: joy amusement approval excitement
+# gratitude love optimism relief pride admiration desire caring; sadness: sadness disappointment embarrassment
+# grief remorse; disgust and surprise have no mood of ours). Tried for issue 21 (fourth mood round), not
+# shipped: README, Mood. The dev split is always read with GOEMOTIONS_TO_MOOD, so the scores compare.
+EKMAN_SADNESS = {"disappointment": "sad", "remorse": "sad", "embarrassment": "sad"}
+EKMAN_EXTRA = {**EKMAN_SADNESS, "disapproval": "frustrated",
+               **dict.fromkeys(("love", "admiration", "approval", "optimism", "relief", "pride", "caring", "desire"),
+                               "happy")}
+GOEMOTIONS_MAPS = {"strict": GOEMOTIONS_TO_MOOD, "ekman": {**GOEMOTIONS_TO_MOOD, **EKMAN_EXTRA},
+                   "ekman-sad": {**GOEMOTIONS_TO_MOOD, **EKMAN_SADNESS}}
+# `--unmask`: GoEmotions' "[NAME]" masks as first names (in turn, by row), "[RELIGION]" as "religion", for
+# the words' model (the sentence embeddings stay those of the text as released). Tried, not shipped.
+UNMASK_NAMES = ("Alex", "Sam", "Emma", "John", "Maria", "David", "Sarah", "Mike", "Lisa", "Chris", "Anna", "Tom")
 
 C = 2.0
 CLASS_WEIGHT_POWER = 0.7
@@ -70,8 +86,9 @@ OFFSET_GRID = tuple(round(-2.0 + 0.25 * i, 2) for i in range(13))  # -2.0 .. 1.0
 CALIBRATED = ("happy", "sad", "anxious", "excited", "neutral", "angry", "frustrated", "grateful")
 
 
-def load_goemotions(data_dir: str | Path, split: str) -> tuple[list[str], list[str]]:
-    """(texts, moods) of one split, keeping an example only if all its labels map to one mood."""
+def load_goemotions(data_dir: str | Path, split: str,
+                    mapping: dict[str, str] = GOEMOTIONS_TO_MOOD) -> tuple[list[str], list[str]]:
+    """(texts, moods) of one split, keeping an example only if all its labels map to one mood (`mapping`)."""
     d = Path(data_dir)
     names = (d / "original_labels.txt").read_text(encoding="utf-8").split()
     texts, moods = [], []
@@ -80,7 +97,7 @@ def load_goemotions(data_dir: str | Path, split: str) -> tuple[list[str], list[s
             parts = line.rstrip("\n").split("\t")
             if len(parts) < 2:
                 continue
-            mapped = {GOEMOTIONS_TO_MOOD.get(names[int(i)]) for i in parts[1].split(",")}
+            mapped = {mapping.get(names[int(i)]) for i in parts[1].split(",")}
             if None in mapped or len(mapped) != 1:
                 continue
             texts.append(parts[0])
@@ -188,9 +205,22 @@ def _fit_cached(x, moods: list[str], weights: np.ndarray, c_reg: float, texts: l
     return w, b
 
 
-def training_set(data_dir: str | Path, chat: bool = False) -> tuple[list[str], list[str], np.ndarray]:
-    """(texts, moods, is hand-written) of the training rows; `chat`: with mood_chat.jsonl's train part."""
-    texts, moods = load_goemotions(data_dir, "train")
+def unmask(texts: list[str]) -> list[str]:
+    """GoEmotions' masks as words a conversation has: "[NAME]" as a first name (UNMASK_NAMES in turn, by
+    row), "[RELIGION]" as "religion"."""
+    out = []
+    for i, t in enumerate(texts):
+        while "[NAME]" in t:
+            t = t.replace("[NAME]", UNMASK_NAMES[i % len(UNMASK_NAMES)], 1)
+        out.append(t.replace("[RELIGION]", "religion"))
+    return out
+
+
+def training_set(data_dir: str | Path, chat: bool = False,
+                 goemotions_map: str = "strict") -> tuple[list[str], list[str], np.ndarray]:
+    """(texts, moods, is hand-written) of the training rows; `chat`: with mood_chat.jsonl's train part;
+    `goemotions_map`: which of GOEMOTIONS_MAPS reads GoEmotions train."""
+    texts, moods = load_goemotions(data_dir, "train", GOEMOTIONS_MAPS[goemotions_map])
     hand = load_hand(split="train") + load_dialogue(split="train") + (load_chat(split="train") if chat else [])
     n = len(texts)
     texts += [r["text"] for r in hand]
@@ -230,17 +260,20 @@ def calibrate(zs: list[np.ndarray], golds: list[list[str]], labels: list[tuple[s
 
 def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_POWER,
           hand_weight: float = HAND_WEIGHT, c_embed: float = C_EMBED, cache: str | Path | None = None,
-          verbose: bool = True, chat: str = "off") -> dict[str, np.ndarray]:
-    texts, moods, is_hand = training_set(data_dir, chat != "off")
+          verbose: bool = True, chat: str = "off", goemotions_map: str = "strict",
+          unmask_names: bool = False) -> dict[str, np.ndarray]:
+    texts, moods, is_hand = training_set(data_dir, chat != "off", goemotions_map)
     weights = _class_weights(moods, power) * np.where(is_hand, hand_weight, 1.0)
     t0 = time.time()
-    x = design_matrix(texts)
+    n_ge = int((~is_hand).sum())
+    words_texts = unmask(texts[:n_ge]) + texts[n_ge:] if unmask_names else texts
+    x = design_matrix(words_texts)
     if verbose:
         print(f"train: {len(texts)} examples ({int(is_hand.sum())} hand-written), {x.nnz / len(texts):.0f} "
               f"features each, featurised in {time.time() - t0:.1f}s; classes {dict(sorted(Counter(moods).items()))}",
               flush=True)
     t0 = time.time()
-    w, b = _fit_cached(x, moods, weights, c_reg, texts, cache)
+    w, b = _fit_cached(x, moods, weights, c_reg, words_texts, cache)
     if verbose:
         print(f"words' model fit in {time.time() - t0:.1f}s", flush=True)
     t0 = time.time()
@@ -328,9 +361,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chat", choices=("off", "train", "calibrate"), default="off",
                     help="mood_chat.jsonl: off (the shipped artifact), its train part in training, or also its dev "
                          "part in the calibration (tried for issue 21, not shipped: README, Mood)")
+    ap.add_argument("--goemotions-map", choices=tuple(GOEMOTIONS_MAPS), default="strict",
+                    help="GoEmotions train's labels onto moods: strict (the shipped artifact), or more labels by the "
+                         "documented Ekman groups (tried for issue 21, not shipped: README, Mood)")
+    ap.add_argument("--unmask", action="store_true",
+                    help="GoEmotions' [NAME]/[RELIGION] masks as words for the words' model (tried, not shipped)")
     a = ap.parse_args(argv)
     np.random.seed(SEED)
-    arrays = train(a.data, a.C, a.power, a.hand_weight, a.C_embed, a.cache, chat=a.chat)
+    arrays = train(a.data, a.C, a.power, a.hand_weight, a.C_embed, a.cache, chat=a.chat,
+                   goemotions_map=a.goemotions_map, unmask_names=a.unmask)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)
