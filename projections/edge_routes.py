@@ -149,8 +149,19 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     window before the awaited event)."""
     # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
-    (state, entities, speakers), history = await asyncio.gather(
-        svc.store.contact_entities_speakers(tenant_id, contact_id, query_terms(query) if query else []),
+    async with svc.store.reading():  # one connection for all its reads (Store.reading)
+        return await _build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget,
+                                    at=at, fresh=fresh, embedding=embedding)
+
+
+async def _build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
+                         budget: int | None, at: datetime | None, fresh: bool,
+                         embedding: asyncio.Future | None) -> dict:
+    terms = query_terms(query) if query else []
+    # the contact and the question's keyword searches in one round trip (Store.contact_and_searches)
+    (state, entities, speakers, found), history = await asyncio.gather(
+        svc.store.contact_and_searches(tenant_id, contact_id, terms, keyword_searches(terms) if query else [],
+                                       KEYWORD_K),
         no_history() if fresh else cached_history(tenant_id, contact_id))
     named = speakers_named(query, speakers) if query else set()
     if named and embedding is not None:  # a question about what one of the speakers said: see retrieval.py
@@ -167,7 +178,7 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
         if query:
             candidates, keyword, neighbours, matched = await query_candidates(
-                tenant_id, contact_id, state, entities, query, embedding, where)
+                tenant_id, contact_id, state, entities, query, embedding, where, found)
         else:
             candidates, neighbours = await svc.store.candidates(
                 tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, **where), []
@@ -188,12 +199,14 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
 
 
 async def query_candidates(tenant_id: str, contact_id: str, state: dict, entities: list[dict], query: str,
-                           embedding: asyncio.Future, where: dict[str, Any]
+                           embedding: asyncio.Future, where: dict[str, Any],
+                           found: list[dict[str, float] | None] | None = None
                            ) -> tuple[list[dict], dict[str, float], list[dict], set[str]]:
     """(candidates, BM25 scores, neighbour rows, entities the query names) for a question: the keyword
-    search runs on the projection's postings while the query is embedded; then one query fetches the
-    vector, keyword and entity candidates, and another the neighbours of the most relevant."""
-    keywords = asyncio.ensure_future(keyword_search(tenant_id, contact_id, state, query_terms(query)))
+    search runs on the projection's postings while the query is embedded (or was read with the contact:
+    `found`, keyword_search's); then one query fetches the vector, keyword and entity candidates, and
+    another the neighbours of the most relevant."""
+    keywords = asyncio.ensure_future(keyword_search(tenant_id, contact_id, state, query_terms(query), found))
     matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
     query_vec = await embedding
     model = svc.embedder.model_name
@@ -211,16 +224,25 @@ async def query_candidates(tenant_id: str, contact_id: str, state: dict, entitie
     return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched
 
 
-async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: list[str]
+def keyword_searches(terms: list[str]) -> list[list[str]]:
+    """The keyword searches a question's terms make: the terms, and their other forms ("camping" for
+    "camped"), a search of their own (lexical.with_forms)."""
+    forms = lexical.other_forms(terms) if lexical.VARIANT_SHARE > 0 else []
+    return [terms, forms] if forms else [terms]
+
+
+async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: list[str],
+                         done: list[dict[str, float] | None] | None = None
                          ) -> tuple[dict[str, float], Timeline | None]:
     """BM25 scores (with feedback) of the contact's best KEYWORD_K keyword matches, from the postings the
-    projector keeps; for a contact whose memories predate them, from an index built of their texts (cached
-    while its state stays), with the timeline that index's build reads too."""
-    forms = lexical.other_forms(terms) if lexical.VARIANT_SHARE > 0 else []
-    searches = [svc.store.keyword_search(tenant_id, contact_id, terms, KEYWORD_K)]
-    if forms:  # the terms' other forms ("camping" for "camped"), a search of their own (lexical.with_forms)
-        searches.append(svc.store.keyword_search(tenant_id, contact_id, forms, KEYWORD_K))
-    found, *other = await asyncio.gather(*searches)
+    projector keeps (`done`: the Store.keyword_search results of keyword_searches(terms), already read);
+    for a contact whose memories predate them, from an index built of their texts (cached while its state
+    stays), with the timeline that index's build reads too."""
+    searches = keyword_searches(terms)
+    forms = searches[1] if len(searches) > 1 else []
+    if done is None or len(done) != len(searches):
+        done = await asyncio.gather(*(svc.store.keyword_search(tenant_id, contact_id, t, KEYWORD_K) for t in searches))
+    found, *other = done
     if found is not None:
         return lexical.with_forms(found, other[0] if other and other[0] else {}), None
     bm25, timeline = await svc.contact_index(tenant_id, contact_id,
