@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.core.curation import exported, forgotten_messages
 from domain.entities import find_mentions
-from projections import auth, fence, pages
+from projections import auth, fence, metrics, pages
 from projections import responses as out
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
@@ -176,17 +176,26 @@ async def _build_context(tenant_id: str, contact_id: str, *, query: str | None, 
     if state is not None:
         where = dict(as_of=at, persona_id=persona_id, explicit_as_of=explicit_as_of, past=asks_about_past(query))
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
+        ahead = None
         if query:
-            candidates, keyword, neighbours, matched = await query_candidates(
+            candidates, keyword, neighbours, matched, ahead = await query_candidates(
                 tenant_id, contact_id, state, entities, query, embedding, where, found)
         else:
             candidates, neighbours = await svc.store.candidates(
                 tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, **where), []
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
                       neighbours=neighbours, speakers=named)
-        card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
-                                                              at, persona_id, CARD_MIN_IMPORTANCE, explicit_as_of)
-                     if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]
+        refs = refs_in_play(ranked, matched)
+        if ahead is not None and ahead[0].issuperset(refs):  # read with the neighbours: the rows of these refs
+            metrics.CARD_ROWS_AHEAD.labels("used").inc()
+            wanted = set(refs)  # the statement's rows of fewer refs: a subsequence, in its order
+            rows = [r for r in ahead[1] if wanted.intersection(r["entity_refs"] or ())]
+        else:
+            if ahead is not None:
+                metrics.CARD_ROWS_AHEAD.labels("read_again").inc()
+            rows = await svc.store.card_memories(tenant_id, contact_id, refs, at, persona_id, CARD_MIN_IMPORTANCE,
+                                                 explicit_as_of)
+        card_rows = [r for r in rows if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]
     elif embedding is not None:
         await embedding
     if not history and state:  # the cache was cold: the session window from the projected state
@@ -201,11 +210,14 @@ async def _build_context(tenant_id: str, contact_id: str, *, query: str | None, 
 async def query_candidates(tenant_id: str, contact_id: str, state: dict, entities: list[dict], query: str,
                            embedding: asyncio.Future, where: dict[str, Any],
                            found: list[dict[str, float] | None] | None = None
-                           ) -> tuple[list[dict], dict[str, float], list[dict], set[str]]:
-    """(candidates, BM25 scores, neighbour rows, entities the query names) for a question: the keyword
-    search runs on the projection's postings while the query is embedded (or was read with the contact:
-    `found`, keyword_search's); then one query fetches the vector, keyword and entity candidates, and
-    another the neighbours of the most relevant."""
+                           ) -> tuple[list[dict], dict[str, float], list[dict], set[str],
+                                      tuple[set[str], list[dict]] | None]:
+    """(candidates, BM25 scores, neighbour rows, entities the query names, card rows read ahead) for a
+    question: the keyword search runs on the projection's postings while the query is embedded (or was
+    read with the contact: `found`, keyword_search's); then one query fetches the vector, keyword and
+    entity candidates, and another the neighbours of the most relevant, sent together with the card
+    memories (Store.card_memories) of the refs the answer most likely puts on cards (card_refs_ahead):
+    (those refs, their rows), or None."""
     keywords = asyncio.ensure_future(keyword_search(tenant_id, contact_id, state, query_terms(query), found))
     matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
     query_vec = await embedding
@@ -215,13 +227,35 @@ async def query_candidates(tenant_id: str, contact_id: str, state: dict, entitie
                                             entity_refs=sorted(matched), ids=list(keyword), **where)
     anchors = top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS)
     if timeline is None:
-        neighbours = await svc.store.neighbours(tenant_id, contact_id, anchors, NEIGHBOUR_WITHIN_S, NEIGHBOUR_WIDTH,
-                                                query_vec=query_vec, model=model, **where)
-        return candidates, keyword, neighbours, matched
+        statements = []
+        if anchors:
+            statements.append((*await svc.store.neighbours_statement(
+                tenant_id, contact_id, anchors, NEIGHBOUR_WITHIN_S, NEIGHBOUR_WIDTH, query_vec=query_vec, model=model,
+                **where), None))
+        refs = card_refs_ahead(candidates, keyword, matched)
+        if refs:
+            statements.append((*await svc.store.card_statement(
+                tenant_id, contact_id, sorted(refs), where["as_of"], where["persona_id"], CARD_MIN_IMPORTANCE,
+                where["explicit_as_of"]), None))
+        got = await svc.store.pipelined(statements) if statements else []
+        neighbours = got.pop(0) if anchors else []
+        return candidates, keyword, neighbours, matched, (refs, got[0] if refs else [])
     near = timeline.around(anchors, NEIGHBOUR_WITHIN_S)
     rows = {r["id"]: r for r in await svc.store.retrievable_by_id(
         tenant_id, contact_id, list({n for n, _ in near}), query_vec=query_vec, model=model, **where)}
-    return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched
+    return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched, None
+
+
+CARD_REFS_AHEAD = 20  # the most relevant candidates whose entities' card memories are read with the neighbours
+
+
+def card_refs_ahead(candidates: list[dict], keyword: dict[str, float], matched: set[str]) -> set[str]:
+    """The entities an answer most likely puts on cards (context.refs_in_play: those the question names and
+    those of its ten best-ranked memories): the named ones and those of the CARD_REFS_AHEAD most relevant
+    candidates. Their card memories are read with the neighbours, in the same round trip; when the ranked
+    answer names another, the cards are read again for its own refs."""
+    of = {r["id"]: r["entity_refs"] or () for r in candidates}
+    return set(matched).union(*(of[mid] for mid in top_anchors(candidates, keyword, CARD_REFS_AHEAD)))
 
 
 def keyword_searches(terms: list[str]) -> list[list[str]]:

@@ -351,11 +351,20 @@ class Store:
         similarity to the query."""
         if not anchor_ids:
             return []
+        return await self._rows(*await self.neighbours_statement(
+            tenant_id, contact_id, anchor_ids, within_s, width, query_vec=query_vec, model=model, as_of=as_of,
+            persona_id=persona_id, explicit_as_of=explicit_as_of, past=past))
+
+    async def neighbours_statement(self, tenant_id: str, contact_id: str, anchor_ids: list[str], within_s: float,
+                                   width: int, *, query_vec: np.ndarray, model: str | None, as_of: datetime,
+                                   persona_id: str | None, explicit_as_of: bool = False, past: bool = False
+                                   ) -> tuple[str, dict[str, Any]]:
+        """`neighbours`' statement and its parameters (to send with others: `pipelined`)."""
         s = await self.schema()
         params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                   "anchors": anchor_ids, "within": within_s, "width": width, "model": model,
                   "q": Vector(query_vec.astype(np.float32))}
-        return await self._rows(neighbours_sql(s), params)
+        return neighbours_sql(s), params
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, as_of: datetime, persona_id: str | None,
@@ -403,13 +412,20 @@ class Store:
         (as stored; the caller applies decay), or pinned."""
         if not refs:
             return []
+        return await self._rows(*await self.card_statement(tenant_id, contact_id, refs, as_of, persona_id,
+                                                           min_importance, explicit_as_of))
+
+    async def card_statement(self, tenant_id: str, contact_id: str, refs: list[str], as_of: datetime,
+                             persona_id: str | None, min_importance: float, explicit_as_of: bool = False
+                             ) -> tuple[str, dict[str, Any]]:
+        """`card_memories`' statement and its parameters (to send with others: `pipelined`). Its rows are
+        in one total order (ties by id), so those of fewer refs are a subsequence of these, in order."""
         s = await self.schema()
-        return await self._rows(
-            f"SELECT {RANKING_COLUMNS_M} FROM {s}.memories m "
-            f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
-            f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
-            {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
-             "min": min_importance})
+        return (f"SELECT {RANKING_COLUMNS_M} FROM {s}.memories m "
+                f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
+                f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
+                {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
+                 "min": min_importance})
 
     async def triggers(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         s = await self.schema()

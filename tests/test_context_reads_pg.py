@@ -104,6 +104,35 @@ async def test_context_reads_on_one_connection_and_sees_every_change(pg_url, ver
             assert any("camped" in m["content"] for m in before["memories"])
             assert not any("Porto" in m["content"] for m in before["memories"])
 
+            # the card memories read ahead with the neighbours are those the answer's own entities give: the
+            # same answer when they are read again after the ranking
+            from projections import edge_routes
+
+            def used() -> tuple[float, float]:
+                return (metrics.CARD_ROWS_AHEAD.labels("used")._value.get(),
+                        metrics.CARD_ROWS_AHEAD.labels("read_again")._value.get())
+
+            tom = {"query": "what does my brother Tom do?", "budget": 60, "as_of": at}
+            was = used()
+            ahead = (await client.get("/context/sam", params=tom)).json()
+            assert used() == (was[0] + 1, was[1])
+            assert {"person:tom", "pet:bruno"} <= {r for m in ahead["memories"] for r in m["entityRefs"]}
+            orig = edge_routes.card_refs_ahead
+            edge_routes.card_refs_ahead = lambda *a: set()  # nothing read ahead: read for the answer's refs
+            try:
+                again = (await client.get("/context/sam", params=tom)).json()
+            finally:
+                edge_routes.card_refs_ahead = orig
+            assert used() == (was[0] + 1, was[1] + 1)
+            assert again == ahead
+            # why: the card statement's rows of fewer refs are its rows of more, filtered, in the same order
+            when = T0 + timedelta(hours=1)
+            both = await store.card_memories("default", "sam", ["person:tom", "pet:bruno"], when, None, 0.0)
+            assert {r for row in both for r in row["entity_refs"]} >= {"person:tom", "pet:bruno"} and len(both) >= 3
+            for one in ("person:tom", "pet:bruno"):
+                assert await store.card_memories("default", "sam", [one], when, None, 0.0) == [
+                    r for r in both if one in r["entity_refs"]]
+
             # the contact changes: the next answer shows it (nothing read is kept between answers)
             await p.process(records([interaction("r50", "Tom and I camped in Porto last summer", contact="sam",
                                                  minutes=30)], start_offset=50))
