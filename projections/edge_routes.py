@@ -5,11 +5,9 @@ the payload's packing projections/payload.py; the service is the request's app's
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import datetime
 from typing import Any
 
-import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials
@@ -35,14 +33,12 @@ from projections.retrieval import (NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR
 from projections.service import KEYWORD_K, LAG_DEGRADED_AGE_S, LAG_DEGRADED_EVENTS, RETRY_AFTER_S
 from schemas import events as ev
 from schemas import validate
-from schemas.cachekeys import window_key
 from schemas.envelope import format_time, new_event_id, now_utc
 from streams import ingest as ingest_mod
 from streams import outbox, shredding
 from streams.config import loopback
 from streams.webhooks import store as webhook_store
 
-log = logging.getLogger("rapport.api")
 router = APIRouter()
 
 
@@ -144,25 +140,22 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
                         budget: int | None, at: datetime | None, fresh: bool = False) -> dict:
     """The /context answer (also the memory part of /payload). With an explicit as_of the memories are
     those served then: retired since (compressed, pruned, ...) included, created later left out.
-    `fresh` (a read with after=): the session window from the projected state, the snapshot the wait
-    checked, never Redis, which the worker refreshes only after its commit (a read there could see the
-    window before the awaited event)."""
+    `fresh` (a read with after=): nothing more to do, as every answer's session window is the projected
+    state's, the snapshot the wait checked (Redis, which the worker refreshes only after its commit, could
+    hold the window before the awaited event; no answer reads it)."""
     # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
     async with svc.store.reading():  # one connection for all its reads (Store.reading)
         return await _build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget,
-                                    at=at, fresh=fresh, embedding=embedding)
+                                    at=at, embedding=embedding)
 
 
 async def _build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
-                         budget: int | None, at: datetime | None, fresh: bool,
-                         embedding: asyncio.Future | None) -> dict:
+                         budget: int | None, at: datetime | None, embedding: asyncio.Future | None) -> dict:
     terms = query_terms(query) if query else []
     # the contact and the question's keyword searches in one round trip (Store.contact_and_searches)
-    (state, entities, speakers, found), history = await asyncio.gather(
-        svc.store.contact_and_searches(tenant_id, contact_id, terms, keyword_searches(terms) if query else [],
-                                       KEYWORD_K),
-        no_history() if fresh else cached_history(tenant_id, contact_id))
+    state, entities, speakers, found = await svc.store.contact_and_searches(
+        tenant_id, contact_id, terms, keyword_searches(terms) if query else [], KEYWORD_K)
     named = speakers_named(query, speakers) if query else set()
     if named and embedding is not None:  # a question about what one of the speakers said: see retrieval.py
         embedding.add_done_callback(lambda f: f.cancelled() or f.exception())  # unused: its error is not news
@@ -198,8 +191,10 @@ async def _build_context(tenant_id: str, contact_id: str, *, query: str | None, 
         card_rows = [r for r in rows if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]
     elif embedding is not None:
         await embedding
-    if not history and state:  # the cache was cold: the session window from the projected state
-        history = list(state.get("window") or [])
+    # the session window from the state just read: the one the worker also writes to Redis (after this
+    # row, so never newer), and of the snapshot the memories are read in; a Redis read was one more
+    # round trip per answer (issue 24)
+    history = list((state or {}).get("window") or [])
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
                     count_tokens=svc.count_tokens, card_rows=card_rows, entities=entities, matched_refs=matched,
                     persona_id=persona_id, query=query)
@@ -282,22 +277,6 @@ async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: li
     bm25, timeline = await svc.contact_index(tenant_id, contact_id,
                                              (state.get("firstSeen"), state.get("memoryVersion", 0)))
     return lexical.with_forms(bm25.search(terms, KEYWORD_K), bm25.search(forms, KEYWORD_K) if forms else {}), timeline
-
-
-async def no_history() -> list[dict]:
-    return []
-
-
-async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
-    """The session window from Redis ([] when the cache is cold or down: build_context then reads the
-    projected state's window)."""
-    try:
-        raw = await svc.redis.get(window_key(tenant_id, contact_id))
-        if raw:
-            return orjson.loads(raw)["turns"]
-    except Exception:
-        log.warning("redis unavailable; history from PostgreSQL", exc_info=True)
-    return []
 
 
 @router.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, errors={400: out.ErrorBody}))

@@ -199,11 +199,12 @@ class Service:
         while True:
             await asyncio.sleep(self.settings.access_flush_s)
             envs = self.accesses.drain()
-            if envs:
+            for i in range(0, len(envs), ingest_mod.MAX_BATCH):  # one per contact asked in the window
                 try:
-                    await ingest_mod.ingest(self.pool, self.publisher if self.broker_ok else None, envs)
+                    await ingest_mod.ingest(self.pool, self.publisher if self.broker_ok else None,
+                                            envs[i:i + ingest_mod.MAX_BATCH])
                 except Exception:  # statistics only: never let them disturb serving
-                    log.exception("could not record %d access events", len(envs))
+                    log.exception("could not record %d access events", len(envs[i:i + ingest_mod.MAX_BATCH]))
 
     async def _start_publisher_and_relay(self) -> None:
         """Connect to the broker (retrying), then re-publish unapplied ledger events: after a restart of
