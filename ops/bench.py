@@ -429,6 +429,9 @@ def api_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
             out[CPU] += sample.value
         elif sample.name in ("rapport_api_db_checkouts_total", "rapport_api_db_statements_total"):
             out[sample.name.split("_")[3]] += sample.value  # the reads' pool checkouts, statements sent
+        elif sample.name == "rapport_ingested_total" and sample.labels.get("event_type") == "MemoriesAccessed" \
+                and sample.labels.get("result") == "new":  # what /context gives the workers to fold
+            out["accesses"] = out.get("accesses", 0.0) + sample.value
         elif sample.name == "rapport_api_card_rows_ahead_total":  # card rows read ahead: used, read again
             key = f"cards_{sample.labels.get('outcome')}"
             out[key] = out.get(key, 0.0) + sample.value
@@ -449,7 +452,8 @@ def api_cost(before: dict[str, float], after: dict[str, float]) -> dict[str, flo
             **{f"{k}_per_request": round((after.get(k, 0.0) - before.get(k, 0.0)) / requests, 2) if requests else None
                for k in ("checkouts", "statements")},
             "cards_read_again": int(after.get("cards_read_again", 0) - before.get("cards_read_again", 0)),
-            "cards_ahead_used": int(after.get("cards_used", 0) - before.get("cards_used", 0))}
+            "cards_ahead_used": int(after.get("cards_used", 0) - before.get("cards_used", 0)),
+            "access_events": int(after.get("accesses", 0) - before.get("accesses", 0))}
 
 
 def _rate(label: str, value: Any, unit: str, rest: str) -> None:
@@ -492,7 +496,8 @@ def print_load(r: dict[str, Any]) -> None:
             if a.get("statements_per_request"):
                 _rate("API reads", a["statements_per_request"], "stmts/request", f"{when}: PostgreSQL statements "
                       f"the API's reads sent, on {a['checkouts_per_request']} pool connections a request; card "
-                      f"rows read ahead used {a['cards_ahead_used']} times, read again {a['cards_read_again']}")
+                      f"rows read ahead used {a['cards_ahead_used']} times, read again {a['cards_read_again']}; "
+                      f"{a['access_events']} MemoriesAccessed events recorded")
     if r.get("model_only"):
         m = r["model_only"]
         _rate("model alone", m["events_per_s"], "events/s", f"({m['distinct_texts']} distinct texts at "
