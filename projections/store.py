@@ -196,10 +196,10 @@ class Store:
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[None]:
         """Every read of the current task (and of the tasks it starts) within the block on one connection
-        of the pool, taken once: a /context's five to seven statements took a connection each (issue 24:
+        of the pool, taken once: a /context's six to eight statements took a connection each (issue 24:
         a pool checkout and return per statement, under load each a wait for a core). The statements run
         one after another on it (psycopg's connection lock); `pipelined` sends several in one round trip.
-        Autocommit stays: each is its own snapshot, as before."""
+        Autocommit stays, and each statement reads its own snapshot (read committed), as before."""
         if _READING.get() is not None:
             yield
             return
