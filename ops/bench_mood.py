@@ -22,6 +22,9 @@ embedding, computed here by the local model, and the previous message's mood as 
     issue 21 apart from the model's tuning (five moods; never trained, calibrated or tuned on: ops/train_mood
     does not read it): macro-F1 and per-label F1. A line with a `previous` message (the same speaker's
     previous line) is read as the fold reads it: the mood the system gives that line is the context;
+  - dialogue held-out 2, agents/core/data/mood_dialogue_heldout2.jsonl: 300 lines by a second independent
+    writer, most of which imply the mood through the situation and tone rather than name it, and neutral
+    lines that hold emotion words; measured the same way, reported beside the first;
   - latency per message (p50/p99, weights already loaded; the vector is an input, its embedding is
     the worker's batch step, not the fold) and the artifact's load time and size.
 """
@@ -47,6 +50,9 @@ from ops.train_mood import (DEFAULT_DATA, DIALOGUE_MOODS, GOEMOTIONS_MOODS, embe
                             load_goemotions, load_hand, macro_f1)
 
 HELDOUT_DIALOGUE_PATH = REPO / "agents" / "core" / "data" / "mood_dialogue_heldout.jsonl"
+HELDOUT2_DIALOGUE_PATH = REPO / "agents" / "core" / "data" / "mood_dialogue_heldout2.jsonl"
+# the dialogue held-out sets by result key, each measured and reported alike (never trained or tuned on)
+HELDOUT_DIALOGUE_SETS = {"dialogue_heldout": HELDOUT_DIALOGUE_PATH, "dialogue_heldout2": HELDOUT2_DIALOGUE_PATH}
 DEFAULT_MELD = REPO.parent / "shared" / "data" / "emotion" / "meld-dev" / "dev_sent_emo.csv"
 MELD_TO_MOOD = {"anger": "angry", "fear": "anxious", "joy": "happy", "neutral": "neutral", "sadness": "sad"}
 
@@ -129,8 +135,6 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
     texts, gold = load_goemotions(data_dir, "dev")
     hand = load_hand(split="eval")
     dialogue = load_dialogue(split="eval")
-    held = load_heldout_dialogue()
-    held_gold = [r["mood"] for r in held]
     path = meld_path(meld)
     meld_rows = load_meld(path) if path.is_file() else None
     all_texts = texts + [r["text"] for r in hand] + [r["text"] for r in dialogue] + \
@@ -139,14 +143,18 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
     vecs = embed_texts(all_texts)
     embed_s = time.perf_counter() - t0
     g_vec, rest = vecs[:len(texts)], vecs[len(texts):]
-    held_prev = [i for i, r in enumerate(held) if r.get("previous")]
-    hv = embed_texts([r["text"] for r in held] + [held[i]["previous"] for i in held_prev])
-    held_vec, held_prev_vec = hv[:len(held)], dict(zip(held_prev, hv[len(held):]))
+    held_sets = {}  # key -> (rows, gold moods, vectors, previous lines' vectors by row index)
+    for key, held_path in HELDOUT_DIALOGUE_SETS.items():
+        held = load_heldout_dialogue(held_path)
+        held_prev = [i for i, r in enumerate(held) if r.get("previous")]
+        hv = embed_texts([r["text"] for r in held] + [held[i]["previous"] for i in held_prev])
+        held_sets[key] = (held, [r["mood"] for r in held], hv[:len(held)], dict(zip(held_prev, hv[len(held):])))
     h_vec, rest = rest[:len(hand)], rest[len(hand):]
     d_vec, m_vec = rest[:len(dialogue)], rest[len(dialogue):]
     five = tuple(sorted(DIALOGUE_MOODS))
     result: dict[str, Any] = {"goemotions_dev_n": len(gold), "hand_eval_n": len(hand), "dialogue_eval_n": len(dialogue),
-                              "dialogue_heldout_n": len(held), "dialogue_heldout_with_previous": len(held_prev),
+                              **{f"{key}_n": len(h) for key, (h, *_) in held_sets.items()},
+                              **{f"{key}_with_previous": len(pv) for key, (*_, pv) in held_sets.items()},
                               "meld_path": str(path), "artifact_bytes": M.MODEL_PATH.stat().st_size,
                               "artifact_load_ms": load_ms, "embedding_s": embed_s}
     if meld_rows is not None:
@@ -165,8 +173,6 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
         h_mood, h_energy = [r["mood"] for r in hand], [r["energy"] for r in hand]
         dp, _ = _timed(fn, [r["text"] for r in dialogue], d_vec)
         d_f1, d_per = f1_scores([r["mood"] for r in dialogue], [p["mood"] for p in dp], five)
-        held_pred = classify_with_previous(fn, held, held_vec, held_prev_vec)
-        held_f1, held_per = f1_scores(held_gold, held_pred, five)
         result[name] = {
             "goemotions_dev": {"accuracy": _accuracy(gold, moods), "macro_f1": f1, "per_class_f1": per,
                                "macro_f1_five": f1_scores([gold[i] for i in in_five], [moods[i] for i in in_five],
@@ -176,10 +182,13 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
                           "energy_accuracy": _accuracy(h_energy, he),
                           "energy_macro_f1": f1_scores(h_energy, he, M.ENERGIES)[0]},
             "dialogue_eval": {"macro_f1": d_f1, "per_label_f1": d_per},
-            "dialogue_heldout": {"macro_f1": held_f1, "per_label_f1": held_per,
-                                 "predicted": dict(Counter(held_pred).most_common())},
             "latency": lat,
         }
+        for key, (held, held_gold, held_vec, held_prev_vec) in held_sets.items():
+            held_pred = classify_with_previous(fn, held, held_vec, held_prev_vec)
+            held_f1, held_per = f1_scores(held_gold, held_pred, five)
+            result[name][key] = {"macro_f1": held_f1, "per_label_f1": held_per,
+                                 "predicted": dict(Counter(held_pred).most_common())}
         if meld_rows is not None:
             if name == "keyword_baseline":
                 mp = [M.keyword_baseline(r["text"]) for r in meld_rows]
@@ -189,8 +198,9 @@ def run(data_dir: str = str(DEFAULT_DATA), meld: str | None = None) -> dict[str,
             m_f1, m_per = f1_scores([g for g, _ in scored], [p for _, p in scored], five)
             result[name]["meld_dev"] = {"macro_f1": m_f1, "per_label_f1": m_per,
                                         "predicted": dict(Counter(p for _, p in scored).most_common())}
-    h_pred = classify_with_previous(systems["classifier"], held, held_vec, held_prev_vec, use_context=False)
-    result["classifier"]["dialogue_heldout"]["macro_f1_without_context"] = f1_scores(held_gold, h_pred, five)[0]
+    for key, (held, held_gold, held_vec, held_prev_vec) in held_sets.items():
+        h_pred = classify_with_previous(systems["classifier"], held, held_vec, held_prev_vec, use_context=False)
+        result["classifier"][key]["macro_f1_without_context"] = f1_scores(held_gold, h_pred, five)[0]
     if meld_rows is not None:  # the context's share: the same classifier without the previous mood
         mp = classify_dialogues(meld_rows, m_vec, use_context=False)
         scored = [(r["mood"], p["mood"]) for r, p in zip(meld_rows, mp) if r["mood"] is not None]
@@ -220,11 +230,11 @@ def format_table(r: dict[str, Any]) -> str:
             add(f"  F1 {m}", lambda s, m=m: s["meld_dev"]["per_label_f1"][m])
     d = r["dialogue_eval_n"]
     add(f"dialogue eval (n={d}) macro-F1, 5 moods", lambda s: s["dialogue_eval"]["macro_f1"])
-    if "dialogue_heldout_n" in r:  # (a result of a build before the set)
-        add(f"dialogue HELD-OUT (n={r['dialogue_heldout_n']}) macro-F1, 5 moods",
-            lambda s: s["dialogue_heldout"]["macro_f1"])
-        for m in sorted(DIALOGUE_MOODS):
-            add(f"  F1 {m}", lambda s, m=m: s["dialogue_heldout"]["per_label_f1"][m])
+    for key, title in (("dialogue_heldout", "dialogue HELD-OUT"), ("dialogue_heldout2", "dialogue HELD-OUT 2")):
+        if f"{key}_n" in r:  # (a result of a build before the set)
+            add(f"{title} (n={r[f'{key}_n']}) macro-F1, 5 moods", lambda s, key=key: s[key]["macro_f1"])
+            for m in sorted(DIALOGUE_MOODS):
+                add(f"  F1 {m}", lambda s, m=m, key=key: s[key]["per_label_f1"][m])
     h = r["hand_eval_n"]
     add(f"hand eval (n={h}) mood accuracy", lambda s: s["hand_eval"]["mood_accuracy"])
     add(f"hand eval (n={h}) mood macro-F1", lambda s: s["hand_eval"]["mood_macro_f1"])
@@ -241,11 +251,12 @@ def format_table(r: dict[str, Any]) -> str:
                      f"predicted {c['predicted']}")
     else:
         lines.append(f"MELD dev: skipped, no file at {r['meld_path']} (give --meld FILE or RAPPORT_MELD_DEV)")
-    if "dialogue_heldout_n" in r:
-        c = r["classifier"]["dialogue_heldout"]
-        lines.append(f"dialogue held-out ({HELDOUT_DIALOGUE_PATH.name}, {r['dialogue_heldout_with_previous']} lines "
-                     f"with a previous line): without the previous-turn context macro-F1 "
-                     f"{c['macro_f1_without_context']:.3f}; predicted {c['predicted']}")
+    for key, held_path in HELDOUT_DIALOGUE_SETS.items():
+        if f"{key}_n" in r:
+            c = r["classifier"][key]
+            lines.append(f"dialogue held-out ({held_path.name}, {r[f'{key}_with_previous']} lines "
+                         f"with a previous line): without the previous-turn context macro-F1 "
+                         f"{c['macro_f1_without_context']:.3f}; predicted {c['predicted']}")
     lines.append(f"macro-F1 gain over the baseline (GoEmotions dev): {r['macro_f1_gain']:+.3f}")
     lines.append(f"artifact {M.MODEL_PATH.name}: {r['artifact_bytes'] / 1e6:.2f} MB, "
                  f"loaded in {r['artifact_load_ms']:.0f} ms; sentence embeddings of the texts: "

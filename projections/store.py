@@ -147,6 +147,31 @@ def neighbours_sql(s: str) -> str:
             f"SELECT r.*, nb.anchor FROM nb JOIN r ON r.id = nb.id ORDER BY nb.ord, nb.side, nb.k")
 
 
+def candidates_sql(s: str, query: bool, refs: bool) -> str:
+    """Store.candidates' statement. With a query: the picks' ids first (the vector's top k; the keyword
+    `ids`; with `refs`, the working set's memories linked to them), then those rows by primary key. The
+    vector pick is an index range of the contact's rows reading only the id and the vector; the other
+    columns are read for the ~k+40 rows returned, where one statement with `id IN (pick) OR ...` walked
+    all the contact's rows a second time (1,100 with an archive) to find them. Without `refs` the entity
+    pick is left out of the text (`entity_refs && '{}'` is false, but a prepared statement's generic
+    plan cannot know it and would walk the contact's rows for it). Without a query: the working set's k
+    most important, newest, or linked to `refs`; `visible` finds the working set by two index ranges
+    (status 'active', or retired after as_of: memories_retired), not among the whole archive. Ties in a
+    pick's order are broken by id, so the same rows are picked whatever the plan."""
+    if query:
+        where = retrievable()
+        pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
+                f"ORDER BY m.embedding <=> %(q)s, m.id LIMIT %(k)s")
+        linked = f"SELECT m.id FROM {s}.memories m WHERE {visible()} AND m.entity_refs && %(refs)s::text[]"
+        return (f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m WHERE {where} AND "
+                f"m.id = ANY(ARRAY({pick}) || %(ids)s::text[]" + (f" || ARRAY({linked})" if refs else "") + ")")
+    where = visible()
+    pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} "
+            f"ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT %(k)s")
+    return (f"SELECT {RANKING_COLUMNS_M}, 0.0 AS similarity FROM {s}.memories m "
+            f"WHERE {where} AND (m.id IN ({pick}) OR m.entity_refs && %(refs)s::text[])")
+
+
 def keyword_params(tenant_id: str, contact_id: str, terms: list[str], k: int, k1: float = 1.5, b: float = 0.75
                    ) -> dict[str, Any]:
     """keyword_search_sql's parameters."""
@@ -379,18 +404,7 @@ class Store:
         params: dict[str, Any] = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                                   "k": k, "model": model, "refs": entity_refs or [], "ids": ids or [],
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
-        if query_vec is not None:
-            where = retrievable()
-            pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
-                    f"ORDER BY m.embedding <=> %(q)s LIMIT %(k)s")
-            sql = (f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m WHERE {where} AND "
-                   f"(m.id IN ({pick}) OR m.id = ANY(%(ids)s::text[]) "
-                   f"OR (m.entity_refs && %(refs)s::text[] AND {visible()}))")
-        else:
-            where = visible()
-            pick = f"SELECT m.id FROM {s}.memories m WHERE {where} ORDER BY m.importance DESC, m.created_at DESC LIMIT %(k)s"
-            sql = (f"SELECT {RANKING_COLUMNS_M}, 0.0 AS similarity FROM {s}.memories m "
-                   f"WHERE {where} AND (m.id IN ({pick}) OR m.entity_refs && %(refs)s::text[])")
+        sql = candidates_sql(s, query_vec is not None, bool(entity_refs))
         return await self._rows(sql, params)
 
     async def retrievable_by_id(self, tenant_id: str, contact_id: str, ids: list[str], *, query_vec: np.ndarray,

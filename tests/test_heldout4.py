@@ -70,7 +70,7 @@ def test_bench_safety_and_the_cli_take_heldout4():
     [opt] = [p for p in cli.commands["bench"].commands["safety"].params if p.name == "split"]
     assert tuple(opt.type.choices) == bench_safety.SPLITS
     assert len(train_crisis.load_set("heldout4")) == len(H4)
-    bad = CliRunner().invoke(cli, ["bench", "safety", "--split", "heldout5"])
+    bad = CliRunner().invoke(cli, ["bench", "safety", "--split", "heldout9"])
     assert bad.exit_code == 2 and "heldout4" in bad.output
 
 
