@@ -423,10 +423,18 @@ def api_seconds(metrics_urls: list[str]) -> dict[str, float] | None:
     got = samples(metrics_urls)
     if got is None:
         return None
-    out: dict[str, float] = {CPU: 0.0, "requests": 0.0, "context": 0.0}
+    out: dict[str, float] = {CPU: 0.0, "requests": 0.0, "context": 0.0, "checkouts": 0.0, "statements": 0.0}
     for sample in got:
         if sample.name == "process_cpu_seconds_total":
             out[CPU] += sample.value
+        elif sample.name in ("rapport_api_db_checkouts_total", "rapport_api_db_statements_total"):
+            out[sample.name.split("_")[3]] += sample.value  # the reads' pool checkouts, statements sent
+        elif sample.name == "rapport_ingested_total" and sample.labels.get("event_type") == "MemoriesAccessed" \
+                and sample.labels.get("result") == "new":  # what /context gives the workers to fold
+            out["accesses"] = out.get("accesses", 0.0) + sample.value
+        elif sample.name == "rapport_api_card_rows_ahead_total":  # card rows read ahead: used, read again
+            key = f"cards_{sample.labels.get('outcome')}"
+            out[key] = out.get(key, 0.0) + sample.value
         elif sample.name == "rapport_request_seconds_count":
             out["requests"] += sample.value
             if sample.labels.get("route") == CONTEXT_ROUTE:
@@ -440,7 +448,12 @@ def api_cost(before: dict[str, float], after: dict[str, float]) -> dict[str, flo
     queue in front of it, and the share of the cores the API gets)."""
     cpu, requests = after[CPU] - before[CPU], after["requests"] - before["requests"]
     return {"cpu_s": round(cpu, 2), "requests": int(requests), "context_requests": int(after["context"] - before["context"]),
-            "cpu_ms_per_request": round(cpu * 1000 / requests, 3) if requests else None}
+            "cpu_ms_per_request": round(cpu * 1000 / requests, 3) if requests else None,
+            **{f"{k}_per_request": round((after.get(k, 0.0) - before.get(k, 0.0)) / requests, 2) if requests else None
+               for k in ("checkouts", "statements")},
+            "cards_read_again": int(after.get("cards_read_again", 0) - before.get("cards_read_again", 0)),
+            "cards_ahead_used": int(after.get("cards_used", 0) - before.get("cards_used", 0)),
+            "access_events": int(after.get("accesses", 0) - before.get("accesses", 0))}
 
 
 def _rate(label: str, value: Any, unit: str, rest: str) -> None:
@@ -480,6 +493,11 @@ def print_load(r: dict[str, Any]) -> None:
             a = r[key]
             _rate("API CPU", a["cpu_ms_per_request"], "ms/request", f"{when}: {a['cpu_s']} s over {a['requests']} "
                   f"requests ({a['context_requests']} /context)")
+            if a.get("statements_per_request"):
+                _rate("API reads", a["statements_per_request"], "stmts/request", f"{when}: PostgreSQL statements "
+                      f"the API's reads sent, on {a['checkouts_per_request']} pool connections a request; card "
+                      f"rows read ahead used {a['cards_ahead_used']} times, read again {a['cards_read_again']}; "
+                      f"{a['access_events']} MemoriesAccessed events recorded")
     if r.get("model_only"):
         m = r["model_only"]
         _rate("model alone", m["events_per_s"], "events/s", f"({m['distinct_texts']} distinct texts at "

@@ -5,11 +5,9 @@ the payload's packing projections/payload.py; the service is the request's app's
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import datetime
 from typing import Any
 
-import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials
@@ -18,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.core.curation import exported, forgotten_messages
 from domain.entities import find_mentions
-from projections import auth, fence, pages
+from projections import auth, fence, metrics, pages
 from projections import responses as out
 from projections.context import (CARD_MIN_IMPORTANCE, assemble, entity_json, importance_then, iso,
                                  memory_detail_json, memory_histories, rank, refs_in_play, top_anchors)
@@ -35,14 +33,12 @@ from projections.retrieval import (NEIGHBOUR_ANCHORS, NEIGHBOUR_WIDTH, NEIGHBOUR
 from projections.service import KEYWORD_K, LAG_DEGRADED_AGE_S, LAG_DEGRADED_EVENTS, RETRY_AFTER_S
 from schemas import events as ev
 from schemas import validate
-from schemas.cachekeys import window_key
 from schemas.envelope import format_time, new_event_id, now_utc
 from streams import ingest as ingest_mod
 from streams import outbox, shredding
 from streams.config import loopback
 from streams.webhooks import store as webhook_store
 
-log = logging.getLogger("rapport.api")
 router = APIRouter()
 
 
@@ -144,14 +140,22 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
                         budget: int | None, at: datetime | None, fresh: bool = False) -> dict:
     """The /context answer (also the memory part of /payload). With an explicit as_of the memories are
     those served then: retired since (compressed, pruned, ...) included, created later left out.
-    `fresh` (a read with after=): the session window from the projected state, the snapshot the wait
-    checked, never Redis, which the worker refreshes only after its commit (a read there could see the
-    window before the awaited event)."""
+    `fresh` (a read with after=): nothing more to do, as every answer's session window is the projected
+    state's, the snapshot the wait checked (Redis, which the worker refreshes only after its commit, could
+    hold the window before the awaited event; no answer reads it)."""
     # the query embedding (CPU, in the embedder's thread) overlaps the reads that do not need it
     embedding = asyncio.ensure_future(svc.query_vector(query)) if query else None
-    (state, entities, speakers), history = await asyncio.gather(
-        svc.store.contact_entities_speakers(tenant_id, contact_id, query_terms(query) if query else []),
-        no_history() if fresh else cached_history(tenant_id, contact_id))
+    async with svc.store.reading():  # one connection for all its reads (Store.reading)
+        return await _build_context(tenant_id, contact_id, query=query, persona_id=persona_id, budget=budget,
+                                    at=at, embedding=embedding)
+
+
+async def _build_context(tenant_id: str, contact_id: str, *, query: str | None, persona_id: str | None,
+                         budget: int | None, at: datetime | None, embedding: asyncio.Future | None) -> dict:
+    terms = query_terms(query) if query else []
+    # the contact and the question's keyword searches in one round trip (Store.contact_and_searches)
+    state, entities, speakers, found = await svc.store.contact_and_searches(
+        tenant_id, contact_id, terms, keyword_searches(terms) if query else [], KEYWORD_K)
     named = speakers_named(query, speakers) if query else set()
     if named and embedding is not None:  # a question about what one of the speakers said: see retrieval.py
         embedding.add_done_callback(lambda f: f.cancelled() or f.exception())  # unused: its error is not news
@@ -165,21 +169,32 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
     if state is not None:
         where = dict(as_of=at, persona_id=persona_id, explicit_as_of=explicit_as_of, past=asks_about_past(query))
         scope = "tenant" if contact_id == ev.TENANT_CONTACT else "contact"  # seed 002's weights for the business
+        ahead = None
         if query:
-            candidates, keyword, neighbours, matched = await query_candidates(
-                tenant_id, contact_id, state, entities, query, embedding, where)
+            candidates, keyword, neighbours, matched, ahead = await query_candidates(
+                tenant_id, contact_id, state, entities, query, embedding, where, found)
         else:
             candidates, neighbours = await svc.store.candidates(
                 tenant_id, contact_id, query_vec=None, model=svc.embedder.model_name, **where), []
         ranked = rank(candidates, at, scope=scope, keyword=keyword, matched_refs=matched, has_query=bool(query),
                       neighbours=neighbours, speakers=named)
-        card_rows = [r for r in await svc.store.card_memories(tenant_id, contact_id, refs_in_play(ranked, matched),
-                                                              at, persona_id, CARD_MIN_IMPORTANCE, explicit_as_of)
-                     if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]
+        refs = refs_in_play(ranked, matched)
+        if ahead is not None and ahead[0].issuperset(refs):  # read with the neighbours: the rows of these refs
+            metrics.CARD_ROWS_AHEAD.labels("used").inc()
+            wanted = set(refs)  # the statement's rows of fewer refs: a subsequence, in its order
+            rows = [r for r in ahead[1] if wanted.intersection(r["entity_refs"] or ())]
+        else:
+            if ahead is not None:
+                metrics.CARD_ROWS_AHEAD.labels("read_again").inc()
+            rows = await svc.store.card_memories(tenant_id, contact_id, refs, at, persona_id, CARD_MIN_IMPORTANCE,
+                                                 explicit_as_of)
+        card_rows = [r for r in rows if r["pinned"] or importance_then(r, at) >= CARD_MIN_IMPORTANCE]
     elif embedding is not None:
         await embedding
-    if not history and state:  # the cache was cold: the session window from the projected state
-        history = list(state.get("window") or [])
+    # the session window from the state just read: the one the worker also writes to Redis (after this
+    # row, so never newer), and of the snapshot the memories are read in; a Redis read was one more
+    # round trip per answer (issue 24)
+    history = list((state or {}).get("window") or [])
     body = assemble(contact_id=contact_id, state=state, ranked=ranked, as_of=at, budget=budget, history=history,
                     count_tokens=svc.count_tokens, card_rows=card_rows, entities=entities, matched_refs=matched,
                     persona_id=persona_id, query=query)
@@ -188,12 +203,17 @@ async def build_context(tenant_id: str, contact_id: str, *, query: str | None, p
 
 
 async def query_candidates(tenant_id: str, contact_id: str, state: dict, entities: list[dict], query: str,
-                           embedding: asyncio.Future, where: dict[str, Any]
-                           ) -> tuple[list[dict], dict[str, float], list[dict], set[str]]:
-    """(candidates, BM25 scores, neighbour rows, entities the query names) for a question: the keyword
-    search runs on the projection's postings while the query is embedded; then one query fetches the
-    vector, keyword and entity candidates, and another the neighbours of the most relevant."""
-    keywords = asyncio.ensure_future(keyword_search(tenant_id, contact_id, state, query_terms(query)))
+                           embedding: asyncio.Future, where: dict[str, Any],
+                           found: list[dict[str, float] | None] | None = None
+                           ) -> tuple[list[dict], dict[str, float], list[dict], set[str],
+                                      tuple[set[str], list[dict]] | None]:
+    """(candidates, BM25 scores, neighbour rows, entities the query names, card rows read ahead) for a
+    question: the keyword search runs on the projection's postings while the query is embedded (or was
+    read with the contact: `found`, keyword_search's); then one query fetches the vector, keyword and
+    entity candidates, and another the neighbours of the most relevant, sent together with the card
+    memories (Store.card_memories) of the refs the answer most likely puts on cards (card_refs_ahead):
+    (those refs, their rows), or None."""
+    keywords = asyncio.ensure_future(keyword_search(tenant_id, contact_id, state, query_terms(query), found))
     matched = set(find_mentions(query, {e["ref"]: entity_record(e) for e in entities}))
     query_vec = await embedding
     model = svc.embedder.model_name
@@ -202,46 +222,61 @@ async def query_candidates(tenant_id: str, contact_id: str, state: dict, entitie
                                             entity_refs=sorted(matched), ids=list(keyword), **where)
     anchors = top_anchors(candidates, keyword, NEIGHBOUR_ANCHORS)
     if timeline is None:
-        neighbours = await svc.store.neighbours(tenant_id, contact_id, anchors, NEIGHBOUR_WITHIN_S, NEIGHBOUR_WIDTH,
-                                                query_vec=query_vec, model=model, **where)
-        return candidates, keyword, neighbours, matched
+        statements = []
+        if anchors:
+            statements.append((*await svc.store.neighbours_statement(
+                tenant_id, contact_id, anchors, NEIGHBOUR_WITHIN_S, NEIGHBOUR_WIDTH, query_vec=query_vec, model=model,
+                **where), None))
+        refs = card_refs_ahead(candidates, keyword, matched)
+        if refs:
+            statements.append((*await svc.store.card_statement(
+                tenant_id, contact_id, sorted(refs), where["as_of"], where["persona_id"], CARD_MIN_IMPORTANCE,
+                where["explicit_as_of"]), None))
+        got = await svc.store.pipelined(statements) if statements else []
+        neighbours = got.pop(0) if anchors else []
+        return candidates, keyword, neighbours, matched, (refs, got[0] if refs else [])
     near = timeline.around(anchors, NEIGHBOUR_WITHIN_S)
     rows = {r["id"]: r for r in await svc.store.retrievable_by_id(
         tenant_id, contact_id, list({n for n, _ in near}), query_vec=query_vec, model=model, **where)}
-    return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched
+    return candidates, keyword, [{**rows[n], "anchor": a} for n, a in near if n in rows], matched, None
 
 
-async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: list[str]
+CARD_REFS_AHEAD = 20  # the most relevant candidates whose entities' card memories are read with the neighbours
+
+
+def card_refs_ahead(candidates: list[dict], keyword: dict[str, float], matched: set[str]) -> set[str]:
+    """The entities an answer most likely puts on cards (context.refs_in_play: those the question names and
+    those of its ten best-ranked memories): the named ones and those of the CARD_REFS_AHEAD most relevant
+    candidates. Their card memories are read with the neighbours, in the same round trip; when the ranked
+    answer names another, the cards are read again for its own refs."""
+    of = {r["id"]: r["entity_refs"] or () for r in candidates}
+    return set(matched).union(*(of[mid] for mid in top_anchors(candidates, keyword, CARD_REFS_AHEAD)))
+
+
+def keyword_searches(terms: list[str]) -> list[list[str]]:
+    """The keyword searches a question's terms make: the terms, and their other forms ("camping" for
+    "camped"), a search of their own (lexical.with_forms)."""
+    forms = lexical.other_forms(terms) if lexical.VARIANT_SHARE > 0 else []
+    return [terms, forms] if forms else [terms]
+
+
+async def keyword_search(tenant_id: str, contact_id: str, state: dict, terms: list[str],
+                         done: list[dict[str, float] | None] | None = None
                          ) -> tuple[dict[str, float], Timeline | None]:
     """BM25 scores (with feedback) of the contact's best KEYWORD_K keyword matches, from the postings the
-    projector keeps; for a contact whose memories predate them, from an index built of their texts (cached
-    while its state stays), with the timeline that index's build reads too."""
-    forms = lexical.other_forms(terms) if lexical.VARIANT_SHARE > 0 else []
-    searches = [svc.store.keyword_search(tenant_id, contact_id, terms, KEYWORD_K)]
-    if forms:  # the terms' other forms ("camping" for "camped"), a search of their own (lexical.with_forms)
-        searches.append(svc.store.keyword_search(tenant_id, contact_id, forms, KEYWORD_K))
-    found, *other = await asyncio.gather(*searches)
+    projector keeps (`done`: the Store.keyword_search results of keyword_searches(terms), already read);
+    for a contact whose memories predate them, from an index built of their texts (cached while its state
+    stays), with the timeline that index's build reads too."""
+    searches = keyword_searches(terms)
+    forms = searches[1] if len(searches) > 1 else []
+    if done is None or len(done) != len(searches):
+        done = await asyncio.gather(*(svc.store.keyword_search(tenant_id, contact_id, t, KEYWORD_K) for t in searches))
+    found, *other = done
     if found is not None:
         return lexical.with_forms(found, other[0] if other and other[0] else {}), None
     bm25, timeline = await svc.contact_index(tenant_id, contact_id,
                                              (state.get("firstSeen"), state.get("memoryVersion", 0)))
     return lexical.with_forms(bm25.search(terms, KEYWORD_K), bm25.search(forms, KEYWORD_K) if forms else {}), timeline
-
-
-async def no_history() -> list[dict]:
-    return []
-
-
-async def cached_history(tenant_id: str, contact_id: str) -> list[dict]:
-    """The session window from Redis ([] when the cache is cold or down: build_context then reads the
-    projected state's window)."""
-    try:
-        raw = await svc.redis.get(window_key(tenant_id, contact_id))
-        if raw:
-            return orjson.loads(raw)["turns"]
-    except Exception:
-        log.warning("redis unavailable; history from PostgreSQL", exc_info=True)
-    return []
 
 
 @router.get("/contacts/{contact_id:path}/memories", **answers(out.MemoryList, errors={400: out.ErrorBody}))

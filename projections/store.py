@@ -6,16 +6,20 @@ which the store re-reads at most once a second, so a `rapport replay` switch tak
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 from pgvector import Vector
+from psycopg import AsyncConnection
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from domain import decay
-from projections import lexical
+from projections import lexical, metrics
 from streams import db
 from streams import tracking_key
 
@@ -168,6 +172,24 @@ def candidates_sql(s: str, query: bool, refs: bool) -> str:
             f"WHERE {where} AND (m.id IN ({pick}) OR m.entity_refs && %(refs)s::text[])")
 
 
+def keyword_params(tenant_id: str, contact_id: str, terms: list[str], k: int, k1: float = 1.5, b: float = 0.75
+                   ) -> dict[str, Any]:
+    """keyword_search_sql's parameters."""
+    return {"t": tenant_id, "c": contact_id, "terms": terms, "k": k, "k1": k1, "b": b, "k1p1": k1 + 1,
+            "fb_docs": lexical.FEEDBACK_DOCS, "fb_terms": lexical.FEEDBACK_TERMS}
+
+
+def keyword_result(rows: list[tuple]) -> dict[str, float] | None:
+    """keyword_search_sql's rows (pass, id, score) read: the BM25 scores with feedback
+    (lexical.with_feedback), None when the contact's memories predate the postings (pass 0)."""
+    passes: tuple[dict[str, float], dict[str, float], dict[str, float]] = ({}, {}, {})
+    for p, memory_id, score in rows:
+        passes[p][memory_id] = score
+    if rows and rows[0][0] == 0:
+        return None
+    return lexical.with_feedback(passes[1], passes[2])
+
+
 PRIVATE_STATE = ("memoryIndex", "moodHistory", "profileFacts", "timing", "engagement", "sustained")
 
 
@@ -186,28 +208,82 @@ def memories_select(schema: str, tenant_id: str, contact_id: str, status: str | 
         args.append(status)
     return sql, args
 
+# the connection the reads of the current task use (Store.reading), else None: one of the pool each
+_READING: ContextVar[AsyncConnection | None] = ContextVar("rapport_store_reading", default=None)
+
+
 class Store:
     def __init__(self, pool: AsyncConnectionPool):
         self.pool = pool
         self._version: str | None = None
         self._version_at = 0.0
 
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[None]:
+        """Every read of the current task (and of the tasks it starts) within the block on one connection
+        of the pool, taken once: a /context's six to eight statements took a connection each (issue 24:
+        a pool checkout and return per statement, under load each a wait for a core). The statements run
+        one after another on it (psycopg's connection lock); `pipelined` sends several in one round trip.
+        Autocommit stays, and each statement reads its own snapshot (read committed), as before."""
+        if _READING.get() is not None:
+            yield
+            return
+        async with self.pool.connection() as conn:
+            metrics.DB_CHECKOUTS.inc()
+            token = _READING.set(conn)
+            try:
+                yield
+            finally:
+                _READING.reset(token)
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        """The connection `reading` bound, else one of the pool for this read."""
+        conn = _READING.get()
+        if conn is not None:
+            yield conn
+            return
+        async with self.pool.connection() as conn:
+            metrics.DB_CHECKOUTS.inc()
+            yield conn
+
+    async def pipelined(self, statements: list[tuple[str, Any, Any]]) -> list[list[Any]]:
+        """Every row of each (sql, params, row factory or None: the connection's dicts), the statements sent
+        together in one round trip (psycopg's pipeline mode) and their results read after the one sync."""
+        async with self.connection() as conn:
+            metrics.DB_STATEMENTS.inc(len(statements))
+            if len(statements) == 1:  # nothing to send beside it
+                sql, params, rows = statements[0]
+                async with conn.cursor(**({"row_factory": rows} if rows is not None else {})) as cur:
+                    await cur.execute(sql, params)
+                    return [await cur.fetchall()]
+            async with conn.pipeline():
+                curs = []
+                for sql, params, rows in statements:
+                    cur = conn.cursor(row_factory=rows) if rows is not None else conn.cursor()
+                    await cur.execute(sql, params)
+                    curs.append(cur)
+            return [await cur.fetchall() for cur in curs]
+
     async def schema(self) -> str:
         if self._version is None or time.monotonic() - self._version_at > 1.0:
-            async with self.pool.connection() as conn:
+            async with self.connection() as conn:
+                metrics.DB_STATEMENTS.inc()
                 self._version = await db.active_version_async(conn) or db.DEFAULT_VERSION
             self._version_at = time.monotonic()
         return db.schema_of(self._version)
 
     async def _rows(self, sql: str, params: Any) -> list[dict[str, Any]]:
-        """Every row of one query, on a connection of the pool."""
-        async with self.pool.connection() as conn:
+        """Every row of one query, on the task's connection (`reading`) or one of the pool."""
+        async with self.connection() as conn:
+            metrics.DB_STATEMENTS.inc()
             cur = await conn.execute(sql, params)
             return await cur.fetchall()
 
     async def _row(self, sql: str, params: Any) -> dict[str, Any] | None:
-        """The first row of one query (None: none), on a connection of the pool."""
-        async with self.pool.connection() as conn:
+        """The first row of one query (None: none), on the task's connection (`reading`) or one of the pool."""
+        async with self.connection() as conn:
+            metrics.DB_STATEMENTS.inc()
             cur = await conn.execute(sql, params)
             return await cur.fetchone()
 
@@ -240,19 +316,33 @@ class Store:
         """`contact`, `entities` and the speakers of the contact's memories whose display name's first word
         is one of the lower-cased `words` (a question's; none asked when it has none), in one round trip:
         one probe of the index memories_speaker_first per word, one speaker each."""
+        state, entities, speakers, _ = await self.contact_and_searches(tenant_id, contact_id, words, [], 0)
+        return state, entities, speakers
+
+    async def contact_and_searches(self, tenant_id: str, contact_id: str, words: list[str],
+                                   searches: list[list[str]], k: int
+                                   ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str],
+                                              list[dict[str, float] | None]]:
+        """`contact_entities_speakers` and, sent with it in one round trip (`pipelined`), a `keyword_search`
+        of each list of terms in `searches`, with their results: what a /context with a question reads
+        first, none of it waiting for another (issue 24: one wait for the database where there were two
+        in a row, and three statements on one connection where each took one)."""
         s = await self.schema()
         speakers = (f"ARRAY(SELECT x.speaker FROM unnest(%(words)s::text[]) AS w(word) CROSS JOIN LATERAL "
                     f"(SELECT m.speaker FROM {s}.memories m WHERE m.tenant_id=%(t)s AND m.contact_id=%(c)s "
                     f"AND lower(split_part(m.speaker, ' ', 1)) = w.word LIMIT 1) x)" if words else "'{}'::text[]")
-        row = await self._row(
+        contact = (
             f"SELECT (SELECT state - %(private)s::text[] FROM {s}.contacts "
             f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS state, "
             f"(SELECT coalesce(jsonb_agg(jsonb_build_object('ref', ref, 'entity_type', entity_type, "
             f"'display_name', display_name, 'metadata', metadata, 'aliases', aliases, 'mentions', mentions) "
             f"ORDER BY mentions DESC, ref), '[]'::jsonb) FROM {s}.entities "
             f"WHERE tenant_id=%(t)s AND contact_id=%(c)s) AS entities, {speakers} AS speakers",
-            {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id, "words": words})
-        return row["state"], row["entities"], list(dict.fromkeys(row["speakers"] or []))
+            {"private": list(PRIVATE_STATE), "t": tenant_id, "c": contact_id, "words": words}, None)
+        rows, *found = await self.pipelined([contact] + [
+            (keyword_search_sql(s), keyword_params(tenant_id, contact_id, terms, k), tuple_row) for terms in searches])
+        return rows[0]["state"], rows[0]["entities"], list(dict.fromkeys(rows[0]["speakers"] or [])), [
+            keyword_result(r) for r in found]
 
     async def memory_docs(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         """id, text ("speaker: content"), created_at and memory_type of every memory of the contact, archive
@@ -271,18 +361,11 @@ class Store:
         lexical.BM25Index(memory_docs).search(terms, k) answers, from the projection's postings. None when
         the contact's memories predate them (memory_terms_pending: build the index from memory_docs)."""
         s = await self.schema()
-        params = {"t": tenant_id, "c": contact_id, "terms": terms, "k": k, "k1": k1, "b": b, "k1p1": k1 + 1,
-                  "fb_docs": lexical.FEEDBACK_DOCS, "fb_terms": lexical.FEEDBACK_TERMS}
-        async with self.pool.connection() as conn:
+        async with self.connection() as conn:
+            metrics.DB_STATEMENTS.inc()
             async with conn.cursor(row_factory=tuple_row) as cur:
-                await cur.execute(keyword_search_sql(s), params)
-                rows = await cur.fetchall()
-        passes: tuple[dict[str, float], dict[str, float], dict[str, float]] = ({}, {}, {})
-        for p, memory_id, score in rows:
-            passes[p][memory_id] = score
-        if rows and rows[0][0] == 0:
-            return None
-        return lexical.with_feedback(passes[1], passes[2])
+                await cur.execute(keyword_search_sql(s), keyword_params(tenant_id, contact_id, terms, k, k1, b))
+                return keyword_result(await cur.fetchall())
 
     async def neighbours(self, tenant_id: str, contact_id: str, anchor_ids: list[str], within_s: float,
                          width: int, *, query_vec: np.ndarray, model: str | None, as_of: datetime,
@@ -293,11 +376,20 @@ class Store:
         similarity to the query."""
         if not anchor_ids:
             return []
+        return await self._rows(*await self.neighbours_statement(
+            tenant_id, contact_id, anchor_ids, within_s, width, query_vec=query_vec, model=model, as_of=as_of,
+            persona_id=persona_id, explicit_as_of=explicit_as_of, past=past))
+
+    async def neighbours_statement(self, tenant_id: str, contact_id: str, anchor_ids: list[str], within_s: float,
+                                   width: int, *, query_vec: np.ndarray, model: str | None, as_of: datetime,
+                                   persona_id: str | None, explicit_as_of: bool = False, past: bool = False
+                                   ) -> tuple[str, dict[str, Any]]:
+        """`neighbours`' statement and its parameters (to send with others: `pipelined`)."""
         s = await self.schema()
         params = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                   "anchors": anchor_ids, "within": within_s, "width": width, "model": model,
                   "q": Vector(query_vec.astype(np.float32))}
-        return await self._rows(neighbours_sql(s), params)
+        return neighbours_sql(s), params
 
     async def candidates(self, tenant_id: str, contact_id: str, *, query_vec: np.ndarray | None,
                          model: str | None, as_of: datetime, persona_id: str | None,
@@ -334,13 +426,20 @@ class Store:
         (as stored; the caller applies decay), or pinned."""
         if not refs:
             return []
+        return await self._rows(*await self.card_statement(tenant_id, contact_id, refs, as_of, persona_id,
+                                                           min_importance, explicit_as_of))
+
+    async def card_statement(self, tenant_id: str, contact_id: str, refs: list[str], as_of: datetime,
+                             persona_id: str | None, min_importance: float, explicit_as_of: bool = False
+                             ) -> tuple[str, dict[str, Any]]:
+        """`card_memories`' statement and its parameters (to send with others: `pipelined`). Its rows are
+        in one total order (ties by id), so those of fewer refs are a subsequence of these, in order."""
         s = await self.schema()
-        return await self._rows(
-            f"SELECT {RANKING_COLUMNS_M} FROM {s}.memories m "
-            f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
-            f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
-            {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
-             "min": min_importance})
+        return (f"SELECT {RANKING_COLUMNS_M} FROM {s}.memories m "
+                f"WHERE {visible()} AND m.entity_refs && %(refs)s::text[] AND (m.importance >= %(min)s OR m.pinned) "
+                f"ORDER BY m.pinned DESC, m.importance DESC, m.created_at DESC, m.id",
+                {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id), "refs": refs,
+                 "min": min_importance})
 
     async def triggers(self, tenant_id: str, contact_id: str) -> list[dict[str, Any]]:
         s = await self.schema()
