@@ -37,7 +37,7 @@ from psycopg.rows import dict_row
 from datetime import timezone
 
 from agents import metrics
-from agents.core import consolidation, curation
+from agents.core import consolidation, curation, emotion
 from agents.core import contact as core
 from agents.core import mood as mood_model
 from agents.core import redaction
@@ -268,6 +268,7 @@ class InteractionPipeline:
             self.said_vectors.clear()
             self.text_vectors.clear()
             redaction.forget_texts()
+            emotion.forget_texts()
         metrics.switch("redis")
         await self._refresh_redis(*self._after_commit)
         return outcome

@@ -50,6 +50,7 @@ app = faust.App(
     web_host=s.web_host,
     web_bind=s.web_host,  # Faust binds 0.0.0.0 unless told: loopback unless configured
     producer_acks=-1,
+    producer_linger=s.producer_linger_s,
     consumer_auto_offset_reset="earliest",
     broker_commit_every=100,
     broker_commit_interval=1.0,

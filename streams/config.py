@@ -41,6 +41,9 @@ class Settings:
     # processing
     batch_size: int = 256
     batch_window_s: float = 0.05
+    # how long a worker's producer waits to fill a request with more records (Kafka 4's default linger.ms):
+    # a batch's hundreds of derived events go out in a few produce requests, not one each (0: as soon as any)
+    producer_linger_s: float = 0.005
     session_gap_s: int = SESSION_GAP_S
     window_messages: int = 20
     window_ttl_s: int = 24 * 3600
@@ -94,6 +97,7 @@ class Settings:
             topic_retention_bytes=int(_env("RAPPORT_TOPIC_RETENTION_BYTES", str(d.topic_retention_bytes))),
             batch_size=int(_env("RAPPORT_BATCH_SIZE", str(d.batch_size))),
             batch_window_s=float(_env("RAPPORT_BATCH_WINDOW_S", str(d.batch_window_s))),
+            producer_linger_s=float(_env("RAPPORT_PRODUCER_LINGER_MS", str(d.producer_linger_s * 1000))) / 1000,
             embeddings_model=_env("RAPPORT_EMBEDDINGS_MODEL"),
             embeddings_base_url=_env("RAPPORT_EMBEDDINGS_BASE_URL"),
             embeddings_dim=int(_env("RAPPORT_EMBEDDINGS_DIM", "0")) or None,
