@@ -76,9 +76,11 @@ def _classify(text: str, vector: Any, previous: str | None) -> dict[str, Any]:
 
 
 def forget_texts() -> None:
-    """Drop the memo of messages' moods (after an erasure: an erased contact's words are not kept)."""
+    """Drop the memos of messages' moods and crisis scores (after an erasure: an erased contact's words are not
+    kept)."""
     with _moods_lock:
         _moods.clear()
+    crisis_model.forget_texts()
 
 
 def step_message(s: dict[str, Any], env: Envelope, llm_mood: dict[str, Any] | str | None = None,
