@@ -48,10 +48,10 @@ def _rows() -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def test_the_round6_batch_is_the_last_author_batch_and_all_train():
-    assert T.BATCH_STARTS[-1] == ROUND6_START
+def test_the_round6_batch_is_an_author_batch_of_its_own_and_all_train():
     rows = T.load_set("train")
-    mine = [r for r in rows if r["batch"] == len(T.BATCH_STARTS) - 1]
+    mine = [r for r in rows if r["batch"] == T.BATCH_STARTS.index(ROUND6_START)]
+    assert all(r["split"] == "train" for r in mine)
     assert mine[0]["text"] == ROUND6_START and len(mine) >= 390
     risk = sum(r["label"] for r in mine)
     assert 0.3 <= 1 - risk / len(mine) <= 0.5   # about 40% same-surface hard negatives
