@@ -77,7 +77,17 @@ def test_the_load_bench_prices_a_request_in_the_api_processes_cpu(tmp_path, caps
     assert metrics_urls(tmp_path, "api") == ["http://a0/metrics", "http://a1/metrics"]
 
     cost = api_cost({"cpu": 10.0, "requests": 100.0, "context": 80.0}, {"cpu": 12.5, "requests": 600.0, "context": 480.0})
-    assert cost == {"cpu_s": 2.5, "requests": 500, "context_requests": 400, "cpu_ms_per_request": 5.0}
+    assert cost == {"cpu_s": 2.5, "requests": 500, "context_requests": 400, "cpu_ms_per_request": 5.0,
+                    "checkouts_per_request": 0.0, "statements_per_request": 0.0, "cards_read_again": 0,
+                    "cards_ahead_used": 0, "access_events": 0}  # an API without the read counters: zeros
+    cost = api_cost({"cpu": 10.0, "requests": 100.0, "context": 80.0, "checkouts": 100.0, "statements": 500.0,
+                     "cards_read_again": 1.0, "cards_used": 10.0, "accesses": 3.0},
+                    {"cpu": 12.5, "requests": 600.0, "context": 480.0, "checkouts": 650.0, "statements": 3300.0,
+                     "cards_read_again": 5.0, "cards_used": 390.0, "accesses": 40.0})
+    # by hand: 550 checkouts and 2,800 statements over 500 requests; 4 cards read again, 380 read ahead, 37 accesses
+    assert cost == {"cpu_s": 2.5, "requests": 500, "context_requests": 400, "cpu_ms_per_request": 5.0,
+                    "checkouts_per_request": 1.1, "statements_per_request": 5.6, "cards_read_again": 4,
+                    "cards_ahead_used": 380, "access_events": 37}
     assert CONTEXT_ROUTE == "/context/{contact_id:path}"  # the label projections/api.Timing gives the route
 
     lat = {"p50_ms": 1, "p95_ms": 2, "p99_ms": 3}
