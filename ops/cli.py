@@ -643,7 +643,8 @@ def bench_redaction(data, show, as_json) -> None:  # noqa: ANN001
 
 
 @bench.command("safety")
-@click.option("--split", type=click.Choice(["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "train"]),
+@click.option("--split", type=click.Choice(["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
+                                              "train"]),
               default="heldout",
               help="the part of the crisis set (default: the held-out part, never trained on)")
 @click.option("--public", type=int, default=0, help="also N rows of the weak public set (information only)")

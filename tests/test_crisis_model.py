@@ -237,7 +237,8 @@ def test_the_crisis_set_is_labelled_split_and_not_copied_across_splits():
     assert len(rows) >= 400
     risk = [r for r in rows if r["label"] == 1]
     assert abs(len(risk) - len(rows) / 2) <= len(rows) * 0.1
-    assert {r["split"] for r in rows} == {"train", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"}
+    assert {r["split"] for r in rows} == {"train", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
+                                            "heldout6"}
     cats = {r["category"] for r in risk if "before" not in r}
     assert set(crisis.CSSRS_LEVELS) | {"self_harm"} | set(crisis.WARNING_SIGNS) <= cats
     train = {r["text"] for r in rows if r["split"] == "train" and "before" not in r}

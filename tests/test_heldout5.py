@@ -73,7 +73,7 @@ def test_bench_safety_and_the_cli_take_heldout5():
     [opt] = [p for p in cli.commands["bench"].commands["safety"].params if p.name == "split"]
     assert tuple(opt.type.choices) == bench_safety.SPLITS
     assert len(train_crisis.load_set("heldout5")) == len(H5)
-    bad = CliRunner().invoke(cli, ["bench", "safety", "--split", "heldout6"])
+    bad = CliRunner().invoke(cli, ["bench", "safety", "--split", "heldout7"])
     assert bad.exit_code == 2 and "heldout5" in bad.output
 
 
