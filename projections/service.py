@@ -64,7 +64,31 @@ DB_CONNECT_TIMEOUT_S = 3
 DB_STATEMENT_TIMEOUT_S = 15.0  # RAPPORT_DB_STATEMENT_TIMEOUT_S
 DB_PROBE_EVERY_S = 0.5
 DB_PROBE_TIMEOUT_S = 1.0
+# a probe past DB_PROBE_TIMEOUT_S counts as the database's silence only after the API's event loop has
+# turned this many times more (what is ready is read: a process kept off the CPU wakes to its timer and to
+# the answer at once) and only if no pooled connection came back from a statement meanwhile (a database
+# that answers the requests is slow, not down): see Service.start_database_watch
+DB_PROBE_LOOP_TURNS = 8
 HEALTH_BUDGET_S = 0.8
+
+
+class AnsweringPool(AsyncConnectionPool):
+    """The API's connection pool, counting the connections given back idle (`answered`): each is a
+    statement (or several) the database answered. The database watch reads it: while requests are being
+    answered the database is slow, not down (Service.start_database_watch)."""
+
+    answered = 0
+
+    async def putconn(self, conn: psycopg.AsyncConnection) -> None:
+        if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+            self.answered += 1
+        await super().putconn(conn)
+
+
+def silent(probe_done: bool, answered_before: int | None, answered_now: int | None) -> bool:
+    """Whether the database stayed silent over a probe's window: the probe unanswered, and no pooled
+    connection came back from a statement since the window began (None: a pool that does not count)."""
+    return not probe_done and (answered_before is None or answered_now == answered_before)
 
 
 @dataclass(frozen=True)
@@ -167,7 +191,7 @@ class Service:
 
         s = self.s
         await asyncio.to_thread(db.prepare, s.database_url, s.projection_version)
-        self.pool = AsyncConnectionPool(
+        self.pool = AnsweringPool(
             s.database_url, min_size=4, max_size=16, open=False, timeout=self.settings.db_pool_timeout_s,
             configure=db.configure_pool_conn,
             kwargs={"autocommit": True, "connect_timeout": DB_CONNECT_TIMEOUT_S,
@@ -348,23 +372,38 @@ class Service:
 
     def start_database_watch(self) -> asyncio.Task:
         """Probe the database every DB_PROBE_EVERY_S; one probe runs at a time (a stalled one is left to
-        psycopg's own cancellation, the database counting as down until a probe answers)."""
+        psycopg's own cancellation, the database counting as down until a probe answers).
+
+        A probe unanswered after DB_PROBE_TIMEOUT_S is the database's silence only if, after the event loop
+        has read what is ready (DB_PROBE_LOOP_TURNS turns), it is still unanswered and no pooled connection
+        came back from a statement during that window (AnsweringPool). On a loaded machine the API's own
+        process can be off the CPU for a second: it then wakes to its timer and to the probe's answer at
+        once, and the timer ran first; and a PostgreSQL whose backends wait for a core can take over a
+        second for the probe while it answers the requests. Both were taken for a dead database: every
+        request in flight answered 503 (a `bench load --busy-clients 8` run died of it at load 16). A
+        stopped database answers nothing: down after one window, or two when the first began before it
+        stopped."""
         async def watch() -> None:
             probe: asyncio.Task | None = None
             while True:
                 if probe is None or probe.done():
                     probe = asyncio.ensure_future(self._probe_database())
+                answered = getattr(self.pool, "answered", None)
                 done, _ = await asyncio.wait({probe}, timeout=DB_PROBE_TIMEOUT_S)
+                for _ in range(0 if done else DB_PROBE_LOOP_TURNS):
+                    if probe.done():
+                        break
+                    await asyncio.sleep(0)  # one turn of the loop: ready sockets are read
                 problem = None
-                if not done:
+                if silent(probe.done(), answered, getattr(self.pool, "answered", None)):
                     problem = f"the database did not answer within {DB_PROBE_TIMEOUT_S:g} s"
-                elif probe.exception() is not None:
+                elif probe.done() and probe.exception() is not None:
                     problem = f"the database is unreachable ({type(probe.exception()).__name__})"
                 if problem and self.db_down is None:
                     log.error("database down: %s", problem)
                     self.db_down = problem
                     self.went_down().set_result(problem)
-                elif problem is None and self.db_down is not None:
+                elif problem is None and self.db_down is not None and probe.done():
                     log.warning("database answers again")
                     self.db_down = None
                 await asyncio.sleep(DB_PROBE_EVERY_S)

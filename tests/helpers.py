@@ -105,15 +105,13 @@ async def api_in_process(database_url: str, settings=None, **service):  # noqa: 
     for the calling task too (projections/deps.CURRENT), for a test that calls a handler's helper."""
     import dataclasses
 
-    from psycopg_pool import AsyncConnectionPool
-
     from projections import api, deps
     from streams import db
-    from projections.service import ApiSettings, Service
+    from projections.service import AnsweringPool, ApiSettings, Service
     from projections.store import Store
     from streams.config import settings as shared
 
-    pool = AsyncConnectionPool(database_url, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
+    pool = AnsweringPool(database_url, min_size=1, max_size=4, open=False, configure=db.configure_pool_conn,
                                kwargs={"autocommit": True})
     await pool.open(wait=True)
     settings = settings if settings is not None else ApiSettings.from_env(base=shared())
