@@ -60,6 +60,9 @@ NEGATION = [
     "i swear im not gonna kill myself",
     "never have i ever self harmed",
     "i would not be ok if a truck hit me",
+    "i don't think i want to die, i'm just overwhelmed",
+    "i dont actually want to die i just want the pain to stop",
+    "i dont really want to kill myself, i just want everything to stop for a bit",
 ]
 PAST_OVER = [
     "back in college i tried to end it, i'm in a much better place now",
@@ -126,6 +129,20 @@ FAMILY_NEGATIVES = [
     "this is the last time youll hear from me before my trip, no signal",
     "wanted to say thank you one last time before i leave the team",
     "this is the last time youll see me with long hair lol",
+    "can u make sure my dog goes to a good home while im in hospital",
+    "if anything happens to me on the hike my brother gets my camera lol",
+    "she can have my clothes after i move out",
+    "my sister can have my old games after, i never play them",
+    "getting my affairs in order before the baby comes",
+    "got my affairs in order with the accountant, taxes done",
+    "i wont be a problem for much longer, my shift ends at 5",
+    "remember me when ur famous lol",
+    "remember me fondly at the reunion haha",
+    "love u all, sorry for everything i said at the party",
+    "sorry for everything, love u all, see u tomorrow",
+    "i dont know if i want to live in london or paris",
+    "i dont think i can live without coffee",
+    "i dont know if i can live with my parents another year",
 ]
 
 # ------------------------------------------------------------------------------------------- risk
@@ -140,6 +157,10 @@ SCOPE = [  # a negation (or a calm clause) before does not clear the risk after
     ("i cant not think about killing myself", "suicidal_ideation"),
     ("i was fine until today, now i want to die", "suicidal_ideation"),
     ("i used to be happy. now i cut again every night", "self_harm"),
+    ("i dont want to die but i want it all to end", "suicidal_ideation"),
+    ("i want to die. i just want the pain to stop", "suicidal_ideation"),
+    ("i dont think i want to be alive", "suicidal_ideation"),
+    ("i dont think i want to live. everything hurts", "suicidal_ideation"),
 ]
 MIXED = [  # somebody else's act, and the speaker's own
     ("my friend cuts herself and honestly so do i", "self_harm"),
@@ -184,9 +205,17 @@ RECALL = [
     ("wrote down my passwords for my sister in case", "arrangements"),
     ("left all my logins for my brother in case anything happens", "arrangements"),
     ("gave my mom my bank details for when im gone", "arrangements"),
+    ("can u make sure my dog goes to a good home", "arrangements"),
+    ("if anything happens to me my sister gets my stuff", "arrangements"),
+    ("told my bff she can have my clothes after", "arrangements"),
+    ("sorted my affairs, everything is in order now", "arrangements"),
+    ("its ok, i wont be a problem for much longer", "timeline"),
+    ("please remember me as i was", "farewell"),
+    ("love u all, sorry for everything", "farewell"),
+    ("sorry for everything. love u all", "farewell"),
 ]
 _CATEGORY = {"ideation": "suicidal_ideation", "method": "suicidal_ideation", "wish_to_be_dead": "suicidal_ideation", "self_harm": "self_harm",
-             "farewell": "warning_sign", "arrangements": "warning_sign"}
+             "farewell": "warning_sign", "arrangements": "warning_sign", "timeline": "warning_sign"}
 
 
 def test_the_messages_here_are_in_no_part_of_the_crisis_set_and_are_enough():

@@ -152,6 +152,16 @@ _UNTIL_NOW = re.compile(r"^(?:[^\s|]+ ){0,3}?(?:until|till|til|before|up to) (?:
                         r"tonight|yesterday)\b|\b(?:but|and) (?:now|lately|recently|this week|tonight|today)\b")
 
 
+# a denial that frames the speaker's clause (seventh round): "i don't think i want to die", "i don't believe i'd do it"
+_DONT_THINK = re.compile(r"\b(?:do not|does not|did not) (?:really |actually |honestly )?(?:think|believe)(?: that)?$")
+_LIFE_WORDS = frozenset("alive live living exist existing here around wake".split())
+_DOUBT_RULES = frozenset({"doubt_living", "not_live", "tired_of_living", "point_of_living", "not_worth_living"})
+# "i don't want to die, i just want the pain to stop": what the speaker wants instead of dying is no wish to die
+_INSTEAD_OF_DYING = re.compile(r"\b(?:do not|never|not) (?:really |actually |even |honestly )?(?:want|wish) (?:to die|to be "
+                               r"dead|to kill myself|to end (?:it|my life)|to not be here)\b(?: [^\s|]+){0,2} (?:\| )?"
+                               r"(?:i )?(?:just|only|simply)$")
+
+
 def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
     """Is the phrase negated (a denied frame before its subject, "never would I", or a negator in scope)?"""
     if "never" in doc.before(i, 7) and _UNTIL_NOW.search(" ".join(doc.after(j, 8))):
@@ -160,6 +170,9 @@ def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
         return True
     if at is not None and _NEVER_WOULD.search(" ".join(doc.before(at, 3))):
         return True  # "never would I kill myself"
+    if at is not None and _DONT_THINK.search(" ".join(doc.before(at, 5))) and rule.name not in _DOUBT_RULES \
+            and "want" in doc.words[at:j] and not _LIFE_WORDS & set(doc.words[at:j]):
+        return True  # "i don't think i want to die, i'm just overwhelmed" (not "i don't think i want to live")
     if _NEVER_HAD.search(" ".join(doc.before(i, 7))) and not _UNTIL_NOW.search(" ".join(doc.after(j, 8))):
         return True  # "never had any thoughts of self harm, just burnout" (not "... until last week")
     lo = at + 1 if at is not None else max(0, i - 3)
@@ -306,6 +319,8 @@ _RULE_LEVEL = {
     **dict.fromkeys(("me_too", "mind_goes_to", "dying_on_mind"), "ideation"),
     **dict.fromkeys(("wish_hit_ok", "death_not_bad"), "wish_to_be_dead"),
     "harm_bare_now": "self_harm", "arranged_in_case": "arrangements", "farewell_hear_last": "farewell",
+    **dict.fromkeys(("arranged_who_gets", "affairs_in_order"), "arrangements"), "no_problem_long": "timeline",
+    **dict.fromkeys(("remember_me", "farewell_sorry_love"), "farewell"),
     "ligature_up": "preparatory", "burden_if_gone": "burden",
     **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit", "harm_depth", "harm_pressed", "harm_hidden"),
                     "self_harm"),
@@ -479,6 +494,8 @@ def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
                       r"sister|mum|mom|dad|partner|classmate|colleague|coworker)\b", doc.norm))
     if _past_and_over(doc.norm):
         return True
+    if _INSTEAD_OF_DYING.search(doc.norm[:doc.starts[i]].rstrip()):
+        return True  # "i dont actually want to die i just want the pain to stop"
     if rule.name in _EXASPERATION_RULES and _EVERYDAY.search(doc.norm):
         return True
     if rule.name in _HYPERBOLE_RULES and _LAUGH.search(doc.norm) and (_EVERYDAY.search(doc.norm)

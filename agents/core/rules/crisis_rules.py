@@ -993,7 +993,8 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicidal_ideation", others=False),
     _Rule("doubt_living",
           rf"\b(?:do not|dont) (?:think|know if|know whether) i (?:want|can|wanna) (?:to )?(?:live|be alive|stay alive|"
-          rf"keep living|go on living) {ANYMORE}?",
+          rf"keep living|go on living)(?: {ANYMORE}| like this| like that| this way)?(?= \||$| (?:tbh|honestly|ngl|"
+          rf"lol|fr|right now|much longer|another day|if|because|and|but|i)\b| {ANYMORE})",
           "high", "suicidal_ideation", mode="self", negatable=False),
     # method: looking up doses, heights and how long it takes; the quickest or painless way; a fixation on a means
     _Rule("research_dose",
@@ -1189,7 +1190,8 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:songs?|music) (?:i want )?(?:played )?at my funeral\b|\bmy ashes\b"
           rf"|\b(?:if|in case) anything happens to me\b(?=.*\b(?:look after|take care of|kids|passwords|will|"
           rf"insurance|key|papers|dog|cat|in charge)\b)",
-          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d) and not (
+              "affairs" in m.group() and _AFFAIRS_BENIGN.search(d.norm))),
     _Rule("timeline_gone",
           rf"\bi (?:will|would) be gone (?:by|before|after|soon|tomorrow|tonight|next)\b"
           rf"|\bi (?:will|would) not be (?:here|around|alive) (?:when|by|next|after|to see|for much|much longer|long|"
@@ -2311,6 +2313,58 @@ RULES: tuple[_Rule, ...] = (
               r"\b(?:before|until|till|today|tonight|this (?:year|week|month)|for (?:a|the) (?:while|week|month|"
               r"summer|year)|house|flat|apartment|home|school|stage|show|concert|tour|band|season)\b", d.norm),
           gate=frozenset("last final".split())),
+    # who gets one's things or pets if one is gone ("if anything happens to me my sister gets my stuff", "make sure
+    # my dog goes to a good home", "she can have my clothes after")
+    _Rule("arranged_who_gets",
+          rf"\bif (?:anything|something) (?:happens|were to happen|should happen|happened) to me (?:{W} ){{0,4}}?"
+          rf"(?:gets|get|can have|should have|should get|will get|takes|can take|inherits|keeps|can keep) my\b"
+          rf"|\bmake sure my (?:dog|cat|pets?|puppy|kitten|rabbit|bunny|hamster|bird|fish|horse|plants?) "
+          rf"(?:goes|go|gets|get|finds|has|have|is|are) (?:to )?(?:a )?(?:good|loving|nice|new|safe) (?:home|homes|"
+          rf"family|owner|owners)\b"
+          rf"|\b(?:can|could|should|will|may) (?:have|keep|take) (?:all )?(?:of )?my (?:{W} )?(?:stuff|things|clothes|"
+          rf"games|books|records|jewelry|jewellery|savings|money|car|guitar|console|cat|dog|plants) (?:after|when i am "
+          rf"gone|once i am gone|after i am gone)(?= \||$| lol| tbh| ok| okay| i)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:after (?:the|this|my|our|work|school|class|dinner|lunch|breakfast|tonight|today|tomorrow|i "
+              r"(?:move|moved|leave|finish|get|wash|wear))|never (?:play|use|wear|read|watch)|outgrown|too small|doesnt fit|does not fit|donate|"
+              r"charity|swap|lend|borrow|while i am|at the vet|vet|allerg\w*|landlord|rehoming fee|litter)\b", d.norm),
+          gate=frozenset("happens happen happened make can could should will may".split())),
+    # affairs put in order ("sorted my affairs, everything is in order now")
+    _Rule("affairs_in_order",
+          r"\b(?:sorted|sorting|put|putting|got|getting|have|had|set) (?:all )?(?:of )?my affairs(?: (?:in order|"
+          r"sorted|straight|settled))?\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not _AFFAIRS_BENIGN.search(d.norm),
+          gate=frozenset({"affairs"})),
+    # no problem for much longer ("its ok, i wont be a problem for much longer")
+    _Rule("no_problem_long",
+          r"\b(?:i )?(?:will not|wont|am not going to|not going to|will not be) be (?:a |your |anyones |everyones |"
+          r"such a |)(?:problem|burden|bother|worry|nuisance|pain|trouble) (?:to (?:you|anyone|anybody|everyone) )?"
+          r"(?:for (?:much|any|very|too) (?:longer|long)|much longer|for long|(?:very )?soon)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None,
+          gate=frozenset("problem burden bother worry nuisance pain trouble".split())),
+    # remembered as one was ("please remember me as i was")
+    _Rule("remember_me",
+          r"\bremember me (?:as i (?:was|am|used to be)|fondly|kindly|the way i (?:was|am|used to be)|for who i "
+          r"(?:was|am)|as (?:someone|somebody) who|happy|smiling|when i was happy)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None and not d.sentence_has(i, _MEDIA)
+          and not re.search(r"\b(?:famous|rich|when you are|when u are|photo|selfie|yearbook|reunion|"
+                            r"graduat\w*)\b", d.norm),
+          gate=frozenset({"remember"})),
+    # love to all with an apology for everything ("love u all, sorry for everything")
+    _Rule("farewell_sorry_love",
+          r"\b(?:i )?love (?:you|ya|everyone|you guys)(?: all| guys| so much| always)? (?:and )?(?:i am )?(?:so )?"
+          r"sorry for everything(?= \||$| i love| love)"
+          r"|\b(?:i am )?(?:so )?sorry for everything (?:\| )?(?:i )?love (?:you|ya|everyone|you guys)(?: all| so much|"
+          r" always)?(?= \||$)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset({"everything"})),
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
           r"offed|end|ended|ends|ending|overdosed on purpose) (?:himself|herself|themselves)\b",
@@ -2385,6 +2439,9 @@ _SUPPLY_BENIGN = re.compile(r"\b(?:money|cash|pay|paying|afford|cost|costs|price
                             r"(?:prescription|pills|meds)|bbq|barbecue|grill|camping|hunting|range|fishing|"
                             r"tape for the (?:box|boxes|move|parcel)|moving|dispose|disposal|hand(?:ed)? (?:them|it) in|"
                             r"take (?:them|it) back|return)\b")
+# affairs put in order for an everyday reason (seventh round): taxes, a baby, a wedding, retiring, a posting
+_AFFAIRS_BENIGN = re.compile(r"\b(?:tax|taxes|accountant|retire\w*|estate planning|lawyer|solicitor|baby|pregnan\w*|"
+                             r"married|wedding|mortgage|deploy\w*|before the|financial|finances|budget|new year)\b")
 # self-harm words about a hobby, a cook, a pet, skin or somebody else's wound
 _HARM_BENIGN = re.compile(r"\b(?:accident|accidentally|cooking|shaving|shave|shaved|hair ?cut|haircut|grass|lawn|budget|paper|"
                           r"onions?|garden\w*|brambles?|thorns?|roses|cat|dog|puppy|kitten|pet|vet|cone|eczema|"
