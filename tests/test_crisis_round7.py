@@ -143,6 +143,15 @@ FAMILY_NEGATIVES = [
     "i dont know if i want to live in london or paris",
     "i dont think i can live without coffee",
     "i dont know if i can live with my parents another year",
+    "my sister wants to die her hair blue and so do i",
+    "my mom hurts herself at the gym all the time and so do i",
+    "my friend is suicidal and i am too tired to help",
+    "she wants to end it with her boyfriend and so do i with mine",
+    "my friend self harms and i have too in the past but not anymore",
+    "my brain keeps going to suicide prevention stuff at work",
+    "my mind goes to dying my hair red",
+    "i cut last night's pizza into squares",
+    "my cat overdosed on catnip lol",
 ]
 
 # ------------------------------------------------------------------------------------------- risk
@@ -170,6 +179,7 @@ MIXED = [  # somebody else's act, and the speaker's own
     ("my mom overdosed last year and i think about doing the same", "suicidal_ideation"),
     ("a guy at work killed himself and now i cant stop thinking about doing it too", "suicidal_ideation"),
     ("my brother tried to kill himself and now i want to die too", "suicidal_ideation"),
+    ("he wants to die and so do i", "suicidal_ideation"),
 ]
 # (message, C-SSRS level or warning sign): the recall families, chat style
 RECALL = [

@@ -198,7 +198,12 @@ def _cutting_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
                         r"shaving|while|when|cooking|back)\b", nxt)
 
 
+_ANIMALS = frozenset("dog dogs cat cats puppy kitten pet pets hamster rabbit bunny bird parrot fish horse".split())
+
+
 def _overdose_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    if doc.before(i, 1) and doc.before(i, 1)[0] in _ANIMALS:
+        return False  # "my cat overdosed on catnip": a pet (seventh round)
     nxt = " ".join(doc.after(j, 2))
     return not re.match(r"(?:on|of) (?:sun|sunshine|sugar|caffeine|coffee|candy|chocolate|netflix|anime|cuteness|love|carbs|junk|"
                         r"tv|memes|content|vitamin)", nxt)
@@ -2230,12 +2235,14 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:her|his|their) (?:own )?life|overdosed|attempted suicide)\b(?: {W}){{0,8}}? (?:\| )?(?:(?:and|but|"
           rf"honestly|tbh|lowkey|ngl|now|sometimes|if i am honest|to be honest) )*(?:(?P<too>so do i|so am i|so have "
           rf"i|so did i|i do too|i do as well|i do it too|i do that too|i am too|me too|i have too|i also do|i do "
-          rf"sometimes too|i kinda do too)|(?P<same>i (?:{W} ){{0,3}}?(?:think|thinking|thought|keep thinking|can not "
+          rf"sometimes too|i kinda do too)(?= \||$| (?:lol|tbh|honestly|ngl|sometimes|now|again|lately|tho|though|rn|"
+          rf"right now|every|a lot|fr)\b)|(?P<same>i (?:{W} ){{0,3}}?(?:think|thinking|thought|keep thinking|can not "
           rf"stop thinking|want|wanting|considering|been thinking) (?:about |of )?(?:doing|to do|do) (?:the same|it "
           rf"too|that too|the same thing|it as well)))\b",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: False if re.search(r"\boverdosed on (?!purpose)", m.group()) or _HARM_BENIGN.search(
-              d.norm) or re.search(r"\b(?:bangs|fringe|hair|nails)\b", d.norm) else (("high", "self_harm") if m.group("harm") and m.group("too") else True),
+              d.norm) or re.search(rf"\b(?:bangs|fringe|hair|nails|{_SPORT})\b", d.norm) or _ENDS_A_THING.search(
+              m.group()) else (("high", "self_harm") if m.group("harm") and m.group("too") else True),
           gate=frozenset("herself himself themselves self die end suicidal life overdosed suicide".split())),
     # the mind goes back to ending it ("my brain keeps going to ending things", "my head drifts to the pills")
     _Rule("mind_goes_to",
@@ -2245,6 +2252,7 @@ RULES: tuple[_Rule, ...] = (
           r"(?: myself)?|not being (?:here|alive|around)|not existing|my (?:own )?death|the (?:pills|rope|bridge|"
           r"blade|razor|tracks))\b(?! (?:in|of|from|scene|scenes|movie|film|game|episode|book|plot)\b)",
           "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA),
           gate=frozenset("brain mind head thoughts".split())),
     # thinking about dying, over and over ("i keep thinking about dying", "thinking abt not being here")
     _Rule("dying_on_mind",
