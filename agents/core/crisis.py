@@ -125,13 +125,22 @@ def _quote_speaker(doc: _Doc, i: int, start: int, end: int, media: bool) -> str 
 
 
 _THIRD_PRONOUNS = frozenset({"he", "she", "they"})
+# what may stand between a relation and a self-statement that is the relation's own (seventh round): "my cousin has
+# been self harming", "my friends been cutting again" ("friend's been"), "a coworker of mine attempted suicide"
+_THIRD_LINK = frozenset("""who that has have had is was been still also just recently apparently finally already
+keeps kept started of mine ours""".split())
+
+
+def _own_words(words: list[str]) -> list[str]:
+    """The words of a clause less a possessive "of mine" / "of ours", which names no act of the speaker's."""
+    return [w for k, w in enumerate(words) if not (w in ("mine", "ours") and k and words[k - 1] == "of")]
 _NEG_NOUNS = frozenset("urge urges thought thoughts plan plans desire wish intention intentions intent".split())
 # things words are written on: a quoted phrase introduced by one is a reading, not the speaker's voice
 _INSCRIPTIONS = frozenset("""caption captions captioned headline headlines sign signs shirt tshirt hoodie mug
 sticker stickers poster posters slogan graffiti tweet tweets post posts comment comments thread subtitle subtitles
 line lines quote quotes motto banner card tattoo billboard label""".split())
 _FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine", "we", "us", "our"})
-_NEVER_WOULD = re.compile(r"\bnever (?:would|will|could|ever)$")
+_NEVER_WOULD = re.compile(r"\bnever (?:would|will|could|ever|have|had|did|do)(?: i)?(?: ever)?$")
 # a negated history before the phrase: "never had any thoughts of self harm", "I've never once felt suicidal", "no
 # history of self harm"; "... until now", "... but lately" is a history that has just ended
 _NEVER_HAD = re.compile(r"\b(?:never|not once|not ever|no (?:history|past|record))(?: once| ever| really| actually)?"
@@ -143,6 +152,16 @@ _UNTIL_NOW = re.compile(r"^(?:[^\s|]+ ){0,3}?(?:until|till|til|before|up to) (?:
                         r"tonight|yesterday)\b|\b(?:but|and) (?:now|lately|recently|this week|tonight|today)\b")
 
 
+# a denial that frames the speaker's clause (seventh round): "i don't think i want to die", "i don't believe i'd do it"
+_DONT_THINK = re.compile(r"\b(?:do not|does not|did not) (?:really |actually |honestly )?(?:think|believe)(?: that)?$")
+_LIFE_WORDS = frozenset("alive live living exist existing here around wake".split())
+_DOUBT_RULES = frozenset({"doubt_living", "not_live", "tired_of_living", "point_of_living", "not_worth_living"})
+# "i don't want to die, i just want the pain to stop": what the speaker wants instead of dying is no wish to die
+_INSTEAD_OF_DYING = re.compile(r"\b(?:do not|never|not) (?:really |actually |even |honestly )?(?:want|wish) (?:to die|to be "
+                               r"dead|to kill myself|to end (?:it|my life)|to not be here)\b(?: [^\s|]+){0,2} (?:\| )?"
+                               r"(?:i )?(?:just|only|simply)$")
+
+
 def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
     """Is the phrase negated (a denied frame before its subject, "never would I", or a negator in scope)?"""
     if "never" in doc.before(i, 7) and _UNTIL_NOW.search(" ".join(doc.after(j, 8))):
@@ -151,6 +170,9 @@ def _denied(doc: _Doc, rule: _Rule, at: int | None, i: int, j: int) -> bool:
         return True
     if at is not None and _NEVER_WOULD.search(" ".join(doc.before(at, 3))):
         return True  # "never would I kill myself"
+    if at is not None and _DONT_THINK.search(" ".join(doc.before(at, 5))) and rule.name not in _DOUBT_RULES \
+            and "want" in doc.words[at:j] and not _LIFE_WORDS & set(doc.words[at:j]):
+        return True  # "i don't think i want to die, i'm just overwhelmed" (not "i don't think i want to live")
     if _NEVER_HAD.search(" ".join(doc.before(i, 7))) and not _UNTIL_NOW.search(" ".join(doc.after(j, 8))):
         return True  # "never had any thoughts of self harm, just burnout" (not "... until last week")
     lo = at + 1 if at is not None else max(0, i - 3)
@@ -190,9 +212,9 @@ def _judge(doc: _Doc, rule: _Rule, m: re.Match[str], notes: list[str] | None = N
         s_kind, s_at = _subject(doc, i, False)
         if s_kind == "first":
             at = s_at
-        elif s_kind == "third" and s_at is not None and not _FIRST_PERSON & set(doc.words[s_at:j]) and (
+        elif s_kind == "third" and s_at is not None and not _FIRST_PERSON & set(_own_words(doc.words[s_at:j])) and (
                 doc.words[s_at] in _THIRD_PRONOUNS or doc.words[s_at] in _RELATIONS and (
-                    s_at + 1 == i or s_at + 2 == i and doc.words[s_at + 1] in ("who", "that"))):
+                    s_at + 1 == i or all(w in _THIRD_LINK for w in doc.words[s_at + 1:i]))):
             # a self-statement rule whose subject is said to be somebody else, with nothing of "I" in
             # between or in the phrase: "my friend told me she's been cutting again", "someone said
             # they're going to end it tonight", "my brother attempted suicide", "a patient who overdosed today" (a
@@ -294,6 +316,11 @@ _RULE_LEVEL = {
     **dict.fromkeys(("overdose_taken", "emptied_into_mouth", "wound_now", "exhaust_now", "in_front_now", "edge_now",
                      "done_it", "poison_taken", "in_my_system", "dying_now"), "attempt"),
     "cut_deep": "self_harm",
+    **dict.fromkeys(("me_too", "mind_goes_to", "dying_on_mind"), "ideation"),
+    **dict.fromkeys(("wish_hit_ok", "death_not_bad"), "wish_to_be_dead"),
+    "harm_bare_now": "self_harm", "arranged_in_case": "arrangements", "farewell_hear_last": "farewell",
+    **dict.fromkeys(("arranged_who_gets", "affairs_in_order"), "arrangements"), "no_problem_long": "timeline",
+    **dict.fromkeys(("remember_me", "farewell_sorry_love"), "farewell"),
     "ligature_up": "preparatory", "burden_if_gone": "burden",
     **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit", "harm_depth", "harm_pressed", "harm_hidden"),
                     "self_harm"),
@@ -303,8 +330,9 @@ _RULE_LEVEL = {
                      "farewell_for_me", "farewell_all_said", "farewell_record", "farewell_last_time"), "farewell"),
 }
 # a passive wish stays a wish when the message says "tonight" or "will" (sixth round: "pray my heart stops tonight")
-_PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief"})
-_INTENT_CUE = re.compile(r"(?<!not )\b(?:going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
+_PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief",
+                           "wish_hit_ok", "death_not_bad"})
+_INTENT_CUE = re.compile(r"(?<!not )\b(?:(?<!keeps )(?<!keep )(?<!kept )going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
                          r"this time|for real|tonight|intention)\b")
 _WHEN_CUE = re.compile(r"\b(?:tonight|tomorrow|this (?:weekend|week|friday|saturday|sunday|evening)|on (?:monday|"
@@ -360,7 +388,7 @@ _PAST = re.compile(r"\b(?:used to|i once|years ago|a year ago|when i was|back th
                    r"back in (?:uni|school|college|the day)|(?:a |two |three |a few |[^\s|]+ )?decades? ago|back when|from when|my old (?:journal|diary|diaries|posts|poems|notes|tweets)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
                    r"(?:a )?long time ago|ages ago|my old (?:suicide )?(?:attempt|scars)|"
                    r"since "
-                   r"my|clean for|clean from|free since|i remember when|looking back|that dark (?:period|time)|"
+                   r"my|clean for|clean from|clean since|(?:yrs|years|months|days) clean|once (?:but|and|though)|free since|i remember when|looking back|that dark (?:period|time)|"
                    r"(?:years|months) clean|years back|was (?:19|20)\d\d|(?:beat|overcame|overcome|got over|"
                    r"recovered from) my|survived my (?:suicide )?attempt|at (?:uni|university|college)|that (?:winter|summer|spring|autumn|fall|year|time)|after my (?:divorce|"
                    r"break ?up|breakup|miscarriage|accident)|i (?:was|had been) (?:suicidal|depressed|self harming))\b")
@@ -375,7 +403,12 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"i am (?:happy|fine|good|well|okay|ok|safe) now|these days i am (?:[^\s|]+ )?(?:happy|content|fine|good|well|okay|ok|stable|"
                         r"thriving|healthy)|(?:really|so|very) happy|happy now|got help|thankfully|"
                         r"i am \d\d now|i am a \w+ now|another life|a lifetime ago|treated|now i am a|graduated|got married|getting married|promoted|showed me|know better now|"
-                        r"realised|realized|with help|beat it|the last time i|different now|things are different|saved me|saved my life|stopped|faded|help others|helping others|openly|got me through|through it)\b")
+                        r"realised|realized|with help|beat it|the last time i|different now|things are different|saved me|saved my life|stopped|faded|help others|helping others|openly|got me through|through it"
+                        # seventh round: chat wordings of a present that is well
+                        r"|i am (?:so |much |way |a lot |so much |doing )?(?:better|good|ok|okay|fine|great)(?: now| these days| today)?(?= \||$| and| but| now| so| tho| though| lol| thank)"
+                        r"|(?:life|things|it|everything) (?:got|gets|is getting|has gotten|have gotten|are getting) (?:so much |a lot |way )?better"
+                        r"|(?:life|things|it|everything) (?:is|are) (?:so |really |pretty )?(?:good|better|great|okay|ok|fine) (?:now|these days)"
+                        r"|reached out|talked to someone|been clean|am clean)\b")
 # said outright to be over: "the thoughts went away", "those urges stopped years ago"
 _OVER = re.compile(r"\b(?:ended|closed|left behind) (?:the|that) (?:part|chapter|period|phase|season|time) of my "
                    r"life\b|\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
@@ -391,8 +424,8 @@ _NUM = (r"(?:\d+|a|an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 _SPAN_OVER = re.compile(rf"\b(?:have not|has not|had not|not)(?: (?:done it|done that|done anything like that|cut|cut "
                         rf"myself|self harmed|harmed myself|hurt myself|attempted|tried|relapsed|felt (?:that|like that|"
                         rf"that way)|had (?:those|the|any|these) (?:thoughts|urges)|thought about it|gone there))? "
-                        rf"(?:in|for|since) (?:over |almost |nearly |about |more than |around |well over )?{_NUM} "
-                        rf"(?:years?|months|decades?)\b")
+                        rf"(?:(?:in|for|since) (?:over |almost |nearly |about |more than |around |well over )?{_NUM} "
+                        rf"(?:years?|months|decades?)|(?:in|for) (?:ages|years|forever|a long time|a long while))\b")
 # a contrast with a present that is well: "(years ago I tried ...) today I ran my first marathon"
 _NOW_WELL = re.compile(r"\b(?:today|now|these days|nowadays|this year) i (?:ran|run|finished|completed|graduated|got "
                        r"(?:married|engaged|promoted|my)|am (?:a|an|married|engaged|healthy|proud|training|studying|"
@@ -461,6 +494,8 @@ def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
                       r"sister|mum|mom|dad|partner|classmate|colleague|coworker)\b", doc.norm))
     if _past_and_over(doc.norm):
         return True
+    if _INSTEAD_OF_DYING.search(doc.norm[:doc.starts[i]].rstrip()):
+        return True  # "i dont actually want to die i just want the pain to stop"
     if rule.name in _EXASPERATION_RULES and _EVERYDAY.search(doc.norm):
         return True
     if rule.name in _HYPERBOLE_RULES and _LAUGH.search(doc.norm) and (_EVERYDAY.search(doc.norm)
@@ -571,7 +606,22 @@ def denied_by_speaker(text: str) -> bool:
                 i, j = _words_of(doc, m)
                 if not _vetoed(rule, doc, i, j):
                     return False
-    return bool(notes)
+    return bool(notes) or "|" not in doc.words and _SPEAKER_DENIAL.search(doc.norm) is not None
+
+
+# seventh round: a one-sentence denial in the speaker's own voice that no rule phrase carries ("dont worry i wont do
+# anything", "never would i actually do it", "im not gonna do anything stupid i promise", "i would never hurt myself,
+# chill"): an act of one's own denied, with no contrast after it and nothing else said
+_SPEAKER_DENIAL = re.compile(
+    r"(?:^|\b(?:i|i am|i will|i would|i do|i have|i did)\b )(?:(?:honestly|really|actually|swear|promise|seriously|"
+    r"definitely|just|so) )?(?:not|never|no)\b (?:(?:ever|going to|about to|gonna|really|actually|even|planning to|"
+    r"planning on|want to|trying to|have any|have|thinking about|thinking of|feel like|do) ){0,3}(?:do anything|do "
+    r"something stupid|do anything stupid|hurt\w*|harm\w*|kill\w*|end|ending|jump\w*|die|dying|do it|suicid\w*|"
+    r"overdos\w*|cut|cutting|off myself|kms|thoughts of|plans? to|intention|planning anything|wish (?:i was|i were|"
+    r"to be) dead)\b"
+    r"|^never (?:would|will|could) i (?:ever |actually |really )?(?:do it|do that|do anything|kill|hurt|end)\b"
+    r"|^no way (?:i am|i would|i will|am i|would i|will i) (?:ever |actually |really )?(?:going to |gonna )?(?:do "
+    r"it|do that|kill\w*|hurt\w*|end\w*|jump\w*)\b")
 
 
 @lru_cache(maxsize=1)

@@ -305,6 +305,7 @@ def _speaker(doc: _Doc, k: int) -> str | None:
     return None
 
 
+_NEG_DOUBLE = re.compile(r"\b(?:can|could) not not\b")
 _NEG_ONGOING = re.compile(r"\b(?:can|could|do|did|will|would) not stop\b|\bnot (?:going to )?lie\b")
 _NEG_URGE = re.compile(r"\b(?:try|trying|tried|hard|struggling|fighting|resisting|resist|working) "
                        r"(?:so hard |really hard |hard )?not\b")
@@ -316,6 +317,7 @@ _DENIED_FRAME = re.compile(r"\bnot (?:like|that)$")
 
 def _negated(words: list[str]) -> bool:
     s = " ".join(words)
+    s = _NEG_DOUBLE.sub(" ", s)  # "i can't not think about it": the thought is there
     s = _NEG_ONGOING.sub(" ", s)
     s = _NEG_URGE.sub(" ", s)
     return bool(_NEG.search(s))

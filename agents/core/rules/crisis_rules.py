@@ -198,7 +198,12 @@ def _cutting_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
                         r"shaving|while|when|cooking|back)\b", nxt)
 
 
+_ANIMALS = frozenset("dog dogs cat cats puppy kitten pet pets hamster rabbit bunny bird parrot fish horse".split())
+
+
 def _overdose_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
+    if doc.before(i, 1) and doc.before(i, 1)[0] in _ANIMALS:
+        return False  # "my cat overdosed on catnip": a pet (seventh round)
     nxt = " ".join(doc.after(j, 2))
     return not re.match(r"(?:on|of) (?:sun|sunshine|sugar|caffeine|coffee|candy|chocolate|netflix|anime|cuteness|love|carbs|junk|"
                         r"tv|memes|content|vitamin)", nxt)
@@ -983,7 +988,7 @@ RULES: tuple[_Rule, ...] = (
           rf"wanting to|before i|knowing i can|idea of|fantasi[sz]ing about|dreaming of) "
           rf"(?:end|ending) it(?: all)?(?: for good| forever)?{EOC}"
           rf"|(?:(?<=\bthoughts )|(?<=\bthought ))(?:of|about) (?:ending it|ending (?:my|it all)|killing myself|"
-          rf"dying|being dead|suicide)\b"
+          rf"dying|being dead|suicide|ending things|ending everything|unaliving(?: myself)?)\b"
           rf"|\bby my own hand\b|\bwant out of (?:this|my) life\b"
           rf"|\b(?:fantasi[sz]ing|dreaming|daydreaming) about (?:being dead|dying|my (?:own )?death)\b",
           "high", "suicidal_ideation", neg_scope="all"),
@@ -993,7 +998,8 @@ RULES: tuple[_Rule, ...] = (
           "high", "suicidal_ideation", others=False),
     _Rule("doubt_living",
           rf"\b(?:do not|dont) (?:think|know if|know whether) i (?:want|can|wanna) (?:to )?(?:live|be alive|stay alive|"
-          rf"keep living|go on living) {ANYMORE}?",
+          rf"keep living|go on living)(?: {ANYMORE}| like this| like that| this way)?(?= \||$| (?:tbh|honestly|ngl|"
+          rf"lol|fr|right now|much longer|another day|if|because|and|but|i)\b| {ANYMORE})",
           "high", "suicidal_ideation", mode="self", negatable=False),
     # method: looking up doses, heights and how long it takes; the quickest or painless way; a fixation on a means
     _Rule("research_dose",
@@ -1189,7 +1195,8 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:songs?|music) (?:i want )?(?:played )?at my funeral\b|\bmy ashes\b"
           rf"|\b(?:if|in case) anything happens to me\b(?=.*\b(?:look after|take care of|kids|passwords|will|"
           rf"insurance|key|papers|dog|cat|in charge)\b)",
-          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d) and not (
+              "affairs" in m.group() and _AFFAIRS_BENIGN.search(d.norm))),
     _Rule("timeline_gone",
           rf"\bi (?:will|would) be gone (?:by|before|after|soon|tomorrow|tonight|next)\b"
           rf"|\bi (?:will|would) not be (?:here|around|alive) (?:when|by|next|after|to see|for much|much longer|long|"
@@ -2217,6 +2224,155 @@ RULES: tuple[_Rule, ...] = (
               r"christmas|wedding|proposal|apology|argument|fight)\b", d.norm),
           gate=frozenset("say".split())),
     # ------------------------------------------------------------------------------ third persons
+    # ------------------------------------------------------------------ issue 21, seventh round (chat wordings)
+    # the speaker joins a third person's act ("my friend cuts herself and honestly so do i", "my brother overdosed
+    # last year and i think about doing the same"): the speaker's own risk, not concern for somebody else
+    _Rule("me_too",
+          rf"\b(?P<act>(?P<harm>(?:cuts?|cutting|burns?|burning|hurts?|hurting|harms?|harming|scratches|scratching) "
+          rf"(?:herself|himself|themselves)|self harms?|self harming)|(?:wants?|wanting) {TO} (?:die|kill (?:herself|"
+          rf"himself|themselves)|end it(?: all)?|end (?:her|his|their) life)|(?:is|are|was|were|feels?|feeling) "
+          rf"suicidal|(?:killed|hung|hanged|shot|unalived|overdosed on purpose) (?:herself|himself|themselves)|took "
+          rf"(?:her|his|their) (?:own )?life|overdosed|attempted suicide)\b(?: {W}){{0,8}}? (?:\| )?(?:(?:and|but|"
+          rf"honestly|tbh|lowkey|ngl|now|sometimes|if i am honest|to be honest) )*(?:(?P<too>so do i|so am i|so have "
+          rf"i|so did i|i do too|i do as well|i do it too|i do that too|i am too|me too|i have too|i also do|i do "
+          rf"sometimes too|i kinda do too)(?= \||$| (?:lol|tbh|honestly|ngl|sometimes|now|again|lately|tho|though|rn|"
+          rf"right now|every|a lot|fr)\b)|(?P<same>i (?:{W} ){{0,3}}?(?:think|thinking|thought|keep thinking|can not "
+          rf"stop thinking|want|wanting|considering|been thinking) (?:about |of )?(?:doing|to do|do) (?:the same|it "
+          rf"too|that too|the same thing|it as well)))\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: False if re.search(r"\boverdosed on (?!purpose)", m.group()) or _HARM_BENIGN.search(
+              d.norm) or re.search(rf"\b(?:bangs|fringe|hair|nails|{_SPORT})\b", d.norm) or _ENDS_A_THING.search(
+              m.group()) else (("high", "self_harm") if m.group("harm") and m.group("too") else True),
+          gate=frozenset("herself himself themselves self die end suicidal life overdosed suicide".split())),
+    # the mind goes back to ending it ("my brain keeps going to ending things", "my head drifts to the pills")
+    _Rule("mind_goes_to",
+          r"\bmy (?:brain|mind|head|thoughts) (?:(?:keeps?|kept|always|just|still|constantly) )?(?:going|goes|went|"
+          r"drifting|drifts|drifted|wandering|wanders|wandered|jumping|jumps|running|runs|turning|turns) (?:back )?"
+          r"(?:to|towards) (?:ending (?:it|things|it all|everything|my life)|dying|killing myself|suicide|unaliving"
+          r"(?: myself)?|not being (?:here|alive|around)|not existing|my (?:own )?death|the (?:pills|rope|bridge|"
+          r"blade|razor|tracks))\b(?! (?:in|of|from|scene|scenes|movie|film|game|episode|book|plot)\b)",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _TOPIC | _MEDIA),
+          gate=frozenset("brain mind head thoughts".split())),
+    # thinking about dying, over and over ("i keep thinking about dying", "thinking abt not being here")
+    _Rule("dying_on_mind",
+          r"\b(?:(?:keep|kept|keeps|always|constantly|been|can not stop|obsessively|just) (?:thinking|think|thought|"
+          r"daydreaming)|thoughts|thought) (?:about|of|abt|bout) (?:dying|being dead|not being (?:here|alive|around)|not existing|not "
+          r"waking up|my (?:own )?death|ending things|unaliving(?: myself)?)(?= \||$| again| lately| every| all| "
+          r"tbh| honestly| ngl| lol| and| so| more| a lot| tonight| today| rn| right now)",
+          "high", "suicidal_ideation",
+          check=lambda d, m, i, j: re.search(r"\b(?:scared|afraid|terrified|fear|anxiety|anxious|panic|"
+                                             r"hypochondria\w*|health|plane|flight|flying|game)\b", d.norm) is None,
+          gate=frozenset("thinking think thought thoughts daydreaming".split())),
+    # a vehicle's hit welcomed ("id be ok if a truck hit me")
+    _Rule("wish_hit_ok",
+          rf"\b(?:would|will) (?:be|feel) (?:totally |honestly |kinda |kind of |perfectly |just )?(?:ok|okay|fine|"
+          rf"relieved|glad|happy|at peace|alright|cool with it|grateful) (?:{W} ){{0,2}}?if (?:a|the|some) (?:car|bus|"
+          rf"truck|train|lorry|plane|drunk driver) (?:{W} )?(?:hit|hits|ran over|runs over|killed|kills|took) me\b",
+          "high", "suicidal_ideation", neg_scope="all", others=False,
+          gate=frozenset("car bus truck train lorry plane driver".split())),
+    # dying said not to be bad ("dying doesnt sound so bad", "not waking up wouldnt be the worst thing")
+    _Rule("death_not_bad",
+          r"\b(?:death|being dead|dying|not waking up|not existing|not being here) (?:does not|would not|did not) "
+          r"(?:sound|seem|look|be|feel) (?:so |that |too |all that |half |the )?(?:bad|scary|terrible|worst "
+          r"(?:thing|idea|option))\b",
+          "high", "suicidal_ideation", others=False,
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA | _TOPIC) and re.search(
+              r"\b(?:game|character|grandma|grandpa|old age|when (?:you|we) are old|pet|dog|cat)\b", d.norm) is None,
+          gate=frozenset("death dead dying waking existing here".split())),
+    # a cut or a burn now, with no object ("cut again last nite", "i cut last night", "sh again tonight")
+    _Rule("harm_bare_now",
+          r"(?:^|(?<=\| )|(?<=\bi )|(?<=\bjust )|(?<=\band )|(?<=\bthen )|(?<=\bso )|(?<=\brelapsed )|(?<=\bfinally )"
+          r"|(?<=\bliterally ))(?:cut|burned|burnt|self harmed)(?: again)? (?:last (?:night|nite)|tonight|this "
+          r"(?:morning|evening|afternoon)|earlier(?: today| tonight)?|today|yesterday)(?= \||$| again| and| lol| tbh| ngl| "
+          r"after| before| i | im )"
+          r"|(?:^|(?<=\| )|(?<=\bi )|(?<=\bjust )|(?<=\band )|(?<=\brelapsed ))cut again(?= \||$| lol| tbh| ngl| and i| "
+          r"i am| im )",
+          "high", "self_harm", mode="self",
+          check=lambda d, m, i, j: _HARM_BENIGN.search(d.norm) is None and not re.search(
+              rf"\b(?:{_SPORT}|class|classes|power|signal|wifi|call|line|lines|hair|nails|fringe|bangs|grass|lawn|"
+              r"hedge|film|edit|scene|carbs|sugar|budget|costs|toast|dinner|steak|bbq|barbecue|sun|sunburn|sunburnt|"
+              r"pan|oven|stove|iron|fingers on|my finger|tongue)\b", d.norm),
+          gate=frozenset("cut burned burnt harmed".split())),
+    # passwords and accounts left for a relative in case ("wrote down my passwords for my sister in case")
+    _Rule("arranged_in_case",
+          rf"\b(?:wrote down|written down|writing down|left|gave|given|shared|sent|put|saved|listed|printed out|"
+          rf"printed) (?:all )?(?:of )?my (?:{W} )?(?:passwords?|logins?|pins?|pin codes?|passcodes?|bank details|"
+          rf"account details|accounts|bank info|banking info|insurance (?:details|info|policy|papers)) "
+          rf"(?:{W} ){{0,5}}?(?:just )?(?:in case(?= \||$| anything happens| something happens| i (?:do not|am not|am "
+          rf"gone|die|am no longer|never))|for (?:when|after) i am (?:gone|not (?:here|around)))",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and re.search(
+              r"\b(?:sister|brother|mom|mum|dad|mother|father|parents|family|partner|wife|husband|kids|son|daughter|"
+              r"best friend|friend|girlfriend|boyfriend|gf|bf|someone|somebody|whoever)\b", d.norm) is not None
+          and re.search(r"\b(?:forget|forgot|forgetting|lose|lost|hacked|locked out|new phone|phone breaks|"
+                        r"emergency contact|sitter|babysit\w*|house ?sit\w*|netflix|spotify|wifi)\b", d.norm) is None,
+          gate=frozenset("passwords password logins login pins pin codes passcodes passcode details accounts info "
+                         "insurance".split())),
+    # the last message named as such ("this is the last time youll hear from me", "say i love you one last time")
+    _Rule("farewell_hear_last",
+          r"\b(?:the )?last (?:time )?(?:you will|youll|you all will|you guys will) (?:ever )?(?:hear from|see|talk "
+          r"to|get a (?:text|message|msg) from) me\b"
+          r"|\b(?:say|tell (?:you|everyone|you all|you guys)|wanted to say) (?:i love (?:you|everyone)(?: all| guys)?|"
+          r"goodbye|thank you|thanks) (?:one )?(?:last|final) time\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None and not re.search(
+              r"\b(?:before|until|till|today|tonight|this (?:year|week|month)|for (?:a|the) (?:while|week|month|"
+              r"summer|year)|house|flat|apartment|home|school|stage|show|concert|tour|band|season)\b", d.norm),
+          gate=frozenset("last final".split())),
+    # who gets one's things or pets if one is gone ("if anything happens to me my sister gets my stuff", "make sure
+    # my dog goes to a good home", "she can have my clothes after")
+    _Rule("arranged_who_gets",
+          rf"\bif (?:anything|something) (?:happens|were to happen|should happen|happened) to me (?:{W} ){{0,4}}?"
+          rf"(?:gets|get|can have|should have|should get|will get|takes|can take|inherits|keeps|can keep) my\b"
+          rf"|\bmake sure my (?:dog|cat|pets?|puppy|kitten|rabbit|bunny|hamster|bird|fish|horse|plants?) "
+          rf"(?:goes|go|gets|get|finds|has|have|is|are) (?:to )?(?:a )?(?:good|loving|nice|new|safe) (?:home|homes|"
+          rf"family|owner|owners)\b"
+          rf"|\b(?:can|could|should|will|may) (?:have|keep|take) (?:all )?(?:of )?my (?:{W} )?(?:stuff|things|clothes|"
+          rf"games|books|records|jewelry|jewellery|savings|money|car|guitar|console|cat|dog|plants) (?:after|when i am "
+          rf"gone|once i am gone|after i am gone)(?= \||$| lol| tbh| ok| okay| i)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+              r"\b(?:after (?:the|this|my|our|work|school|class|dinner|lunch|breakfast|tonight|today|tomorrow|i "
+              r"(?:move|moved|leave|finish|get|wash|wear))|never (?:play|use|wear|read|watch)|outgrown|too small|doesnt fit|does not fit|donate|"
+              r"charity|swap|lend|borrow|while i am|at the vet|vet|allerg\w*|landlord|rehoming fee|litter)\b", d.norm),
+          gate=frozenset("happens happen happened make can could should will may".split())),
+    # affairs put in order ("sorted my affairs, everything is in order now")
+    _Rule("affairs_in_order",
+          r"\b(?:sorted|sorting|put|putting|got|getting|have|had|set) (?:all )?(?:of )?my affairs(?: (?:in order|"
+          r"sorted|straight|settled))?\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and not _AFFAIRS_BENIGN.search(d.norm),
+          gate=frozenset({"affairs"})),
+    # no problem for much longer ("its ok, i wont be a problem for much longer")
+    _Rule("no_problem_long",
+          r"\b(?:i )?(?:will not|wont|am not going to|not going to|will not be) be (?:a |your |anyones |everyones |"
+          r"such a |)(?:problem|burden|bother|worry|nuisance|pain|trouble) (?:to (?:you|anyone|anybody|everyone) )?"
+          r"(?:for (?:much|any|very|too) (?:longer|long)|much longer|for long|(?:very )?soon)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None,
+          gate=frozenset("problem burden bother worry nuisance pain trouble".split())),
+    # remembered as one was ("please remember me as i was")
+    _Rule("remember_me",
+          r"\bremember me (?:as i (?:was|am|used to be)|fondly|kindly|the way i (?:was|am|used to be)|for who i "
+          r"(?:was|am)|as (?:someone|somebody) who|happy|smiling|when i was happy)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None and not d.sentence_has(i, _MEDIA)
+          and not re.search(r"\b(?:famous|rich|when you are|when u are|photo|selfie|yearbook|reunion|"
+                            r"graduat\w*)\b", d.norm),
+          gate=frozenset({"remember"})),
+    # love to all with an apology for everything ("love u all, sorry for everything")
+    _Rule("farewell_sorry_love",
+          r"\b(?:i )?love (?:you|ya|everyone|you guys)(?: all| guys| so much| always)? (?:and )?(?:i am )?(?:so )?"
+          r"sorry for everything(?= \||$| i love| love)"
+          r"|\b(?:i am )?(?:so )?sorry for everything (?:\| )?(?:i )?love (?:you|ya|everyone|you guys)(?: all| so much|"
+          r" always)?(?= \||$)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(d.norm) is None,
+          gate=frozenset({"everything"})),
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
           r"offed|end|ended|ends|ending|overdosed on purpose) (?:himself|herself|themselves)\b",
@@ -2291,6 +2447,9 @@ _SUPPLY_BENIGN = re.compile(r"\b(?:money|cash|pay|paying|afford|cost|costs|price
                             r"(?:prescription|pills|meds)|bbq|barbecue|grill|camping|hunting|range|fishing|"
                             r"tape for the (?:box|boxes|move|parcel)|moving|dispose|disposal|hand(?:ed)? (?:them|it) in|"
                             r"take (?:them|it) back|return)\b")
+# affairs put in order for an everyday reason (seventh round): taxes, a baby, a wedding, retiring, a posting
+_AFFAIRS_BENIGN = re.compile(r"\b(?:tax|taxes|accountant|retire\w*|estate planning|lawyer|solicitor|baby|pregnan\w*|"
+                             r"married|wedding|mortgage|deploy\w*|before the|financial|finances|budget|new year)\b")
 # self-harm words about a hobby, a cook, a pet, skin or somebody else's wound
 _HARM_BENIGN = re.compile(r"\b(?:accident|accidentally|cooking|shaving|shave|shaved|hair ?cut|haircut|grass|lawn|budget|paper|"
                           r"onions?|garden\w*|brambles?|thorns?|roses|cat|dog|puppy|kitten|pet|vet|cone|eczema|"
