@@ -1,0 +1,45 @@
+"""agents/core/data/mood_implied.jsonl: 655 everyday lines whose mood is implied rather than named (sarcasm,
+exclamations, questions of disbelief, complaints, excitement without emotion words, worries put as questions,
+loss told as a fact) and neutral lines, polite or holding emotion words about something else ("The play is a
+tragedy in three acts."), written by a new author for issue 21's fifth mood round. All `train`. The set must
+stay balanced, about a fifth neutral, and apart from every other mood set: no line near (rapidfuzz ratio >= 85)
+one of theirs, held-out sets included (an assertion names only this set's lines, never a held-out row)."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from rapidfuzz import fuzz, process
+
+from agents.core import mood as M
+from ops.train_mood import DIALOGUE_MOODS, IMPLIED_PATH
+
+DATA = Path(M.__file__).with_name("data")
+ROWS = [json.loads(line) for line in IMPLIED_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+OTHER_SETS = ("mood_dialogue.jsonl", "mood_chat.jsonl", "mood_labelled.jsonl", "mood_dialogue_heldout.jsonl",
+              "mood_dialogue_heldout2.jsonl")
+
+
+def test_the_implied_set_is_train_only_balanced_and_a_fifth_neutral():
+    assert {r["split"] for r in ROWS} == {"train"}
+    assert all(set(r) == {"text", "mood", "split"} for r in ROWS)
+    counts = Counter(r["mood"] for r in ROWS)
+    assert set(counts) == set(DIALOGUE_MOODS)
+    assert max(counts.values()) - min(counts.values()) <= 5, counts
+    assert 0.18 <= counts["neutral"] / len(ROWS) <= 0.22, counts
+    texts = [r["text"].lower() for r in ROWS]
+    assert len(texts) == len(set(texts))
+
+
+@pytest.mark.parametrize("name", OTHER_SETS)
+def test_no_line_is_near_a_line_of_another_mood_set(name):
+    others = []
+    for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            others += [r["text"].lower()] + ([r["previous"].lower()] if r.get("previous") else [])
+    near = [r["text"] for r in ROWS
+            if process.extractOne(r["text"].lower(), others, scorer=fuzz.ratio, score_cutoff=85) is not None]
+    assert not near, f"{len(near)} lines of mood_implied.jsonl near a line of {name}: {near}"
