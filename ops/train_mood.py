@@ -81,7 +81,8 @@ C_EMBED = 1.0
 CLASS_WEIGHT_POWER_EMBED = 0.3
 HAND_WEIGHT_EMBED = 15.0
 CONTEXT = 0.5
-IMPLIED_DEFAULT = False
+IMPLIED_DEFAULT = "off"  # mood_implied.jsonl: "off", "train" (in training) or "calibrate" (in the calibration only)
+IMPLIED_CHOICES = ("off", "train", "calibrate")
 MIX_GRID = ((0.3, 1.0), (0.5, 1.0), (0.7, 1.0), (1.0, 0.7), (1.0, 1.0))  # (words, embedding) log-odds weights
 OFFSET_GRID = tuple(round(-2.0 + 0.25 * i, 2) for i in range(13))  # -2.0 .. 1.0
 # flirty and bored have no calibration rows (GoEmotions has neither; the dialogue set neither): offset 0
@@ -219,7 +220,7 @@ def unmask(texts: list[str]) -> list[str]:
 
 
 def training_set(data_dir: str | Path, chat: bool = False, goemotions_map: str = "strict",
-                 implied: bool = IMPLIED_DEFAULT) -> tuple[list[str], list[str], np.ndarray]:
+                 implied: bool = IMPLIED_DEFAULT == "train") -> tuple[list[str], list[str], np.ndarray]:
     """(texts, moods, is hand-written) of the training rows; `chat`: with mood_chat.jsonl's train part;
     `goemotions_map`: which of GOEMOTIONS_MAPS reads GoEmotions train; `implied`: with mood_implied.jsonl."""
     texts, moods = load_goemotions(data_dir, "train", GOEMOTIONS_MAPS[goemotions_map])
@@ -264,8 +265,10 @@ def calibrate(zs: list[np.ndarray], golds: list[list[str]], labels: list[tuple[s
 def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_POWER,
           hand_weight: float = HAND_WEIGHT, c_embed: float = C_EMBED, cache: str | Path | None = None,
           verbose: bool = True, chat: str = "off", goemotions_map: str = "strict",
-          unmask_names: bool = False, implied: bool = IMPLIED_DEFAULT) -> dict[str, np.ndarray]:
-    texts, moods, is_hand = training_set(data_dir, chat != "off", goemotions_map, implied)
+          unmask_names: bool = False, implied: str = IMPLIED_DEFAULT) -> dict[str, np.ndarray]:
+    if implied not in IMPLIED_CHOICES:
+        raise ValueError(f"implied must be one of {IMPLIED_CHOICES}, not {implied!r}")
+    texts, moods, is_hand = training_set(data_dir, chat != "off", goemotions_map, implied == "train")
     weights = _class_weights(moods, power) * np.where(is_hand, hand_weight, 1.0)
     t0 = time.time()
     n_ge = int((~is_hand).sum())
@@ -289,7 +292,8 @@ def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_PO
     g_texts, g_gold = load_goemotions(data_dir, "dev")
     sets = [(g_texts, g_gold, GOEMOTIONS_MOODS)] + [
         ([r["text"] for r in rows], [r["mood"] for r in rows], DIALOGUE_MOODS)
-        for rows in (load_dialogue(split="dev"),) + ((load_chat(split="dev"),) if chat == "calibrate" else ())]
+        for rows in (load_dialogue(split="dev"),) + ((load_chat(split="dev"),) if chat == "calibrate" else ()) +
+        ((load_hand(IMPLIED_PATH, split="train"),) if implied == "calibrate" else ())]
     golds, labels = [g for _, g, _ in sets], [lab for _, _, lab in sets]
     wq = _dequantised(w)
     zw = [_words_logits(wq, b.astype(np.float32), t) for t, _, _ in sets]
@@ -367,14 +371,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--goemotions-map", choices=tuple(GOEMOTIONS_MAPS), default="strict",
                     help="GoEmotions train's labels onto moods: strict (the shipped artifact), or more labels by the "
                          "documented Ekman groups (tried for issue 21, not shipped: README, Mood)")
-    ap.add_argument("--implied", choices=("on", "off"), default="on" if IMPLIED_DEFAULT else "off",
-                    help="mood_implied.jsonl (everyday lines whose mood is implied, issue 21's fifth round) in training")
+    ap.add_argument("--implied", choices=IMPLIED_CHOICES, default=IMPLIED_DEFAULT,
+                    help="mood_implied.jsonl (everyday lines whose mood is implied, issue 21's fifth mood round): off, "
+                         "in training, or in the calibration only (a third calibration set the models never fit)")
     ap.add_argument("--unmask", action="store_true",
                     help="GoEmotions' [NAME]/[RELIGION] masks as words for the words' model (tried, not shipped)")
     a = ap.parse_args(argv)
     np.random.seed(SEED)
     arrays = train(a.data, a.C, a.power, a.hand_weight, a.C_embed, a.cache, chat=a.chat,
-                   goemotions_map=a.goemotions_map, unmask_names=a.unmask, implied=a.implied == "on")
+                   goemotions_map=a.goemotions_map, unmask_names=a.unmask, implied=a.implied)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)

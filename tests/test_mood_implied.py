@@ -43,3 +43,24 @@ def test_no_line_is_near_a_line_of_another_mood_set(name):
     near = [r["text"] for r in ROWS
             if process.extractOne(r["text"].lower(), others, scorer=fuzz.ratio, score_cutoff=85) is not None]
     assert not near, f"{len(near)} lines of mood_implied.jsonl near a line of {name}: {near}"
+
+
+GOEMOTIONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "emotion" / "goemotions"
+
+
+@pytest.mark.skipif(not (GOEMOTIONS / "original_train.tsv").exists(), reason="GoEmotions is not beside the clone")
+def test_the_implied_set_joins_training_only_when_asked():
+    from ops.train_mood import IMPLIED_DEFAULT, training_set
+
+    base, base_moods, base_hand = training_set(GOEMOTIONS)
+    with_set, moods, hand = training_set(GOEMOTIONS, implied=True)
+    assert IMPLIED_DEFAULT == "off" and not {r["text"] for r in ROWS} & set(base)
+    assert with_set == base + [r["text"] for r in ROWS] and moods == base_moods + [r["mood"] for r in ROWS]
+    assert hand.sum() == base_hand.sum() + len(ROWS)
+
+
+def test_an_unknown_implied_mode_is_a_clear_error():
+    from ops.train_mood import train
+
+    with pytest.raises(ValueError, match="implied must be one of"):
+        train(GOEMOTIONS, implied="on")
