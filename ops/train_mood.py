@@ -13,7 +13,10 @@ The chat set is read only with `--chat train` (its train part in training) or `-
 part in the calibration too): both were measured for issue 21 and not shipped (MELD dev fell), so the
 committed artifact is the default run's. Likewise `--goemotions-map ekman|ekman-sad` (GoEmotions train read
 with more labels, by the Ekman groups the dataset documents) and `--unmask` (its "[NAME]" masks as names for
-the words' model): measured for issue 21's fourth mood round, not shipped (README, Mood).
+the words' model): measured for issue 21's fourth mood round, not shipped (README, Mood). And `--implied
+train|calibrate`: agents/core/data/mood_implied.jsonl (655 lines whose mood is implied, all `train`) in training,
+or as a third calibration set the models never fit; measured for the fifth round, not shipped (GoEmotions dev
+fell under 0.63 and MELD dev fell both ways); `off`, the default, reads it nowhere.
 
 Two multinomial logistic regressions (scikit-learn, L2, lbfgs; class weights (n / (k * n_class)) **
 CLASS_WEIGHT_POWER), deterministic (fixed seed, data order, solver):
