@@ -13,7 +13,10 @@ The chat set is read only with `--chat train` (its train part in training) or `-
 part in the calibration too): both were measured for issue 21 and not shipped (MELD dev fell), so the
 committed artifact is the default run's. Likewise `--goemotions-map ekman|ekman-sad` (GoEmotions train read
 with more labels, by the Ekman groups the dataset documents) and `--unmask` (its "[NAME]" masks as names for
-the words' model): measured for issue 21's fourth mood round, not shipped (README, Mood).
+the words' model): measured for issue 21's fourth mood round, not shipped (README, Mood). And `--implied
+train|calibrate`: agents/core/data/mood_implied.jsonl (655 lines whose mood is implied, all `train`) in training,
+or as a third calibration set the models never fit; measured for the fifth round, not shipped (GoEmotions dev
+fell under 0.63 and MELD dev fell both ways); `off`, the default, reads it nowhere.
 
 Two multinomial logistic regressions (scikit-learn, L2, lbfgs; class weights (n / (k * n_class)) **
 CLASS_WEIGHT_POWER), deterministic (fixed seed, data order, solver):
@@ -48,6 +51,7 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "emotion" / "goemotions"
 HAND_PATH = REPO / "agents" / "core" / "data" / "mood_labelled.jsonl"
 DIALOGUE_PATH = REPO / "agents" / "core" / "data" / "mood_dialogue.jsonl"
 CHAT_PATH = REPO / "agents" / "core" / "data" / "mood_chat.jsonl"
+IMPLIED_PATH = REPO / "agents" / "core" / "data" / "mood_implied.jsonl"
 DIALOGUE_MOODS = ("angry", "anxious", "happy", "neutral", "sad")
 SEED = 20240607
 
@@ -80,6 +84,8 @@ C_EMBED = 1.0
 CLASS_WEIGHT_POWER_EMBED = 0.3
 HAND_WEIGHT_EMBED = 15.0
 CONTEXT = 0.5
+IMPLIED_DEFAULT = "off"  # mood_implied.jsonl: "off", "train" (in training) or "calibrate" (in the calibration only)
+IMPLIED_CHOICES = ("off", "train", "calibrate")
 MIX_GRID = ((0.3, 1.0), (0.5, 1.0), (0.7, 1.0), (1.0, 0.7), (1.0, 1.0))  # (words, embedding) log-odds weights
 OFFSET_GRID = tuple(round(-2.0 + 0.25 * i, 2) for i in range(13))  # -2.0 .. 1.0
 # flirty and bored have no calibration rows (GoEmotions has neither; the dialogue set neither): offset 0
@@ -216,12 +222,13 @@ def unmask(texts: list[str]) -> list[str]:
     return out
 
 
-def training_set(data_dir: str | Path, chat: bool = False,
-                 goemotions_map: str = "strict") -> tuple[list[str], list[str], np.ndarray]:
+def training_set(data_dir: str | Path, chat: bool = False, goemotions_map: str = "strict",
+                 implied: bool = IMPLIED_DEFAULT == "train") -> tuple[list[str], list[str], np.ndarray]:
     """(texts, moods, is hand-written) of the training rows; `chat`: with mood_chat.jsonl's train part;
-    `goemotions_map`: which of GOEMOTIONS_MAPS reads GoEmotions train."""
+    `goemotions_map`: which of GOEMOTIONS_MAPS reads GoEmotions train; `implied`: with mood_implied.jsonl."""
     texts, moods = load_goemotions(data_dir, "train", GOEMOTIONS_MAPS[goemotions_map])
-    hand = load_hand(split="train") + load_dialogue(split="train") + (load_chat(split="train") if chat else [])
+    hand = load_hand(split="train") + load_dialogue(split="train") + (load_chat(split="train") if chat else []) + \
+        (load_hand(IMPLIED_PATH, split="train") if implied else [])
     n = len(texts)
     texts += [r["text"] for r in hand]
     moods += [r["mood"] for r in hand]
@@ -261,8 +268,10 @@ def calibrate(zs: list[np.ndarray], golds: list[list[str]], labels: list[tuple[s
 def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_POWER,
           hand_weight: float = HAND_WEIGHT, c_embed: float = C_EMBED, cache: str | Path | None = None,
           verbose: bool = True, chat: str = "off", goemotions_map: str = "strict",
-          unmask_names: bool = False) -> dict[str, np.ndarray]:
-    texts, moods, is_hand = training_set(data_dir, chat != "off", goemotions_map)
+          unmask_names: bool = False, implied: str = IMPLIED_DEFAULT) -> dict[str, np.ndarray]:
+    if implied not in IMPLIED_CHOICES:
+        raise ValueError(f"implied must be one of {IMPLIED_CHOICES}, not {implied!r}")
+    texts, moods, is_hand = training_set(data_dir, chat != "off", goemotions_map, implied == "train")
     weights = _class_weights(moods, power) * np.where(is_hand, hand_weight, 1.0)
     t0 = time.time()
     n_ge = int((~is_hand).sum())
@@ -286,7 +295,8 @@ def train(data_dir: str | Path, c_reg: float = C, power: float = CLASS_WEIGHT_PO
     g_texts, g_gold = load_goemotions(data_dir, "dev")
     sets = [(g_texts, g_gold, GOEMOTIONS_MOODS)] + [
         ([r["text"] for r in rows], [r["mood"] for r in rows], DIALOGUE_MOODS)
-        for rows in (load_dialogue(split="dev"),) + ((load_chat(split="dev"),) if chat == "calibrate" else ())]
+        for rows in (load_dialogue(split="dev"),) + ((load_chat(split="dev"),) if chat == "calibrate" else ()) +
+        ((load_hand(IMPLIED_PATH, split="train"),) if implied == "calibrate" else ())]
     golds, labels = [g for _, g, _ in sets], [lab for _, _, lab in sets]
     wq = _dequantised(w)
     zw = [_words_logits(wq, b.astype(np.float32), t) for t, _, _ in sets]
@@ -364,12 +374,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--goemotions-map", choices=tuple(GOEMOTIONS_MAPS), default="strict",
                     help="GoEmotions train's labels onto moods: strict (the shipped artifact), or more labels by the "
                          "documented Ekman groups (tried for issue 21, not shipped: README, Mood)")
+    ap.add_argument("--implied", choices=IMPLIED_CHOICES, default=IMPLIED_DEFAULT,
+                    help="mood_implied.jsonl (everyday lines whose mood is implied, issue 21's fifth mood round): off, "
+                         "in training, or in the calibration only (a third calibration set the models never fit)")
     ap.add_argument("--unmask", action="store_true",
                     help="GoEmotions' [NAME]/[RELIGION] masks as words for the words' model (tried, not shipped)")
     a = ap.parse_args(argv)
     np.random.seed(SEED)
     arrays = train(a.data, a.C, a.power, a.hand_weight, a.C_embed, a.cache, chat=a.chat,
-                   goemotions_map=a.goemotions_map, unmask_names=a.unmask)
+                   goemotions_map=a.goemotions_map, unmask_names=a.unmask, implied=a.implied)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)
