@@ -22,6 +22,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -316,6 +317,41 @@ def init_postgres(pgdata: Path) -> str | None:
     return user
 
 
+MIB = 1 << 20
+
+
+def total_memory_bytes() -> int | None:
+    """The machine's memory (None where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def postgres_settings(memory_bytes: int | None, env: Any) -> dict[str, str]:
+    """The embedded PostgreSQL's settings, from the machine's memory (README: Operations, "The embedded
+    PostgreSQL's memory"). shared_buffers an eighth of it, between 128 MB and 4 GB: an archive query reads
+    each of a contact's ~1,100 memories (the exact cosine over its vectors, ~280 pages), and a page in
+    PostgreSQL's own buffers is a hit where one only in the OS cache is a read (a system call and a copy,
+    which on a busy machine waits for a core); an eighth, not the quarter usual for a database server,
+    because the stack shares the machine with its API, workers and embedding model (and the OS cache holds
+    the pages too). effective_cache_size half of it (what the planner may count on being cached).
+    work_mem 8 MB: a request's sorts are small (the top 40 of a contact's memories), 200 connections x 8 MB
+    is still within a small machine. RAPPORT_PG_SHARED_BUFFERS / RAPPORT_PG_WORK_MEM /
+    RAPPORT_PG_EFFECTIVE_CACHE_SIZE override (PostgreSQL's units: "6GB", "512MB")."""
+    mb = (memory_bytes or 2048 * MIB) // MIB
+    shared = max(128, min(4096, mb // 8))
+    out = {"max_connections": "200", "fsync": "on", "shared_buffers": f"{shared}MB",
+           "effective_cache_size": f"{max(shared, mb // 2)}MB", "work_mem": "8MB"}
+    for key in ("shared_buffers", "work_mem", "effective_cache_size"):
+        value = (env.get(f"RAPPORT_PG_{key.upper()}") or "").strip()
+        if value:
+            if not re.fullmatch(r"[1-9][0-9]*(kB|MB|GB)", value):
+                raise ValueError(f"RAPPORT_PG_{key.upper()}={value!r}: a number of kB, MB or GB, as 512MB or 4GB")
+            out[key] = value
+    return out
+
+
 def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
     """Start the cluster (initdb on first use); returns the child and the `rapport` database's URL,
     which carries the password: whoever gets the URL (the children, run.json at mode 0600) can connect."""
@@ -330,9 +366,9 @@ def start_postgres(pgdata: Path, log_dir: Path) -> tuple[Child, str]:
             raise RuntimeError(f"PostgreSQL (pid {pid}) is still running on {pgdata}: is another rapport up?")
         except (ProcessLookupError, ValueError):
             pass
+    settings = postgres_settings(total_memory_bytes(), os.environ)
     child = spawn("postgres", [str(_pg_bin() / "postgres"), "-D", str(pgdata), "-k", str(sock), "-h", "",
-                               "-c", "max_connections=200", "-c", "shared_buffers=256MB",
-                               "-c", "fsync=on"],
+                               *(a for k, v in settings.items() for a in ("-c", f"{k}={v}"))],
                   log_dir, user=user, stop_signal=signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown
     base = f"postgresql://postgres:{password}@/postgres?host={sock}"
     deadline = time.monotonic() + 60
