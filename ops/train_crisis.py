@@ -28,6 +28,7 @@ Deterministic: fixed seed, fixed data order, a deterministic solver.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -165,11 +166,16 @@ def load_everyday(n: int = EVERYDAY_SAMPLE) -> list[str]:
     return [t for t in dict.fromkeys(texts) if crisis.detect_crisis(t) is None]
 
 
+def cache_file(cache: Path, name: str, texts: list[str]) -> Path:
+    """Where the vectors of these texts are cached: named by the texts themselves (their order too), so a set
+    whose rows were reordered or edited at the same length is embedded anew, never read misaligned."""
+    digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+    return cache / f"{name}-{digest}.npy"
+
+
 def embed(texts: list[str], cache: Path | None, name: str) -> np.ndarray:
-    if cache is not None and (cache / f"{name}.npy").exists():
-        v = np.load(cache / f"{name}.npy")
-        if len(v) == len(texts):
-            return v
+    if cache is not None and cache_file(cache, name, texts).exists():
+        return np.load(cache_file(cache, name, texts))
     from domain.embedder import MiniLMEmbedder
     e = MiniLMEmbedder(batch_size=32)
     t0 = time.perf_counter()
@@ -178,7 +184,7 @@ def embed(texts: list[str], cache: Path | None, name: str) -> np.ndarray:
     print(f"embedded {len(texts)} {name} texts in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
-        np.save(cache / f"{name}.npy", v)
+        np.save(cache_file(cache, name, texts), v)
     return v
 
 
