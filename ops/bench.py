@@ -370,6 +370,7 @@ async def run_load(url: str, contacts: int, events: int, queries: int, concurren
             if cpu is not None:  # CPU per event: what a worker costs, less moved than rates by a shared machine
                 out["worker_cpu"] = {"seconds": round(cpu, 2), "ms_per_event": round(cpu * 1000 / len(evs), 3)}
         out["texts"] = [e["message"] for e in evs]  # for the model-only rate (load_main), not printed
+        out["turns"] = [(e["role"], e["message"]) for e in evs]  # for the worker's model calls, not printed
 
         # 3. freshness: one new event, then the time until /context?after= answers
         fresh: list[float] = []
@@ -505,6 +506,10 @@ def print_load(r: dict[str, Any]) -> None:
         if "alone_events_per_s" in m:
             _rate("model, one text/call", m["alone_events_per_s"], "events/s", f"({m['alone_texts_per_s']} texts/s, "
                   f"as the worker embeds a message); processed / that = {m['alone_ratio']:.2f}")
+        if "as_worker_events_per_s" in m:
+            _rate("model, as the worker", m["as_worker_events_per_s"], "events/s", f"(the worker's calls: "
+                  f"{m['as_worker_texts'][0]} user messages one a call, {m['as_worker_texts'][1]} other "
+                  f"candidates' texts batched); processed / that = {m['as_worker_ratio']:.2f}")
     print(f"freshness            {_latency(r['freshness'], 50, 95, 99)}")
     for name, v in r["context"].items():
         print(f"/context {name:<20} {_latency(v, 50, 95, 99)}, {v['requests_per_s']} req/s")
@@ -571,6 +576,42 @@ def model_alone_rate(texts: list[str], sample: int = 300) -> float:
     return len(distinct) / (time.perf_counter() - t)
 
 
+def worker_model_texts(turns: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """What a worker's model embeds for these (role, message) turns (agents/pipeline.py `_embed_sync`), each
+    distinct text once: (the user messages' texts, each in a model call of its own; the other texts of
+    their candidate memories, which a batch embeds together). An assistant turn is not embedded."""
+    from agents.core import contact as core
+    from agents.core.memory import embedding_text
+    from schemas import events as ev
+
+    alone: dict[str, None] = {}
+    batched: dict[str, None] = {}
+    for i, (role, text) in enumerate(turns):
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_700_000_000 + i))
+        e = ev.interaction(event_id=f"t{i}", tenant_id="bench", contact_id="c", occurred_at=at, recorded_at=at,
+                           role=role, message=text)
+        said = core.message_embedding_text(e)
+        if said is not None:
+            alone[said] = None
+        batched.update(dict.fromkeys(embedding_text(m) for m in core.plan_memories(e)))
+    return list(alone), [t for t in batched if t not in alone]
+
+
+def model_as_worker_rate(alone: list[str], batched: list[str], batch: int = 64) -> float:
+    """Seconds of the configured embedder over `alone` (each text in a call of its own, as the worker embeds
+    a user message: embed_each) and `batched` (`batch` texts a call, as a batch's candidates)."""
+    from domain.embedder import default_embedder, embed_each
+    from streams.config import settings
+
+    model = default_embedder(settings())
+    model.embed(["warm up"])
+    t = time.perf_counter()
+    embed_each(model, alone)
+    for i in range(0, len(batched), batch):
+        model.embed(batched[i:i + batch])
+    return time.perf_counter() - t
+
+
 def load_main(url: str | None, contacts: int, events: int, queries: int, concurrency: int, workers: int,
               out: str | None, busy_clients: int = 0, distinct: bool = False,
               api_processes: int | None = None) -> dict[str, Any]:
@@ -590,6 +631,8 @@ def load_main(url: str | None, contacts: int, events: int, queries: int, concurr
             r["transport"] = {"events_per_s": round(rate, 1),
                               "ratio": round(r["processing"]["end_to_end_events_per_s"] / rate, 3)}
     texts = r.pop("texts")
+    alone_texts, batched_texts = worker_model_texts(r.pop("turns"))
+    worker_model_s = model_as_worker_rate(alone_texts, batched_texts)
     rate, distinct = model_only_rate(texts)  # the same texts, the model alone, after the stack's run
     events_per_s = rate * len(texts) / distinct
     alone = model_alone_rate(texts)
@@ -597,7 +640,12 @@ def load_main(url: str | None, contacts: int, events: int, queries: int, concurr
     r["model_only"] = {"texts_per_s": round(rate, 1), "distinct_texts": distinct, "events_per_s": round(events_per_s, 1),
                        "ratio": round(r["processing"]["end_to_end_events_per_s"] / events_per_s, 3),
                        "alone_texts_per_s": round(alone, 1), "alone_events_per_s": round(alone_events_per_s, 1),
-                       "alone_ratio": round(r["processing"]["end_to_end_events_per_s"] / alone_events_per_s, 3)}
+                       "alone_ratio": round(r["processing"]["end_to_end_events_per_s"] / alone_events_per_s, 3),
+                       # the model's calls a worker makes for this run: its user messages alone, the rest
+                       # of their candidates batched, no assistant turn (the two above embed every turn)
+                       "as_worker_texts": [len(alone_texts), len(batched_texts)],
+                       "as_worker_events_per_s": round(len(texts) / worker_model_s, 1),
+                       "as_worker_ratio": round(r["processing"]["end_to_end_events_per_s"] * worker_model_s / len(texts), 3)}
     print_load(r)
     if out:
         Path(out).write_text(json.dumps(r, indent=2))

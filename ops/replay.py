@@ -465,6 +465,14 @@ def live_worker_rate(data_dir: str | None) -> dict[str, float] | None:
     return {"events": int(applied), "batch_seconds": round(seconds, 2), "events_per_s": round(applied / seconds, 1)}
 
 
+def times_live(replay_rate: float | None, live_rate: float | None) -> str:
+    """The replay's rate as a multiple of the live workers' ("2.0x live"), or "n/a" when either is not a
+    positive number (workers that applied nothing yet have a live rate of 0)."""
+    if not replay_rate or not live_rate or replay_rate < 0 or live_rate < 0:
+        return "n/a"
+    return f"{replay_rate / live_rate:.1f}x live"
+
+
 def drop(version: str, data_dir: str | None) -> None:
     url = resolve_env(data_dir)["RAPPORT_DATABASE_URL"]
     with psycopg.connect(url, autocommit=True) as c:
@@ -496,8 +504,8 @@ def run(into: str | None, source: str, verify: bool, data_dir: str | None, drop_
     live = live_worker_rate(data_dir)
     if live and r["events_per_s"]:
         print(f"live workers: {live['events']} events applied in {live['batch_seconds']} s of batches "
-              f"({live['events_per_s']} events/s); replay {r['events_per_s']} events/s = "
-              f"{r['events_per_s'] / live['events_per_s']:.1f}x live")
+              f"({live.get('events_per_s')} events/s); replay {r['events_per_s']} events/s = "
+              f"{times_live(r['events_per_s'], live.get('events_per_s'))}")
     if verify:
         print(f"live {r['live_version']} digest {r['live_digest']}: {'MATCH' if r['verified'] else 'MISMATCH'}")
     print(f"readers switched to {r['version']}" if r.get("switched") else "readers NOT switched")

@@ -44,16 +44,14 @@ from __future__ import annotations
 import copy
 import math
 import re
-import threading
 import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cachetools import LRUCache
 
-from agents.core import crisis
+from agents.core import crisis, textmemo
 
 LEX_DIM = 4096
 MODEL_PATH = Path(__file__).parent / "data" / "crisis_model.npz"
@@ -273,39 +271,26 @@ def _best_sentence(text: str, hit: dict[str, Any] | None) -> str:
 _SENTENCES = re.compile(r"(?<=[.!?\n])\s+")
 
 
-# The rules' hit and the model's log-odds by (text, vector): both are pure in the two, and a text said again
-# ("ok", "lol", a bot's template) has the same vector bits (a message is embedded alone), so the fold asks them
-# once; what depends on the conversation (context, level, readings) is computed every time. Keyed by the
-# functions and the loaded weights too (a test's spy or another model file is asked afresh). Dropped with the
-# other memos of texts after an erasure (`forget_texts`).
-SCORE_MEMO = 4096
-_scores: LRUCache[tuple, tuple[Any, ...]] = LRUCache(SCORE_MEMO)
-_scores_lock = threading.Lock()
-
-
+# The rules' hit and the model's log-odds by (text, vector): both are pure in the two, so the fold asks them
+# once per text and vector bits (agents/core/textmemo.py, one memo with the mood's); what depends on the
+# conversation (context, level, readings) is computed every time. Keyed by the functions and the loaded
+# weights too (a test's spy or another model file is asked afresh). Dropped with the other memos of texts
+# after an erasure (`forget_texts`).
 def _scored(text: str, vector: Any) -> tuple[dict[str, Any] | None, tuple[float, str] | None]:
-    """(crisis.detect_crisis(text), model_score(text, vector, that hit)), from the memo when asked before. Only
-    an array vector (or none) is a key, by dtype, shape and bytes; any other is asked afresh."""
-    detect, score, m = crisis.detect_crisis, model_score, _load()
-    if vector is not None and not isinstance(vector, np.ndarray):
+    """(crisis.detect_crisis(text), model_score(text, vector, that hit)), from the memo when asked before."""
+    detect, score = crisis.detect_crisis, model_score
+
+    def compute() -> tuple[dict[str, Any] | None, tuple[float, str] | None]:
         hit = detect(text)
         return hit, score(text, vector, hit)
-    key = (detect, score, id(m), text,
-           None if vector is None else (vector.dtype.str, vector.shape, vector.tobytes()))
-    with _scores_lock:
-        found = _scores.get(key)
-    if found is None or found[2] is not m:
-        hit = detect(text)
-        found = (hit, score(text, vector, hit), m)
-        with _scores_lock:
-            _scores[key] = found
-    return copy.deepcopy(found[0]), found[1]
+
+    hit, scored = textmemo.MESSAGES.answer(compute, (detect, score, _load()), text, vector, "crisis")
+    return copy.deepcopy(hit), scored
 
 
 def forget_texts() -> None:
-    """Drop the memo of messages' scores (after an erasure: an erased contact's words are not kept)."""
-    with _scores_lock:
-        _scores.clear()
+    """Drop the memo of messages' answers (after an erasure: an erased contact's words are not kept)."""
+    textmemo.MESSAGES.forget()
 
 
 def assess(text: str, vector: Any = None, context: dict[str, Any] | None = None

@@ -5,13 +5,9 @@ event (MoodClassified, TriggerCreated, MemoryExtracted for pattern memories, Chu
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-import numpy as np
-from cachetools import LRUCache
-
-from agents.core import crisis_model, memory as mem, mood as mood_model, patterns
+from agents.core import crisis_model, memory as mem, mood as mood_model, patterns, textmemo
 from schemas import events as ev
 from schemas.envelope import Envelope, derived_id, parse_time
 
@@ -50,36 +46,20 @@ def _mood_answer(s: dict[str, Any], text: str, llm_mood: dict[str, Any] | str | 
 
 
 # The offline classifier's answers by (text, vector, previous mood): classify is a pure function of the
-# three, and a text said again ("ok", "lol", "thanks", a bot's template) has the same vector bits (a
-# message is embedded alone, agents/pipeline.py), so its answer is the one computed before. Keyed by the
-# function too (a test's spy is asked afresh); ~1.6 KB a key. Dropped with the other memos of texts after
-# an erasure (`forget_texts`).
-MOOD_MEMO = 4096
-_moods: LRUCache[tuple, dict[str, Any]] = LRUCache(MOOD_MEMO)
-_moods_lock = threading.Lock()  # the fold runs on one thread; the memo must not break on two
-
-
+# three, so a text said again with the same vector bits and previous mood is answered from the memo
+# (agents/core/textmemo.py, one memo with the crisis scores'). Keyed by the function too (a test's spy is
+# asked afresh). Dropped with the other memos of texts after an erasure (`forget_texts`).
 def _classify(text: str, vector: Any, previous: str | None) -> dict[str, Any]:
-    """mood_model.classify(text, vector, previous), from the memo when it was asked before. Only an array
-    vector is a key (by dtype, shape and bytes: the same key, the same array); any other is asked afresh."""
+    """mood_model.classify(text, vector, previous), from the memo when it was asked before."""
     classify = mood_model.classify
-    if vector is not None and not isinstance(vector, np.ndarray):
-        return classify(text, vector=vector, previous=previous)
-    key = (classify, text, previous, None if vector is None else (vector.dtype.str, vector.shape, vector.tobytes()))
-    with _moods_lock:
-        answer = _moods.get(key)
-    if answer is None:
-        answer = classify(text, vector=vector, previous=previous)
-        with _moods_lock:
-            _moods[key] = answer
+    answer = textmemo.MESSAGES.answer(lambda: classify(text, vector=vector, previous=previous), (classify,),
+                                      text, vector, "mood", previous)
     return dict(answer)
 
 
 def forget_texts() -> None:
     """Drop the memos of messages' moods and crisis scores (after an erasure: an erased contact's words are not
     kept)."""
-    with _moods_lock:
-        _moods.clear()
     crisis_model.forget_texts()
 
 
