@@ -281,9 +281,9 @@ class Service:
                     continue
                 now_schema = await self.store.schema()
                 if now_schema != schema:  # first pass, or readers switched version: sweep again
-                    schema = now_schema
-                    self.relay_cursor = await outbox.load_cursor(self.pool, schema)
-                    covered, sweeping = self.relay_cursor, True
+                    # the schema is taken only with its cursor: a failure between them sweeps again
+                    self.relay_cursor = await outbox.load_cursor(self.pool, now_schema)
+                    schema, covered, sweeping = now_schema, self.relay_cursor, True
                 elif not sweeping:
                     await self._advance_cursor(schema)
                 sent = 0
