@@ -48,6 +48,7 @@ RELAY_PAGE = 20_000      # ledger rows per relay query while sweeping
 RELAY_EVERY_S = 30.0     # later passes: events stuck unapplied for RELAY_STUCK_S (a failed publish)
 RELAY_STUCK_S = 120.0
 RELAY_FOLLOW_S = 5.0     # an API process that does not relay re-reads the saved cursor this often
+RELAY_RETRY_S = 2.0      # after a failed pass: the first retry, doubling per failure up to RELAY_EVERY_S
 # per-tenant unprocessed events at which POST /ingest answers 429 (README: Backpressure)
 BACKLOG_LIMIT = 50000  # RAPPORT_BACKLOG_LIMIT
 RETRY_AFTER_S = 5
@@ -70,6 +71,17 @@ DB_PROBE_TIMEOUT_S = 1.0
 # that answers the requests is slow, not down): see Service.start_database_watch
 DB_PROBE_LOOP_TURNS = 8
 HEALTH_BUDGET_S = 0.8
+
+
+def relay_delay(failures: int) -> float:
+    """Seconds before the next relay pass after `failures` failed passes in a row (0: the regular
+    RELAY_EVERY_S). Pure. A pass that failed under load is retried soon, then ever less often: retrying
+    a timed-out query every second only adds to the load that made it slow."""
+    if failures < 0:
+        raise ValueError(f"failures must be >= 0, not {failures}")
+    if failures == 0:
+        return RELAY_EVERY_S
+    return min(RELAY_EVERY_S, RELAY_RETRY_S * 2.0 ** min(failures - 1, 16))
 
 
 class AnsweringPool(AsyncConnectionPool):
@@ -251,8 +263,14 @@ class Service:
         every RELAY_EVERY_S the rows stuck unapplied since RELAY_STUCK_S and not re-published yet.
         The cursor is saved after each pass: a restart resumes from it, not from the ledger's start.
         One API process relays at a time (`relay_leader`); the others follow the saved cursor, for their
-        backlog counts, and take over when the relaying one is gone."""
-        schema, covered = None, 0
+        backlog counts, and take over when the relaying one is gone.
+
+        A failed pass keeps its window (issue 24): a query that failed (a statement timeout under load)
+        sent nothing, so the next pass, after a backoff, resumes where it stood, in the same mode. A
+        failed publish (the broker away, perhaps restarted empty) widens the window back to the cursor,
+        but only for rows stuck RELAY_STUCK_S: never a sweep of every unapplied row, which re-sent events
+        merely in flight by the tens of thousands and loaded the workers with duplicates."""
+        schema, covered, sweeping, failures = None, 0, False, 0
         while True:
             try:
                 if not await self.relay_leader():
@@ -263,17 +281,16 @@ class Service:
                     continue
                 now_schema = await self.store.schema()
                 if now_schema != schema:  # first pass, or readers switched version: sweep again
-                    schema = now_schema
-                    self.relay_cursor = await outbox.load_cursor(self.pool, schema)
-                    covered, sweep = self.relay_cursor, True
-                else:
-                    sweep = False
+                    # the schema is taken only with its cursor: a failure between them sweeps again
+                    self.relay_cursor = await outbox.load_cursor(self.pool, now_schema)
+                    schema, covered, sweeping = now_schema, self.relay_cursor, True
+                elif not sweeping:
                     await self._advance_cursor(schema)
                 sent = 0
                 while True:
                     n, cursor, upto = await ingest_mod.relay_once(
                         self.pool, self.publisher, schema, after_seq=max(covered, self.relay_cursor),
-                        cursor=self.relay_cursor, older_than_s=0 if sweep else RELAY_STUCK_S, limit=RELAY_PAGE)
+                        cursor=self.relay_cursor, older_than_s=0 if sweeping else RELAY_STUCK_S, limit=RELAY_PAGE)
                     sent += n
                     if cursor > self.relay_cursor:
                         self.relay_cursor = cursor
@@ -281,6 +298,7 @@ class Service:
                     if upto <= covered:
                         break
                     covered = upto
+                sweeping, failures = False, 0
                 if sent:
                     log.info("relayed %d ledger events to the broker", sent)
                 n_backlog, age = await outbox.backlog(self.pool, schema, self.relay_cursor)
@@ -288,10 +306,15 @@ class Service:
                 metrics.LEDGER_BACKLOG_AGE.set(age or 0.0)
             except asyncio.CancelledError:
                 raise
+            except ingest_mod.PublishFailed:
+                log.warning("relay pass could not publish; rows stuck %.0f s are sent again next pass",
+                            RELAY_STUCK_S, exc_info=True)
+                covered, sweeping = self.relay_cursor, False
+                failures += 1
             except Exception:
-                log.exception("relay pass failed")
-                schema = None  # sweep again: what this pass did not publish may never have reached the broker
-            await asyncio.sleep(1.0 if schema is None else RELAY_EVERY_S)
+                log.exception("relay pass failed; the next pass resumes its window")
+                failures += 1
+            await asyncio.sleep(relay_delay(failures))
 
     async def relay_leader(self) -> bool:
         """Whether this process relays: it holds the relay lock, on a connection of its own that keeps it

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from typing import Annotated, Any, Callable, Literal
 
 import orjson
@@ -273,53 +273,90 @@ async def seal(pool: Any, envs: list[Envelope]) -> list[Envelope]:
     return [shredding.seal_envelope(e, keys.get((e.tenant_id, e.contact_id))) for e in envs]
 
 
-async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq: int = 0,
-                     older_than_s: float = 0.0, limit: int = 5000, cursor: int | None = None
-                     ) -> tuple[int, int, int]:
-    """Re-publish ledger events (seq > after_seq) that the projection in `schema` has not applied.
+@dataclass(frozen=True)
+class LedgerRow:
+    """What the relay reads of one ledger row after the cursor (plain data for `plan_relay`)."""
+    seq: int
+    recorded_at: float  # epoch seconds
+    applied: bool
+    erased_later: bool = False
 
-    Returns (events re-published, new cursor, covered): the cursor (default: after_seq; a sweep
-    paging ahead passes its own) only moves past a ledger position when everything up to it is applied
-    and was recorded CURSOR_SETTLE_S ago (an ingest transaction that took its seq earlier may commit
-    later), so a later pass never skips an event; `covered` is the last seq up to which every row read
-    is applied or was re-published now (the next page of a sweep starts after it)."""
-    # the clock read before the query: a row recorded meanwhile counts as younger (relayed by a later pass)
-    now = now_utc().timestamp()
+
+@dataclass(frozen=True)
+class RelayPlan:
+    resend: tuple[int, ...]  # seqs to re-publish now
+    cursor: int              # every row at or below it is applied (and settled)
+    covered: int             # every row up to it is applied or re-published by this plan
+
+
+def plan_relay(rows: list[LedgerRow], now: float, *, after_seq: int, cursor: int, older_than_s: float,
+               settle_s: float = CURSOR_SETTLE_S) -> RelayPlan:
+    """Which of `rows` (ledger rows after `after_seq`, in seq order) to re-publish, and how far the cursor
+    and the covered window move. Pure. Re-sent: unapplied rows recorded at least `older_than_s` ago, up
+    to the first unapplied row younger than that (it may be merely in flight): the window stops there,
+    so the next pass, starting after `covered`, re-sends none of these again and skips nothing. A row
+    whose contact was erased later is passed over, never sent (the erasure deletes it). The cursor
+    passes only an unbroken run of applied rows older than `settle_s` (an ingest transaction that took
+    its seq earlier may commit later)."""
+    if cursor > after_seq:
+        raise ValueError(f"cursor {cursor} is past after_seq {after_seq}")
     cutoff = now - older_than_s
-    async with pool.connection() as conn:
-        # the envelope only of a row this pass may re-publish (unapplied and old enough): while the workers
-        # work through a backlog, every pass reads the whole backlog, and parsing each young row's JSON
-        # (~9,000 of them in a 9,000-event ingest) blocked the API's event loop that /context runs on
-        cur = await conn.execute(
-            f"SELECT l.seq, CASE WHEN p.event_id IS NULL AND l.recorded_at <= %s THEN l.envelope END AS envelope, "
-            f"(p.event_id IS NOT NULL) AS applied, l.recorded_at, "
-            f"EXISTS (SELECT 1 FROM rapport.ledger e WHERE e.tenant_id = l.tenant_id AND e.contact_id = l.contact_id "
-            f"AND e.seq > l.seq AND e.event_type = '{ev.CONTACT_ERASED}') AS erased_later "
-            f"FROM rapport.ledger l LEFT JOIN {schema}.processed_events p "
-            f"ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
-            f"WHERE l.seq > %s ORDER BY l.seq LIMIT %s",
-            (datetime.fromtimestamp(max(cutoff, 0.0), timezone.utc), after_seq, limit))  # inf: none old enough
-        rows = await cur.fetchall()
-    cursor = after_seq if cursor is None else cursor
-    blocked, todo = cursor < after_seq, []
-    covered, gap = after_seq, False
+    blocked, resend, covered = cursor < after_seq, [], after_seq
     for r in rows:
-        seq, envelope, applied, recorded_at = r["seq"], r["envelope"], r["applied"], r["recorded_at"]
-        if applied:
-            if not blocked and recorded_at.timestamp() <= now - CURSOR_SETTLE_S:
-                cursor = seq
+        if r.applied:
+            if not blocked and r.recorded_at <= now - settle_s:
+                cursor = r.seq
             else:
                 blocked = True
         else:
             blocked = True
-            # not old enough (no envelope read: the same test in SQL), or its contact's erasure deletes it
-            if envelope is None or recorded_at.timestamp() > cutoff or r["erased_later"]:
-                gap = True
-                continue
-            e = decode(envelope)
-            todo.append((partition_key(e.tenant_id, e.contact_id), envelope))
-        if not gap:
-            covered = seq
+            if r.recorded_at > cutoff:
+                break
+            if not r.erased_later:
+                resend.append(r.seq)
+        covered = r.seq
+    return RelayPlan(tuple(resend), cursor, covered)
+
+
+class PublishFailed(Exception):
+    """The relay's re-publish failed (the broker away): what it held back is still to send."""
+
+
+async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq: int = 0,
+                     older_than_s: float = 0.0, limit: int = 5000, cursor: int | None = None
+                     ) -> tuple[int, int, int]:
+    """Re-publish ledger events (seq > after_seq) that the projection in `schema` has not applied and
+    that were recorded at least `older_than_s` ago (`plan_relay` decides, over at most `limit` rows).
+
+    Returns (events re-published, new cursor, covered), as `plan_relay`. A failed query raises what the
+    database raised (nothing was sent); a failed publish raises PublishFailed."""
+    # the clock read before the query: a row recorded meanwhile counts as younger (relayed by a later pass)
+    now = now_utc().timestamp()
+    async with pool.connection() as conn:
+        # no envelope in this scan: while the workers work through a backlog, every pass reads the whole
+        # backlog, and parsing each young row's JSON (~9,000 of them in a 9,000-event ingest) blocked the
+        # API's event loop that /context runs on; the envelopes of the rows chosen are read after. The
+        # erasure probe only for unapplied rows, on the partial index ledger_erasures (meta 0012).
+        cur = await conn.execute(
+            f"SELECT l.seq, (p.event_id IS NOT NULL) AS applied, l.recorded_at, "
+            f"(p.event_id IS NULL AND EXISTS (SELECT 1 FROM rapport.ledger e WHERE e.tenant_id = l.tenant_id "
+            f"AND e.contact_id = l.contact_id AND e.seq > l.seq AND e.event_type = '{ev.CONTACT_ERASED}')) "
+            f"AS erased_later "
+            f"FROM rapport.ledger l LEFT JOIN {schema}.processed_events p "
+            f"ON p.tenant_id = l.tenant_id AND p.event_id = l.event_id "
+            f"WHERE l.seq > %s ORDER BY l.seq LIMIT %s", (after_seq, limit))
+        rows = await cur.fetchall()
+    cursor = after_seq if cursor is None else cursor
+    plan = plan_relay([LedgerRow(r["seq"], r["recorded_at"].timestamp(), bool(r["applied"]), bool(r["erased_later"]))
+                       for r in rows], now, after_seq=after_seq, cursor=cursor, older_than_s=older_than_s)
+    todo = []
+    if plan.resend:
+        async with pool.connection() as conn:
+            cur = await conn.execute("SELECT envelope FROM rapport.ledger WHERE seq = ANY(%s) ORDER BY seq",
+                                     (list(plan.resend),))
+            for r in await cur.fetchall():  # a row erased meanwhile is gone, and needs no sending
+                e = decode(r["envelope"])
+                todo.append((partition_key(e.tenant_id, e.contact_id), r["envelope"]))
     if todo:
         # the ledger holds plaintext; the broker gets sealed payloads, under the contact's current key
         async with pool.connection() as conn, conn.transaction():
@@ -327,6 +364,9 @@ async def relay_once(pool: Any, publisher: Publisher, schema: str, *, after_seq:
             keys = await shredding.get_or_create_keys(conn, shredding.contacts_to_seal(d for _, d in todo))
         todo = [(k, orjson.dumps(shredding.seal_dict(d, keys.get((d["tenant_id"], d["contact_id"])))))
                 for k, d in todo]
-        await publisher.publish_raw(todo)
+        try:
+            await publisher.publish_raw(todo)
+        except Exception as err:
+            raise PublishFailed(f"re-publishing {len(todo)} ledger events failed: {err!r}") from err
         metrics.RELAYED.inc(len(todo))
-    return len(todo), cursor, covered
+    return len(todo), plan.cursor, plan.covered

@@ -167,3 +167,110 @@ async def test_a_relay_pass_reads_no_envelope_of_a_row_too_young_to_relay(fresh_
         assert len(parsed) == 1 and b'"old"' in parsed[0]  # the young rows' envelopes never left the server
     finally:
         await pool.close()
+
+
+# ------------------------------------------------------------------ the relay loop after a failed pass
+class Broker(Publisher):
+    """A broker that can be away (its publishes fail) and come back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.away, self.refused = False, 0
+
+    async def publish_raw(self, rows) -> None:  # noqa: ANN001
+        if self.away:
+            self.refused += 1
+            raise ConnectionError("broker away")
+        await super().publish_raw(rows)
+
+
+def relaying_service(pool: AsyncConnectionPool, broker: Broker, monkeypatch):  # noqa: ANN001, ANN201
+    """An API service whose relay loop runs on `pool` and `broker`, with passes every 50 ms and a
+    minimum age of 60 s for re-sending outside the start-up sweep."""
+    from projections import service as service_mod
+    from projections.store import Store
+    from streams.config import settings
+
+    monkeypatch.setattr(service_mod, "RELAY_EVERY_S", 0.05)
+    monkeypatch.setattr(service_mod, "RELAY_RETRY_S", 0.05)
+    monkeypatch.setattr(service_mod, "RELAY_STUCK_S", 60.0)
+    svc = service_mod.Service(service_mod.ApiSettings(base=dataclasses.replace(settings(), database_url="unused")))
+    svc.pool, svc.store, svc.publisher = pool, Store(pool), broker
+
+    async def leading() -> bool:
+        return True
+
+    svc.relay_leader = leading
+    return svc
+
+
+async def until(cond, what: str) -> None:  # noqa: ANN001
+    import asyncio
+
+    for _ in range(200):
+        if cond():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"never: {what}")
+
+
+async def test_an_event_whose_send_failed_is_sent_once_the_broker_is_back(fresh_db, monkeypatch):  # noqa: F811
+    """The broker away for several passes, then back: the stuck event still reaches it (nothing valid is
+    lost), and the failed passes re-sent nothing younger than the minimum age (issue 24)."""
+    import asyncio
+
+    pool = await open_pool(fresh_db)
+    broker = Broker()
+    svc = relaying_service(pool, broker, monkeypatch)
+    task = asyncio.create_task(svc._relay_loop())
+    try:
+        await asyncio.sleep(0.3)  # the sweep of an empty ledger is done: the loop is in its stuck passes
+        broker.away = True
+        await ingest.record(pool, [aged("stuck", "c1", minutes_ago=5), aged("inflight", "c2", minutes_ago=0.01)])
+        await until(lambda: broker.refused >= 3, "three refused passes")
+        assert broker.sent == []
+        broker.away = False
+        await until(lambda: broker.sent, "a re-send once the broker is back")
+        await asyncio.sleep(0.3)  # more passes: the window moved past it, nothing more is sent
+        assert broker.sent == ["stuck"]  # once; the one in flight (younger than the minimum age) never
+    finally:
+        task.cancel()
+        await pool.close()
+
+
+async def test_a_failed_pass_does_not_turn_the_next_into_a_sweep(fresh_db, monkeypatch):  # noqa: F811
+    """A pass whose backlog query fails (a statement timeout under load) sends nothing; the next one
+    resumes its window: it re-sends the stuck event, but neither an event merely in flight nor one
+    applied (before issue 24 it swept the whole backlog, whatever its age)."""
+    import asyncio
+
+    import psycopg
+
+    pool = await open_pool(fresh_db)
+    broker = Broker()
+    svc = relaying_service(pool, broker, monkeypatch)
+    real, failing = ingest.relay_once, {"left": 0}
+
+    async def timing_out(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        if failing["left"] and kw.get("older_than_s") != float("inf"):
+            failing["left"] -= 1
+            raise psycopg.errors.QueryCanceled("canceling statement due to statement timeout")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(ingest, "relay_once", timing_out)
+    applied = aged("applied", "c3", minutes_ago=5)
+    await ingest.record(pool, [applied])
+    p = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(), broker_epoch="e")
+    assert (await p.process(records([applied]))).applied == 1
+    task = asyncio.create_task(svc._relay_loop())
+    try:
+        await asyncio.sleep(0.3)  # the start-up sweep (nothing unapplied), then stuck passes
+        failing["left"] = 3
+        await ingest.record(pool, [aged("stuck", "c1", minutes_ago=5), aged("inflight", "c2", minutes_ago=0.01)])
+        await until(lambda: not failing["left"], "three timed-out passes")
+        await until(lambda: broker.sent, "the stuck event re-sent")
+        await asyncio.sleep(0.3)
+        assert broker.sent == ["stuck"]
+    finally:
+        task.cancel()
+        await pool.close()
