@@ -174,17 +174,18 @@ def cache_file(cache: Path, name: str, texts: list[str]) -> Path:
 
 
 def embed(texts: list[str], cache: Path | None, name: str) -> np.ndarray:
-    if cache is not None and cache_file(cache, name, texts).exists():
-        return np.load(cache_file(cache, name, texts))
+    path = cache_file(cache, name, texts) if cache is not None else None
+    if path is not None and path.exists():
+        return np.load(path)
     from domain.embedder import MiniLMEmbedder
     e = MiniLMEmbedder(batch_size=32)
     t0 = time.perf_counter()
     v = np.concatenate([e.embed(texts[k:k + 500]) for k in range(0, len(texts), 500)]) if texts else \
         np.zeros((0, 384), np.float32)
     print(f"embedded {len(texts)} {name} texts in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        np.save(cache_file(cache, name, texts), v)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, v)
     return v
 
 
