@@ -311,6 +311,7 @@ async def delete_contact(contact_id: ContactIdPath, tenant_id: TenantParam = Non
     contact_id, tenant_id = contact_param(contact_id), tenant_of(p, tenant_id)
     now = format_time(now_utc())
     env = ev.contact_erased(event_id=new_event_id(), tenant_id=tenant_id, contact_id=contact_id, at=now)
+    svc.accesses.forget(tenant_id, contact_id)  # what /context served of it is not published after the erasure
     await ingest_mod.ingest(svc.pool, svc.publisher if svc.broker_ok else None, [env])
     async with svc.pool.connection() as conn:  # what the contact sends from now on gets a new key
         await shredding.forget_keys_before(conn, tenant_id, contact_id, env.event_id)

@@ -149,6 +149,12 @@ class AccessRecorder:
             for mid in memory_ids:
                 slot[mid] = max(slot.get(mid, at), at)
 
+    def forget(self, tenant_id: str, contact_id: str) -> None:
+        """Drop what was served of a contact and not yet published (its erasure): published after the
+        ContactErased event, the accesses would be the erased contact's memory ids in the ledger again, and
+        the worker would fold them into a new state of the contact."""
+        self.pending.pop((tenant_id, contact_id), None)
+
     def drain(self) -> list:
         pending, self.pending = self.pending, {}
         now = format_time(now_utc())

@@ -41,6 +41,53 @@ def test_accesses_are_one_event_per_contact_per_flush():
     assert rec.drain() == []
 
 
+def test_an_erased_contacts_pending_accesses_are_never_published():
+    """forget drops one contact's accesses not yet published (DELETE /contacts/{id}): another contact's stay."""
+    rec = AccessRecorder()
+    rec.record("t", "a", ["m1"], "2026-01-01T10:00:00.100000Z")
+    rec.record("t", "b", ["x"], "2026-01-01T10:00:00.200000Z")
+    rec.record("u", "a", ["y"], "2026-01-01T10:00:00.300000Z")
+    rec.forget("t", "a")
+    rec.forget("t", "nobody")
+    assert sorted((e.tenant_id, e.contact_id) for e in rec.drain()) == [("t", "b"), ("u", "a")]
+
+
+@pytest.mark.pg
+@pytest.mark.asyncio
+async def test_delete_drops_what_context_served_of_the_contact_before_the_erasure(pg_url, version, embedder):
+    """A /context answer's accesses wait for the flush (RAPPORT_ACCESS_FLUSH_S); published after the erasure,
+    they would put the erased contact's memory ids in the ledger again and make the worker fold a new state
+    of it. DELETE drops them; another contact's are kept."""
+    import httpx
+    import psycopg
+
+    from tests.helpers import api_in_process
+
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("INSERT INTO rapport.active_version (version) VALUES (%s) "
+                  "ON CONFLICT (singleton) DO UPDATE SET version = excluded.version", (version,))
+    conn = await db.connect_async(pg_url, schema=db.schema_of(version))
+    p = InteractionPipeline(conn, embedder, broker_epoch="e", version=version)
+    await p.process(records([interaction(f"d{i}", text, contact=who, minutes=i)
+                             for i, (who, text) in enumerate([("sam", SAID[1]), ("kim", SAID[5])])]))
+    app, pool = await api_in_process(pg_url, embedder=embedder, redis=None)
+    try:
+        from projections import deps
+
+        svc = deps.CURRENT.get()
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            for who, q in (("sam", "what does Tom do?"), ("kim", "what did Bruno chew?")):
+                r = await client.get(f"/context/{who}", params={"query": q, "budget": 1000})
+                assert r.status_code == 200 and r.json()["memories"], r.text
+            assert {("default", "sam"), ("default", "kim")} <= set(svc.accesses.pending)
+            assert (await client.delete("/contacts/sam")).status_code == 202
+        assert ("default", "sam") not in svc.accesses.pending and ("default", "kim") in svc.accesses.pending
+        assert [e.contact_id for e in svc.accesses.drain()] == ["kim"]
+    finally:
+        await pool.close()
+        await conn.close()
+
+
 def test_many_memories_are_split_at_the_event_limit():
     rec = AccessRecorder()
     ids = [f"m{i}" for i in range(ev.MAX_ACCESSED_IDS + 5)]
