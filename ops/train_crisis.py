@@ -28,11 +28,9 @@ Deterministic: fixed seed, fixed data order, a deterministic solver.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from agents.core import crisis, crisis_model as CM  # noqa: E402
+from ops import vector_cache  # noqa: E402
 
 SET_PATH = REPO / "agents" / "core" / "data" / "crisis_set.jsonl"
 DEFAULT_PUBLIC = REPO.parent / "shared" / "data" / "crisis" / "suicidal_data.csv"
@@ -166,27 +165,8 @@ def load_everyday(n: int = EVERYDAY_SAMPLE) -> list[str]:
     return [t for t in dict.fromkeys(texts) if crisis.detect_crisis(t) is None]
 
 
-def cache_file(cache: Path, name: str, texts: list[str]) -> Path:
-    """Where the vectors of these texts are cached: named by the texts themselves (their order too), so a set
-    whose rows were reordered or edited at the same length is embedded anew, never read misaligned."""
-    digest = hashlib.sha256(json.dumps(texts, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
-    return cache / f"{name}-{digest}.npy"
-
-
 def embed(texts: list[str], cache: Path | None, name: str) -> np.ndarray:
-    path = cache_file(cache, name, texts) if cache is not None else None
-    if path is not None and path.exists():
-        return np.load(path)
-    from domain.embedder import MiniLMEmbedder
-    e = MiniLMEmbedder(batch_size=32)
-    t0 = time.perf_counter()
-    v = np.concatenate([e.embed(texts[k:k + 500]) for k in range(0, len(texts), 500)]) if texts else \
-        np.zeros((0, 384), np.float32)
-    print(f"embedded {len(texts)} {name} texts in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, v)
-    return v
+    return vector_cache.cached_vectors(texts, cache, name)
 
 
 def features(texts: list[str], vecs: np.ndarray | None, lex_scale: float = 1.0, rules_feature: bool = True

@@ -46,6 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from agents.core import mood as M  # noqa: E402
+from ops import vector_cache  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "emotion" / "goemotions"
 HAND_PATH = REPO / "agents" / "core" / "data" / "mood_labelled.jsonl"
@@ -127,23 +128,9 @@ def load_chat(path: str | Path = CHAT_PATH, split: str | None = None) -> list[di
 def embed_texts(texts: list[str], cache: str | Path | None = None) -> np.ndarray:
     """The local model's sentence embedding of each text as the worker computes it (the message's
     whitespace-folded text); `cache`: a folder keeping vectors by the texts' digest between runs."""
-    import hashlib
-
     from agents.core.memory import episode_content
-    from domain.embedder import MiniLMEmbedder
 
-    folded = [episode_content(t) for t in texts]
-    path = None
-    if cache is not None:
-        key = hashlib.sha256("\x00".join(folded).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        path = Path(cache) / f"vectors-{key}.npy"
-        if path.exists():
-            return np.load(path)
-    vecs = MiniLMEmbedder(batch_size=32).embed(folded)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, vecs)
-    return vecs
+    return vector_cache.cached_vectors([episode_content(t) for t in texts], cache, "vectors")
 
 
 def design_matrix(texts: list[str]):
