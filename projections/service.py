@@ -6,6 +6,7 @@ import asyncio
 import gc
 import logging
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -49,6 +50,10 @@ RELAY_EVERY_S = 30.0     # later passes: events stuck unapplied for RELAY_STUCK_
 RELAY_STUCK_S = 120.0
 RELAY_FOLLOW_S = 5.0     # an API process that does not relay re-reads the saved cursor this often
 RELAY_RETRY_S = 2.0      # after a failed pass: the first retry, doubling per failure up to RELAY_EVERY_S
+# the cursor held this long at a row re-sent before (the broker took it and lost it): that row and the stuck
+# ones in the next RELAY_REWIND_ROWS ledger rows are sent once more, at most once per RELAY_REWIND_S
+RELAY_REWIND_S = 600.0
+RELAY_REWIND_ROWS = 1000
 # per-tenant unprocessed events at which POST /ingest answers 429 (README: Backpressure)
 BACKLOG_LIMIT = 50000  # RAPPORT_BACKLOG_LIMIT
 RETRY_AFTER_S = 5
@@ -82,6 +87,18 @@ def relay_delay(failures: int) -> float:
     if failures == 0:
         return RELAY_EVERY_S
     return min(RELAY_EVERY_S, RELAY_RETRY_S * 2.0 ** min(failures - 1, 16))
+
+
+def relay_rewind(cursor: int, covered: int, cursor_moved_at: float, now: float) -> bool:
+    """Whether the relay sends the stuck rows at its cursor once more. Pure. A pass re-sends a stuck row
+    once and moves its window past it; if the broker took it and lost it (a broker restarted without its
+    log), nothing would send it again and the cursor would stay at it for good, holding every later
+    row's backlog count. So: when the window is past the cursor and the cursor has not moved for
+    RELAY_REWIND_S, once more, for the rows just after the cursor only (a worker fleet that is merely
+    down also holds the cursor: its whole backlog is not re-sent every RELAY_REWIND_S)."""
+    if covered < cursor:
+        raise ValueError(f"window end {covered} is before the cursor {cursor}")
+    return covered > cursor and now - cursor_moved_at >= RELAY_REWIND_S
 
 
 class AnsweringPool(AsyncConnectionPool):
@@ -275,8 +292,11 @@ class Service:
         sent nothing, so the next pass, after a backoff, resumes where it stood, in the same mode. A
         failed publish (the broker away, perhaps restarted empty) widens the window back to the cursor,
         but only for rows stuck RELAY_STUCK_S: never a sweep of every unapplied row, which re-sent events
-        merely in flight by the tens of thousands and loaded the workers with duplicates."""
+        merely in flight by the tens of thousands and loaded the workers with duplicates. A re-sent row
+        that is still not applied RELAY_REWIND_S later is sent once more (`relay_rewind`)."""
         schema, covered, sweeping, failures = None, 0, False, 0
+        # when the cursor last moved (or the rows at it were last sent once more), and where it stood
+        moved_at, last_cursor = time.monotonic(), self.relay_cursor
         while True:
             try:
                 if not await self.relay_leader():
@@ -293,6 +313,17 @@ class Service:
                 elif not sweeping:
                     await self._advance_cursor(schema)
                 sent = 0
+                if self.relay_cursor != last_cursor:
+                    moved_at, last_cursor = time.monotonic(), self.relay_cursor
+                if not sweeping and relay_rewind(self.relay_cursor, max(covered, self.relay_cursor), moved_at,
+                                                 time.monotonic()):
+                    n, _, _ = await ingest_mod.relay_once(
+                        self.pool, self.publisher, schema, after_seq=self.relay_cursor, cursor=self.relay_cursor,
+                        older_than_s=RELAY_STUCK_S, limit=RELAY_REWIND_ROWS)
+                    if n:
+                        log.warning("re-sent %d events stuck at the relay cursor (seq %d) for %.0f s",
+                                    n, self.relay_cursor, RELAY_REWIND_S)
+                    sent, moved_at = n, time.monotonic()
                 while True:
                     n, cursor, upto = await ingest_mod.relay_once(
                         self.pool, self.publisher, schema, after_seq=max(covered, self.relay_cursor),

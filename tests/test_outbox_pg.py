@@ -274,3 +274,34 @@ async def test_a_failed_pass_does_not_turn_the_next_into_a_sweep(fresh_db, monke
     finally:
         task.cancel()
         await pool.close()
+
+
+async def test_a_re_sent_event_the_broker_lost_is_sent_once_more_when_the_cursor_stays_at_it(fresh_db, monkeypatch):  # noqa: F811
+    """The broker takes a re-sent event and loses it (restarted without its log): the cursor stays at it.
+    RELAY_REWIND_S later the relay sends it once more (before, it was left until the API restarted), and
+    neither an applied event nor one merely in flight with it."""
+    import asyncio
+
+    from projections import service as service_mod
+
+    pool = await open_pool(fresh_db)
+    broker = Broker()
+    svc = relaying_service(pool, broker, monkeypatch)
+    monkeypatch.setattr(service_mod, "RELAY_REWIND_S", 0.6)
+    applied = aged("applied", "c3", minutes_ago=5)
+    await ingest.record(pool, [applied, aged("lost", "c1", minutes_ago=5)])
+    p = InteractionPipeline(await db.connect_async(fresh_db, schema="proj_v1"), FakeEmbedder(), broker_epoch="e")
+    assert (await p.process(records([applied]))).applied == 1
+    task = asyncio.create_task(svc._relay_loop())
+    try:
+        await until(lambda: broker.sent, "the start-up sweep")
+        assert broker.sent == ["lost"]
+        await ingest.record(pool, [aged("inflight", "c2", minutes_ago=0.01)])
+        await asyncio.sleep(0.3)  # passes within the period: nothing more
+        assert broker.sent == ["lost"]
+        await until(lambda: len(broker.sent) >= 2, "the lost event sent once more")
+        await asyncio.sleep(0.2)
+        assert broker.sent == ["lost", "lost"]  # once per period, and only the stuck one
+    finally:
+        task.cancel()
+        await pool.close()

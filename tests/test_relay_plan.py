@@ -78,3 +78,15 @@ def test_retry_delay_starts_short_and_refuses_a_negative_count() -> None:
     assert service.relay_delay(1) == service.RELAY_RETRY_S < service.RELAY_EVERY_S
     with pytest.raises(ValueError):
         service.relay_delay(-1)
+
+
+@given(st.integers(0, 1000), st.integers(0, 1000), st.floats(0, 10_000), st.floats(0, 10_000))
+def test_the_rows_at_a_held_cursor_are_sent_once_more_only_past_the_window_and_the_period(
+        cursor: int, ahead: int, moved_at: float, later: float) -> None:
+    again = service.relay_rewind(cursor, cursor + ahead, moved_at, moved_at + later)
+    assert again == (ahead > 0 and later >= service.RELAY_REWIND_S)
+
+
+def test_a_window_before_the_cursor_is_refused() -> None:
+    with pytest.raises(ValueError, match="before the cursor"):
+        service.relay_rewind(5, 3, 0.0, 1000.0)
