@@ -96,6 +96,7 @@ BATCH_STARTS = (
     "ok pls dont freak out on me... lowkey praying this all-nighter ends w me never getting up again",   # round 9 (issue 21), 304 rows
     "sorting the rota for december and part of me is hoping i'm not around to work any of it, like not alive, not just "
     "off sick",   # round 10 (issue 21), 340 rows
+    "lease ends on the 30th. so do i",   # round 11 (issue 21), 330 rows
 )
 
 
