@@ -44,7 +44,8 @@ END $$;
 
 DROP TRIGGER IF EXISTS memory_vectors_keep ON memories;
 CREATE TRIGGER memory_vectors_keep AFTER INSERT OR DELETE OR UPDATE OF tenant_id, contact_id, id, embedding,
-    embedding_model, created_at, status, retired_at, persona_id ON memories FOR EACH ROW EXECUTE FUNCTION memory_vectors_keep();
+    embedding_model, created_at, status, retired_at, persona_id ON memories
+    FOR EACH ROW EXECUTE FUNCTION memory_vectors_keep();
 
 INSERT INTO memory_vectors (tenant_id, contact_id, id, embedding_model, half, created_at, status, retired_at,
                             persona_id)
