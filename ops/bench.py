@@ -181,8 +181,7 @@ def bulk_load(database_url: str, contacts: int, per_contact: int, seed: int = 5,
         if terms is not None:  # visibility map set, as autovacuum keeps it in a projection written over time
             conn.autocommit = True
             conn.execute(f"VACUUM (ANALYZE) {s}.memory_terms, {s}.memory_term_docs"
-                         + (f", {s}.memory_term_stats" if _has_table(conn, s, "memory_term_stats") else "")
-                         + (f", {s}.memory_vectors" if _has_table(conn, s, "memory_vectors") else ""))
+                         + (f", {s}.memory_term_stats" if _has_table(conn, s, "memory_term_stats") else ""))
             conn.autocommit = False
         # the load's pages written out now, not by the checkpointer while /context is being timed (it
         # took ~8 ms off the 8-client p95): a projection this size was written over months, not just now

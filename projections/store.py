@@ -147,55 +147,6 @@ def neighbours_sql(s: str) -> str:
             f"SELECT r.*, nb.anchor FROM nb JOIN r ON r.id = nb.id ORDER BY nb.ord, nb.side, nb.k")
 
 
-# The vector pick's first pass (issue 23, "the archive under load"): the contact's vectors rounded to half
-# precision (memory_vectors, migration 0017: ~120 index pages for 1,100 memories where the exact cosine
-# read ~270 heap pages), then the exact float cosine only for the rows the rounding leaves in doubt.
-# HALF_EPS bounds |half cosine distance - exact cosine distance| for any pair of vectors of any norm up to
-# float32's range (the half copy is of the unit vector): rounding a unit vector's components to half
-# precision moves it by at most 2^-11 (relative, normal range) plus sqrt(dim) * 2^-25 (subnormals), an
-# angle of asin(4.9e-4) at 384 dimensions (4.9e-4 up to dim 16,000); the cosine moves by at most the sum
-# of the two angles, 9.8e-4; pgvector sums both cosines in float32 (n * 2^-24 relative each, 4.6e-5 at
-# 384 dimensions, 9.5e-4 at its 16,000 maximum). 2.5e-3 is above all of it.
-HALF_EPS = 2.5e-3
-# how many first-pass rows: the proof needs the last of them farther than the k-th by 2 * HALF_EPS
-HALF_EXTRA = 40
-
-
-def exact_pick(s: str) -> str:
-    """The exact vector pick: the retrievable rows' top %(k)s by cosine distance, ties by id."""
-    return (f"SELECT m.id FROM {s}.memories m WHERE {retrievable()} AND m.embedding_model=%(model)s "
-            f"ORDER BY m.embedding <=> %(q)s, m.id LIMIT %(k)s")
-
-
-def half_pass(s: str) -> str:
-    """The WITH clause of candidates_sql's first pass. `half_a`: the %(m)s nearest retrievable rows by the
-    half-precision cosine distance d' (|d' - d| <= e = %(eps)s, d the exact one). With d'_k and d'_k+1 the
-    k-th and (k+1)-th of them: a row with d' < d'_k+1 - 2e is in the exact top k (`half_sure`: else k rows
-    beat it exactly, each with d' < d'_k+1, k+1 rows in all before the (k+1)-th); a row with d' > d'_k + 2e
-    is not (the first k beat it exactly); the rows between (`half_doubt`, a few) are ranked by their exact
-    cosine. `half_bounds.ok` when that is the exact top k: the rows left out of the first pass are all
-    past d'_k + 2e (or there are none), and there are k at least (rows of the model without a vector are
-    not in memory_vectors, and the exact pick puts them last). Otherwise the exact pick runs instead."""
-    v = retrievable("v")
-    return (f"WITH half_a AS (SELECT v.id, v.half <=> (SELECT l2_normalize(%(q)s::vector)::halfvec) AS d "
-            f"FROM {s}.memory_vectors v WHERE {v} AND v.embedding_model=%(model)s ORDER BY d, v.id LIMIT %(m)s), "
-            f"half_r AS (SELECT id, d, row_number() OVER (ORDER BY d, id) AS n FROM half_a), "
-            f"half_e AS (SELECT count(*) AS n, max(d) AS dm, max(d) FILTER (WHERE n = %(k)s) AS dk, "
-            f"max(d) FILTER (WHERE n = %(k)s + 1) AS dk1 FROM half_r), "
-            f"half_sure AS (SELECT r.id FROM half_r r, half_e e WHERE r.n <= %(k)s "
-            f"AND (e.dk1 IS NULL OR r.d < e.dk1 - 2 * %(eps)s)), "
-            f"half_doubt AS (SELECT m.id, m.embedding <=> %(q)s AS d FROM {s}.memories m WHERE {retrievable()} "
-            f"AND m.embedding_model=%(model)s AND m.id = ANY(ARRAY(SELECT r.id FROM half_r r, half_e e "
-            f"WHERE r.d <= e.dk + 2 * %(eps)s AND r.id NOT IN (SELECT id FROM half_sure)))), "
-            f"half_bounds AS (SELECT e.n >= %(k)s AND (e.n < %(m)s OR e.dm > e.dk + 2 * %(eps)s) AS ok "
-            f"FROM half_e e)")
-
-
-# the first pass's top k: its sure rows, then the doubtful ones by their exact cosine (ties by id)
-HALF_PICK = ("SELECT id FROM (SELECT id, 0 AS g, NULL::float8 AS d FROM half_sure UNION ALL "
-             "SELECT id, 1, d FROM half_doubt) p ORDER BY g, d, id LIMIT %(k)s")
-
-
 def candidates_sql(s: str, query: bool, refs: bool) -> str:
     """Store.candidates' statement. With a query: the picks' ids first (the vector's top k; the keyword
     `ids`; with `refs`, the working set's memories linked to them), then those rows by primary key. The
@@ -209,12 +160,11 @@ def candidates_sql(s: str, query: bool, refs: bool) -> str:
     pick's order are broken by id, so the same rows are picked whatever the plan."""
     if query:
         where = retrievable()
-        pick = (f"CASE WHEN (SELECT ok FROM half_bounds) THEN ARRAY({HALF_PICK}) "
-                f"ELSE ARRAY({exact_pick(s)}) END")
+        pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} AND m.embedding_model=%(model)s "
+                f"ORDER BY m.embedding <=> %(q)s, m.id LIMIT %(k)s")
         linked = f"SELECT m.id FROM {s}.memories m WHERE {visible()} AND m.entity_refs && %(refs)s::text[]"
-        return (f"{half_pass(s)} SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m "
-                f"WHERE {where} AND m.id = ANY(({pick}) || %(ids)s::text[]"
-                + (f" || ARRAY({linked})" if refs else "") + ")")
+        return (f"SELECT {RANKING_COLUMNS_M}, {SIMILARITY} AS similarity FROM {s}.memories m WHERE {where} AND "
+                f"m.id = ANY(ARRAY({pick}) || %(ids)s::text[]" + (f" || ARRAY({linked})" if refs else "") + ")")
     where = visible()
     pick = (f"SELECT m.id FROM {s}.memories m WHERE {where} "
             f"ORDER BY m.importance DESC, m.created_at DESC, m.id LIMIT %(k)s")
@@ -453,7 +403,6 @@ class Store:
         s = await self.schema()
         params: dict[str, Any] = {**visibility_params(tenant_id, contact_id, as_of, explicit_as_of, persona_id, past),
                                   "k": k, "model": model, "refs": entity_refs or [], "ids": ids or [],
-                                  "m": k + HALF_EXTRA, "eps": HALF_EPS,
                                   "q": Vector(query_vec.astype(np.float32)) if query_vec is not None else None}
         sql = candidates_sql(s, query_vec is not None, bool(entity_refs))
         return await self._rows(sql, params)
