@@ -10,11 +10,14 @@ from datetime import timedelta
 
 import psycopg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.core import contact as core
 from agents.pipeline import InteractionPipeline
 from agents.projector import CONTACT_TABLES, LEDGER_INSERT, ledger_row
 from schemas import events as ev
+from schemas.envelope import Envelope
 from streams import db, tracking_key
 from tests.helpers import T0, interaction, records
 
@@ -26,7 +29,7 @@ def _at(minutes: float) -> str:
     return (T0 + timedelta(minutes=minutes)).isoformat()
 
 
-def _late_events(mids: list[str], tag: str, minutes: float) -> list[ev.Envelope]:
+def _late_events(mids: list[str], tag: str, minutes: float) -> list[Envelope]:
     """What can still be on its way for sam at its erasure: /context's accesses of its memories, a
     correction and a forget of one of them, a tick of its due work."""
     at = _at(minutes)
@@ -165,3 +168,13 @@ def test_new_state_decision_is_pure_and_per_type():
     said = interaction("i", SAID[0], contact="sam")
     assert not core.moot(fresh, said)
     assert fresh == core.new_state("default", "sam")  # the decision reads, never writes
+
+
+@given(st.sampled_from(sorted(ev.SOURCE_TYPES)), st.integers(min_value=0, max_value=10**9))
+def test_moot_is_exactly_a_contact_event_without_state(event_type, seq):
+    """For every source type and seq: nothing to apply iff the type needs an existing contact and nothing
+    was ever applied (seq 0, as `new_state` has it)."""
+    env = Envelope(event_id="x", event_type=event_type, schema_version=1, tenant_id="t", contact_id="c",
+                      occurred_at=_at(0), recorded_at=_at(0), payload={})
+    state = {**core.new_state("t", "c"), "seq": seq}
+    assert core.moot(state, env) == (event_type not in (ev.INTERACTION_RECORDED, ev.CONTACT_ERASED) and seq == 0)
