@@ -462,7 +462,9 @@ class InteractionPipeline:
         """Each event through the fold in log order. An erasure ends a segment: what came before it is
         applied, then the contact is erased, then later events of the contact start from an empty
         state (so does a forget request: its memory is shredded before what comes after it is
-        written). All segments commit in one transaction."""
+        written). An event that needs an existing contact, for one with no state (core.moot: an access,
+        a curation request, a tick or a model's proposal that was on its way at the erasure), creates
+        nothing and is recorded as handled (Batch.moot). All segments commit in one transaction."""
         segments = [Batch(publish=self.publishes, record=self.records, unrecord=self.tombstoned)]
         for (e, r), candidates in zip(fresh, g.plans):
             key = (e.tenant_id, e.contact_id)
@@ -472,6 +474,10 @@ class InteractionPipeline:
                 batch.states.pop(key, None)
                 batch.erasures.append(Applied(e, 0, r.partition, r.offset))
                 segments.append(Batch(publish=self.publishes, record=self.records))
+                continue
+            if core.moot(states[key], e):  # no contact to apply it to (erased meanwhile): nothing is created
+                batch.moot.append(Applied(e, 0, r.partition, r.offset))
+                out.skipped += 1
                 continue
             try:
                 if (problem := time_problem(e)) is not None:

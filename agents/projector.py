@@ -49,6 +49,14 @@ class Batch:
     # source events that could not be applied (dead-lettered): only their tracking records, so that
     # neither a redelivery nor the ledger relay sends them round again
     failed: list[Applied] = field(default_factory=list)
+    # source events with nothing to apply: ones that need an existing contact, for a contact with no state
+    # (agents/core/contact.moot: erased while they were on their way). Recorded as handled the way an
+    # erasure records itself, not as `applied` (nothing was) nor `failed` (nothing went wrong, no dead
+    # letter): a tracking record under the erased tracking id at seq 0 (handled in this version, so
+    # neither a redelivery nor the relay sends it round, and `after=` sees it; no row naming the
+    # contact), and its ledger row deleted with a keyed tombstone (the row names the contact and what it
+    # held, e.g. the erased memories' ids; a re-send of the id is a duplicate, a replay never reads it)
+    moot: list[Applied] = field(default_factory=list)
     # a live worker publishes the derived events after the commit: kept in derived_outbox until it has
     # (a replay builds a version and publishes nothing)
     publish: bool = False
@@ -586,6 +594,24 @@ def _tracking_row(a: Applied) -> tuple:
     return (a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
 
 
+MOOT_LEDGER_DELETE = ("DELETE FROM rapport.ledger l USING unnest(%s::text[], %s::text[]) AS u(t, e) "
+                      "WHERE l.tenant_id = u.t AND l.event_id = u.e RETURNING l.tenant_id, l.event_id")
+TOMBSTONES_INSERT = ("INSERT INTO rapport.erased_events (tenant_id, event_key) SELECT * FROM "
+                     "unnest(%s::text[], %s::text[]) ON CONFLICT (tenant_id, event_key) DO NOTHING")
+
+
+async def _record_moot(cur: psycopg.AsyncCursor, moot: list[Applied]) -> None:
+    """Events the fold had nothing to apply to (Batch.moot): handled, as an erased contact's are."""
+    await cur.execute(PROCESSED_INSERT, columns([
+        (a.env.tenant_id, a.env.event_id, tracking_key.erased_tracking_id(a.env.tenant_id, a.env.contact_id), 0,
+         a.partition, a.offset) for a in moot]))
+    await cur.execute(MOOT_LEDGER_DELETE, ([a.env.tenant_id for a in moot], [a.env.event_id for a in moot]))
+    gone = await cur.fetchall()
+    if gone:
+        await cur.execute(TOMBSTONES_INSERT, ([t for t, _ in gone],
+                                              [tracking_key.event_tombstone(t, e) for t, e in gone]))
+
+
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
     async with conn.cursor() as cur:
         if batch.unrecord:
@@ -598,6 +624,8 @@ async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
             await cur.execute(LEDGER_INSERT_BATCH, columns(recorded))
         if batch.applied or batch.failed:
             await cur.execute(PROCESSED_INSERT, columns([_tracking_row(a) for a in batch.applied + batch.failed]))
+        if batch.moot:
+            await _record_moot(cur, batch.moot)
         deferred: dict[str, list[tuple]] = {}
         for etype, run in groupby(batch.derived, key=lambda e: e.event_type):
             run = list(run)

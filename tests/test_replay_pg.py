@@ -222,3 +222,68 @@ async def test_a_log_replay_takes_what_live_applied_after_its_log_pass_from_the_
     r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
     assert seen["until"] == {0: 4}
     assert r["verified"] and r["switched"] and r["events"] == 6
+
+
+def _after_erasure(url: str, offset: int) -> list[Record]:
+    """arjun erased, then what was on its way for it (agents/core/contact.moot): an access of its memories,
+    a forget and a correction of one, a tick; the access also recorded in the ledger first, as the
+    API's ingest does."""
+    from agents.projector import LEDGER_INSERT, ledger_row
+    from schemas import events as ev
+
+    with psycopg.connect(url, autocommit=True) as c:
+        mids = [r[0] for r in c.execute("SELECT id FROM proj_v1.memories WHERE contact_id='arjun' ORDER BY id")]
+    assert mids
+    at = "2026-04-04T10:00:00+00:00"
+    envs = [ev.contact_erased(event_id="x-erase", tenant_id="default", contact_id="arjun", at=at),
+            ev.memories_accessed(event_id="x-acc", tenant_id="default", contact_id="arjun", memory_ids=mids,
+                                 at=at, recorded_at=at),
+            ev.memory_forget_requested(event_id="x-forget", tenant_id="default", contact_id="arjun",
+                                       memory_id=mids[0], at=at, source_event_ids=["c0"]),
+            ev.memory_correction_requested(event_id="x-fix", tenant_id="default", contact_id="arjun",
+                                           memory_id=mids[-1], at=at, changes={"content": "Works at Wipro"}),
+            ev.contact_tick(tenant_id="default", contact_id="arjun", due_at=at, recorded_at=at)]
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(LEDGER_INSERT, ledger_row(envs[1]))
+    return [Record(encode(e), "rapport.interactions", 0, offset + i, b"default/arjun") for i, e in enumerate(envs)]
+
+
+async def test_events_after_an_erasure_replay_to_the_live_projections(fresh_db, monkeypatch):
+    """What reaches the fold after its contact's erasure creates nothing, live and in a ledger replay
+    alike: the digests match, and neither version holds the contact."""
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    await live_run(fresh_db, conversation())
+    await live_run(fresh_db, _after_erasure(fresh_db, 100))
+    r = await rp.replay("v2", "ledger", verify=True, data_dir=None, batch_size=4, progress=False,
+                        embedder=FakeEmbedder())
+    assert r["verified"] and r["switched"]
+    with psycopg.connect(fresh_db, autocommit=True) as c:
+        for v in ("proj_v1", "proj_v2"):
+            assert c.execute(f"SELECT count(*) FROM {v}.contacts WHERE contact_id='arjun'").fetchone()[0] == 0, v
+            assert c.execute(f"SELECT count(*) FROM {v}.contacts WHERE contact_id='olga'").fetchone()[0] == 1, v
+        assert c.execute("SELECT count(*) FROM rapport.ledger WHERE contact_id='arjun'").fetchone()[0] == 0
+
+
+async def test_events_after_an_erasure_replay_from_the_log_to_the_live_projections(fresh_db, monkeypatch):
+    """A `--from log` replay reads them from the topic again (the access's ledger row is gone, its
+    tombstone left): nothing of the erased contact comes back there either."""
+    from schemas.recordsig import signed_headers
+
+    key = b"k" * 32
+    monkeypatch.setenv("RAPPORT_DATABASE_URL", fresh_db)
+    monkeypatch.setenv("RAPPORT_KAFKA_URL", "unused:9092")
+    monkeypatch.setenv("RAPPORT_BROKER_EPOCH", "live")
+    monkeypatch.setenv("RAPPORT_RECORD_KEY", key.decode())
+    recs = [Record(r.value, "rapport.interactions", 0, r.offset, b"default/arjun") for r in conversation()]
+    await live_run(fresh_db, recs)
+    recs += _after_erasure(fresh_db, len(recs))
+    await live_run(fresh_db, recs[-5:])
+
+    async def the_log(url, topic, group, size, until=None, whole=frozenset()):  # noqa: ANN001, ANN202
+        yield [(r.value, 0, r.offset, r.key, signed_headers(key, r.key, r.value)) for r in recs[:until[0]]]
+
+    monkeypatch.setattr(rp, "log_batches", the_log)
+    r = await rp.replay("v2", "log", verify=True, data_dir=None, progress=False, embedder=FakeEmbedder())
+    assert r["verified"] and r["switched"]
+    with psycopg.connect(fresh_db, autocommit=True) as c:
+        assert c.execute("SELECT count(*) FROM proj_v2.contacts WHERE contact_id='arjun'").fetchone()[0] == 0

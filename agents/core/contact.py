@@ -436,6 +436,39 @@ def _working_copy(state: State, event_type: str) -> State:
     return s
 
 
+# The source events that may start a contact: a message only (a contact writing after its erasure is a
+# new contact). Every other one is about a contact the fold already holds, and on a contact with no state
+# (erased while it was on its way, or never known) it has nothing to apply to: folded from `new_state` it
+# would bring the contact back, holding what it names of the erased one. Per type:
+#   - MemoriesAccessed: /context served memories of a state; none = erased after serving (the access
+#     flush of another API process, or an access in flight in the broker at the erasure);
+#   - MemoryCorrectionRequested / MemoryForgetRequested: the API refuses them (404) unless the memory is
+#     stored; none = erased in between. Folded, a forget would keep the erased memory's id and its
+#     source events in a new curation book, a correction the new text in the memory's history;
+#   - ContactTick: the scheduler ticks contacts it reads from the contacts table; none = erased since;
+#   - MemoriesProposed / SummaryProposed / LabelProposed: a model's late work on a message, session or
+#     pattern the fold applied; none = erased since (or the message was dead-lettered): a proposal
+#     would make memories of the erased contact's message again.
+# A ContactErased is the shell's own step (a new state), whatever the contact held.
+STARTS_CONTACT = frozenset({ev.INTERACTION_RECORDED, ev.CONTACT_ERASED})
+
+
+def needs_contact(event_type: str) -> bool:
+    """Does an event of this type apply only to a contact the fold already holds?"""
+    return event_type not in STARTS_CONTACT
+
+
+def has_state(state: State) -> bool:
+    """Has anything been applied to this contact? (`new_state`'s seq is 0; every fold moves it on.)"""
+    return state.get("seq", 0) > 0
+
+
+def moot(state: State, env: Envelope) -> bool:
+    """Nothing to apply: an event that needs an existing contact, for one with no state. The shell
+    folds nothing (no state, derived event, profile or due time) and records it as handled."""
+    return needs_contact(env.event_type) and not has_state(state)
+
+
 def apply(state: State, env: Envelope, inputs: Inputs = Inputs()) -> tuple[State, list[Envelope]]:
     """The fold of one source event: (state, event, what the shell gathered) -> (new state, derived
     events). The event type's rule runs on a copy of the state (the input is never mutated); then the
