@@ -114,3 +114,29 @@ def test_crisis_training_never_reads_the_part(split):
     assert n > 0 and split not in splits and split not in train_crisis.RETIRED_HELDOUT
     leaked = len({_norm(r["text"]) for r in rows} & {_norm(r["text"]) for r in _part(split)})
     assert leaked == 0
+
+
+def test_bench_safety_tells_an_unread_parts_conversations_by_number_never_by_text(monkeypatch):
+    """`rapport bench safety --split heldout6` printed each conversation pair's messages: reading the report
+    was reading the part. An unread part's report and --json now carry the flags only."""
+    import numpy as np
+
+    assert bench_safety.UNREAD == tuple(PARTS)
+    fake_rows = [{"text": "SECRET last", "label": lab, "group": "implicit" if lab else "negative",
+                  "category": "in_context" if lab else "benign_in_context", "split": "x",
+                  "before": [f"SECRET history {lab}", "SECRET before"]} for lab in (1, 0)]
+    fake_rows.append({"text": "a plain row", "label": 0, "group": "negative", "category": "idiom", "split": "x"})
+
+    class Emb:
+        def embed(self, texts):  # noqa: ANN001, ANN202
+            return np.zeros((len(texts), 384), np.float32)
+
+    monkeypatch.setattr(bench_safety, "load_set", lambda split: fake_rows)
+    monkeypatch.setattr(bench_safety, "_embedder", lambda: Emb())
+    monkeypatch.setattr(bench_safety, "evaluate", lambda rows, vecs: {})
+    monkeypatch.setattr(bench_safety, "report", lambda res: json.dumps(res["conversations"]))
+    for split in bench_safety.SPLITS:
+        res = bench_safety.run(split)
+        printed = json.dumps(res)
+        assert ("SECRET" in printed) == (split not in bench_safety.UNREAD), split
+        assert [c["label"] for c in res["conversations"]] == [1, 0]
