@@ -51,6 +51,19 @@ WISH = [  # passive: a wish to be dead or not alive, no act of one's own (C-SSRS
     "being alive is exhausting i just want to not be",
     "i just wanna disappear forever and never come back",
     "kinda hope the cancer comes back tbh",
+    # a second probe, written after the first families
+    "some days i just hope i dont wake up",
+    "tbh if i got really sick i wouldnt fight it",
+    "i wouldnt fight it if something happened to me",
+    "kinda wish id never been born ngl",
+    "im tired of being alive",
+    "id rather not be around anymore",
+    "i just want to stop being",
+    "would be nice to just not exist anymore",
+    "id be ok with not waking up",
+    "i just dont wanna be here no more",
+    "i am not wanting to live anymore",
+    "i would not be sad if tomorrow never came for me",
 ]
 TIMELINE = [  # a time tied to the end, with no act named (warning sign)
     "once the kids are settled i wont need to be around anymore",
@@ -70,6 +83,14 @@ TIMELINE = [  # a time tied to the end, with no act named (warning sign)
     "once my dog is rehomed there is nothing keeping me here",
     "i wont be here by next month",
     "i wont be around to bother u anymore, thanks for trying",
+    # a second probe, written after the first families
+    "by this time next week i wont be a problem",
+    "ill be gone before the new year",
+    "in 2 weeks none of this will matter",
+    "i gave myself till the end of the month",
+    "once i finish writing the letters its time",
+    "itll all be over by the weekend, promise",
+    "when my lease ends so do i",
 ]
 FAREWELL = [  # goodbyes that read final (warning sign)
     "thank you for everything. really. for everything",
@@ -94,6 +115,16 @@ FAREWELL = [  # goodbyes that read final (warning sign)
     "i wanted to say goodbye properly this time",
     "make sure my little brother knows it wasnt his fault",
     "sorry for everything i put you through. goodbye",
+    # a second probe, written after the first families
+    "i just want u to know none of this is ur fault. bye",
+    "thanks for being the best sister. im sorry i couldnt stay",
+    "goodbye my friend, you were always good to me",
+    "if i dont reply tomorrow, know that i loved you",
+    "youll be fine without me. goodbye",
+    "this will be my final goodbye",
+    "im signing off for good. take care",
+    "hug mom for me",
+    "goodnight. and goodbye.",
 ]
 DECIDED = [  # a decision made, a sudden calm (warning sign)
     "ive made my decision. dont try to change my mind",
@@ -110,6 +141,14 @@ DECIDED = [  # a decision made, a sudden calm (warning sign)
     "no more doubts. i know what im doing tonight",
     "im not scared anymore. ive made up my mind",
     "its decided. i feel lighter than i have in years",
+    # a second probe, written after the first families
+    "everything is clear now. no more pain soon",
+    "i stopped being scared. i know what comes next",
+    "for the first time in months i feel calm, because i know it ends soon",
+    "dont worry about me anymore, ive made peace with it",
+    "my choice is made",
+    "the decision is final",
+    "nothing left to decide",
 ]
 IDEATION = [  # active thoughts of ending one's life (C-SSRS 2)
     "lately ive been wondering what it would be like to just end everything",
@@ -126,6 +165,11 @@ IDEATION = [  # active thoughts of ending one's life (C-SSRS 2)
     "keep thinking how easy it would be to just end it",
     "idk how much longer i can stop myself from ending it",
     "lately i fantasize about not waking up ever",
+    # a second probe, written after the first families
+    "i think about dying all the time",
+    "suicidal again ngl",
+    "im having those thoughts again, the kill myself ones",
+    "ending it sounds better every day",
 ]
 # (message, category): a negation or a calm clause, then the speaker's risk
 SCOPE = [
@@ -171,6 +215,14 @@ NEGATION = [  # the speaker's own denial, chat style
     "i dont want to not exist, i want to be seen",
     "never gonna hurt myself again, thats behind me",
     "i wouldnt kill myself over a job, relax",
+    # a second probe
+    "im not going to end it, i promise, i just need sleep",
+    "i dont plan on dying anytime soon lol",
+    "id never leave my kids like that",
+    "im not in danger, just lonely",
+    "im safe, my therapist knows everything",
+    "no suicidal thoughts, just stress",
+    "nah im not gonna do smth stupid",
 ]
 PAST_OVER = [  # a past that is over
     "i used to want to die, therapy helped",
@@ -193,6 +245,14 @@ PAST_OVER = [  # a past that is over
     "suicidal thoughts used to be daily for me, now theyre gone",
     "it has been 4 years since my overdose and im doing well",
     "6 months since i last self harmed!",
+    # a second probe
+    "i havent thought about ending it in years",
+    "the urge to cut is gone since i started meds",
+    "i tried to take my life in 2018, now i run a support group",
+    "i used to plan my death, now i plan trips",
+    "its been a long road since my attempt but im ok",
+    "survived my overdose two years ago and im grateful every day",
+    "i once wanted to die. glad i stayed",
 ]
 FAMILY_NEGATIVES = [  # the same surface as a risk family, with an everyday reading
     # wishes
@@ -249,6 +309,23 @@ FAMILY_NEGATIVES = [  # the same surface as a risk family, with an everyday read
     "suicide prevention has been on my mind a lot since the training",
     "i keep imagining my wedding day",
     "thinking about ending things with him",
+    # a second probe
+    "i wouldnt fight it if they moved the meeting",
+    "by this time next week i wont be a student",
+    "ill be gone before the new year, moving to spain",
+    "sunday is the day! race day",
+    "when my lease ends so does my contract",
+    "goodnight and goodbye 2023",
+    "hug mom for me, i miss her, see u at xmas",
+    "my choice is made, the green sofa",
+    "nothing left to decide, the menu is set",
+    "im signing off for good from twitter",
+    "i gave myself till the end of the month to finish the book",
+    "everything is clear now, thanks for explaining",
+    "im tired of being alive at 6am on a monday lol",
+    "would be nice to just not exist for a weekend",
+    "i dont wanna be here no more, this party is dead",
+    "in 2 weeks none of this will matter, the exam is pass fail",
 ]
 
 _LEVEL_CATEGORY = {"wish_to_be_dead": "suicidal_ideation", "ideation": "suicidal_ideation",
@@ -259,6 +336,21 @@ RISK = ([(t, "wish_to_be_dead") for t in WISH] + [(t, "timeline") for t in TIMEL
 # a message that names a time and the act, or an act with intent, is rightly read at a higher C-SSRS level
 _ALSO = {"timeline": ("plan", "intent"), "decided": ("intent", "plan"), "ideation": ("intent", "method"),
          "wish_to_be_dead": (), "farewell": ()}
+
+
+# misses of the second probe, kept in view (no family yet: a payday tied to the end says nothing final by its words;
+# a pet rehomed with thanks is arrangements the model reads)
+KNOWN_MISSES = [
+    ("just waiting for payday so my family gets the money, then im done", "timeline"),
+    ("pls give my cat a good home. ty for everything", "farewell"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="round 8: no rule family reads these yet")
+@pytest.mark.parametrize("text,level", KNOWN_MISSES)
+def test_known_misses(text, level):
+    hit = crisis.detect_crisis(text)
+    assert hit is not None and CM.raises_alarm(hit) and hit["level"] == level
 
 
 def test_the_messages_here_are_in_no_part_of_the_crisis_set_and_are_enough():

@@ -420,7 +420,8 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"|now (?:they are|it is|its|those are|the thoughts are) (?:all )?gone|planning (?:my|our) wedding)\b")
 # said outright to be over: "the thoughts went away", "those urges stopped years ago"
 _OVER = re.compile(r"\b(?:ended|closed|left behind) (?:the|that) (?:part|chapter|period|phase|season|time) of my "
-                   r"life\b|\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
+                   r"life\b|\b(?:the )?(?:urges?|thoughts?) (?:to|of|about) [^\s|]+(?: myself)? (?:is|are|has|have) (?:been )?"
+                   r"(?:gone|over) (?:since|after|for good|now)\b|\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
                    r"(?:all )?(?:went away|have gone|are gone|stopped|faded|passed|ended|left me) (?:after|when|once|"
                    r"years|months|a long|long|since|for good)\b")
 _NOW = re.compile(r"\b(?:again|lately|(?:is|are|came|come|coming) back|last night|yesterday|these days(?! i am (?:[^\s|]+ )?(?:stable|fine|good|happy|well|okay|ok|better|great|doing))|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
@@ -432,7 +433,8 @@ _NUM = (r"(?:\d+|a|an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 # any, is the act itself: "I haven't left the house in two months" says nothing of the past being over)
 _SPAN_OVER = re.compile(rf"\b(?:have not|has not|had not|not)(?: (?:done it|done that|done anything like that|cut|cut "
                         rf"myself|self harmed|harmed myself|hurt myself|attempted|tried|relapsed|felt (?:that|like that|"
-                        rf"that way)|had (?:those|the|any|these) (?:thoughts|urges)|thought about it|gone there))? "
+                        rf"that way)|had (?:those|the|any|these) (?:thoughts|urges)|thought about (?:it|ending it|ending my life|suicide|"
+                        rf"killing myself|dying|cutting|self harm|hurting myself)|gone there))? "
                         rf"(?:(?:in|for|since) (?:over |almost |nearly |about |more than |around |well over )?{_NUM} "
                         rf"(?:years?|months|decades?)|(?:in|for) (?:ages|years|forever|a long time|a long while))\b")
 # a clean count since the last act (eighth round): "6 months since i last self harmed!", "3 years since i last cut
@@ -479,7 +481,7 @@ _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app
                        r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
                        r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
                        r"game|diet|gym|drilling|renovation|renovations|exams|deadline|deadlines|dishes|roommate|flatmate|housemate|"
-                       r"on hold|customer service|hold music|bank|paperwork|admin|parking)\b")
+                       r"on hold|customer service|hold music|bank|paperwork|admin|parking|monday|mondays|alarm)\b")
 _EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
 _NOUN_RULES = frozenset({"suicide", "suicidal", "self_harm_noun", "overdose", "unalive"})
 # hyperbole: "I want to die, I sent the email to the wrong person lol" (laughter and an everyday cause)

@@ -16,6 +16,7 @@ from agents.core.crisis_text import _MEDIA, _Doc, _negated, _subject
 
 # --------------------------------------------------------------------------------------------- rules
 W = r"[^\s|]+"
+_NUM8 = r"(?:\d+|a few|two|three|four|five|six|seven|ten|a couple of|couple of|a couple)"  # eighth round
 MAX_COMPILED = 1024  # compiled patterns kept (RULES has about 140)
 
 
@@ -263,6 +264,12 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
 _BENIGN_FAREWELL = re.compile(r"\b(?:for now|for today|for tonight|for the night|see you|talk (?:tomorrow|soon|later)|"
                               r"tomorrow|next week|later|goodnight|good night|bed|off to|gym|class|flight|plane|"
                               r"ttyl|brb|xx|haha|lol|party|birthday|new year|christmas|vacation)\b")
+
+
+def _outside(doc: _Doc, m: re.Match[str]) -> str:
+    """The message without the matched phrase (eighth round): a rule's own words ("by this time next week", "goodnight
+    and goodbye") are not the everyday reason that clears it."""
+    return doc.norm[:m.start()] + " | " + doc.norm[m.end():]
 
 
 def _no_benign_reason(doc: _Doc) -> bool:
@@ -602,7 +609,9 @@ RULES: tuple[_Rule, ...] = (
     _Rule("not_be_here",
           rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
           rf"(?:be here|be around|go on|keep going|carry on|continue) {ANYMORE}\b",
-          "high", "suicidal_ideation", negatable=False),
+          "high", "suicidal_ideation", negatable=False,  # eighth round: "..., this party is dead" is a place
+          check=lambda d, m, i, j: not re.search(r"\b(?:this|that) (?:party|place|class|job|town|city|meeting|school|"
+                                                 r"office|club|bar|house|lecture|wedding|queue|line)\b", d.norm)),
     _Rule("not_be_here_eoc",
           rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
           rf"(?:be here|be around|go on|keep going|carry on|continue|try){EOC}",
@@ -1156,7 +1165,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("farewell_final",
           rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b(?! to (?:my|the|this|that|these|those|"
           rf"all)\b)"
-          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b"
+          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b(?! (?:from|on|off) )"
           rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
           rf"to|talking to|speak to|write to) (?:you|anyone)\b"
           rf"|\bi (?:will not|wo not) be (?:talking|texting|messaging|writing) (?:to )?(?:you|anyone) (?:again|anymore|"
@@ -2266,7 +2275,8 @@ RULES: tuple[_Rule, ...] = (
           gate=frozenset("brain mind head thoughts".split())),
     # thinking about dying, over and over ("i keep thinking about dying", "thinking abt not being here")
     _Rule("dying_on_mind",
-          r"\b(?:(?:keep|kept|keeps|always|constantly|been|can not stop|obsessively|just) (?:thinking|think|thought|"
+          r"\b(?:(?:keep|kept|keeps|always|constantly|been|can not stop|obsessively|just|i|i often|i still|i "
+          r"sometimes) (?:thinking|think|thought|"
           r"daydreaming)|thoughts|thought) (?:about|of|abt|bout) (?:dying|being dead|not being (?:here|alive|around)|not existing|not "
           r"waking up|my (?:own )?death|ending things|unaliving(?: myself)?)(?= \||$| again| lately| every| all| "
           r"tbh| honestly| ngl| lol| and| so| more| a lot| tonight| today| rn| right now)",
@@ -2405,13 +2415,26 @@ RULES: tuple[_Rule, ...] = (
           rf"dead|did not wake up|never woke up)\b"
           rf"|\b(?:happy|glad|relieved|fine|ok|okay|grateful) {TO} (?:just )?(?:not|never) wake up\b"
           rf"|\b(?:everything|life|things|it all|it) would be (?:so much |much |a lot |way )?(?:easier|better|simpler|"
-          rf"more peaceful|lighter) if i (?:was not|were not) (?:alive|born|around anymore|here anymore)\b",
+          rf"more peaceful|lighter) if i (?:was not|were not) (?:alive|born|around anymore|here anymore)\b"
+          # second probe: "wouldnt fight it if i got sick", "rather not be around anymore", "ok with not waking up",
+          # "not wanting to live anymore" (non-native), "if tomorrow never came for me"
+          rf"|\b(?:would not|will not) (?:even )?(?:fight|resist) it\b"
+          rf"|\brather not (?:be|exist|be here|be around|be alive)(?: anymore| any more| at all)(?= \||$| tbh| "
+          rf"honestly| ngl)"
+          rf"|\b(?:ok|okay|fine|at peace|cool|alright) with (?:not waking up|never waking up|not being (?:here|alive|"
+          rf"around)|not existing)\b"
+          rf"|\b(?:i am |am |i )not wanting {TO} (?:live|be alive|exist) (?:anymore|any more|no more)(?= \||$)"
+          rf"|\bwould not (?:even |really )?be (?:sad|upset|mad|sorry|bothered|unhappy) if tomorrow never (?:came|comes)"
+          rf"(?: for me)?(?= \||$)",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: not _wake_bounded(d, j) and not d.sentence_has(i, _MEDIA) and re.search(
-              r"\b(?:game|character|exam|exams|shift|meeting|surgery went|flight|plane (?:lands|landed))\b",
-              d.norm) is None,
+              r"\b(?:game|character|exam|exams|shift|meeting|surgery went|flight|plane (?:lands|landed)|moved|"
+              r"cancelled|canceled|postponed|rescheduled)\b", d.norm) is None and (not re.search(
+              r"\b(?:fight|resist) it$", m.group()) or re.search(r"\b(?:sick|ill|illness|cancer|disease|happened to me|"
+                                                               r"happens to me|my time|dying|death|die)\b", d.norm)),
           gate=frozenset("mind relieved glad happy fine ok okay peace grateful sad upset mad sorry bothered "
-                         "unhappy easier better simpler peaceful lighter".split())),
+                         "unhappy easier better simpler peaceful lighter fight resist rather cool alright wanting "
+                         "tomorrow".split())),
     # done with being alive, better dead, wishing not to be living, "i just want to not be" ("im done being
     # alive", "better for me to be dead i think", "i am wishing to not be living anymore"). Must not: "done with
     # living in london", "done with life admin", "better dead than red" (the life, not a thing of it)
@@ -2421,13 +2444,13 @@ RULES: tuple[_Rule, ...] = (
           rf"|\bbetter (?:for (?:me|everyone|everybody) )?(?:to be|if i (?:was|were|am)) dead\b"
           rf"|\b(?:wish|wishing|want|wanting|wanna|would like) (?:{TO} )?(?:just )?not (?:be )?(?:living|alive|"
           rf"exist|existing)(?: anymore| any more| no more)?(?= \||$| anymore| honestly| tbh| ngl| lol| i | and)"
-          rf"|\b(?:want|wanna|wish) {TO} (?:just )?not be(?= \||$)",
+          rf"|\b(?:want|wanna|wish) {TO} (?:just )?(?:not be|stop being)(?= \||$)",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and re.search(
               r"\b(?:than red|game|character|in (?:london|this|the|my|a)|with (?:my|them|him|her|roommates?|parents)|"
               r"paycheck|admin|on (?:social media|twitter|instagram|tiktok|facebook|socials|the internet|here)|"
               r"online|for a (?:while|bit|day|week|weekend))\b", d.norm) is None,
-          gate=frozenset("done dead not".split())),
+          gate=frozenset("done dead not stop".split())),
     # not being here, after a wish and some words ("wish i could fall asleep and just not be here anymore").
     # Must not: "wish i was not here at work", "wish i could just not be here for this meeting"
     _Rule("wish_not_here_far",
@@ -2450,6 +2473,19 @@ RULES: tuple[_Rule, ...] = (
           rf"(?:finally )?be gone(?= \||$| for good| forever| tbh| honestly| lol| ngl| and)"
           rf"|\b(?:the|my) last (?:weekend|week|christmas|birthday|summer|day|night|month|sunday|friday) i (?:will|"
           rf"am going to) ever (?:have|see|spend)(?= \||$| tbh| honestly| ngl| lol| i )"
+          # second probe: "by this time next week i wont be a problem", "in 2 weeks none of this will matter", "i gave
+          # myself till the end of the month", "once i finish the letters its time", "when my lease ends so do i"
+          rf"|\b(?:by|after|before|in) (?:this time )?(?:next (?:week|month)|tomorrow|tonight|the weekend|monday|tuesday|"
+          rf"wednesday|thursday|friday|saturday|sunday|{_NUM8} (?:days|weeks)) (?:\| )?i (?:will not|am not going to) "
+          rf"be (?:a |your |anyones |)(?:problem|burden|bother)(?= \||$| anymore| any more)"
+          rf"|\b(?:in {_NUM8} (?:days|weeks|hours)|by (?:tomorrow|tonight|the weekend|next week|monday|tuesday|wednesday|"
+          rf"thursday|friday|saturday|sunday)|soon|tomorrow|next week) (?:\| )?none of (?:this|it) (?:will|is going "
+          rf"to) matter(?= \||$)"
+          rf"|\bi (?:have )?(?:gave|given|give) myself (?:until|till|til|to|one more|another|{_NUM8}) (?:{W} ){{0,4}}?"
+          rf"(?:week|weeks|month|months|days|year|birthday|christmas|friday|saturday|sunday|monday)(?= \||$)"
+          rf"|\b(?:once|when|after) (?:{W} ){{1,6}}?(?:letters|notes|note|letter|goodbyes|affairs|will) (?:{W} ){{0,3}}?"
+          rf"(?:\| )?(?:it is|its|then its|then it is) time(?= \||$)"
+          rf"|\b(?:when|once|after) my {W}(?: {W}){{0,2}} (?:ends?|runs out|is over|is up|expires?) so (?:do|will) i\b"
           rf"|\bi (?:will|would) not need {TO} be (?:here|around|alive) (?:anymore|any more|much longer|after "
           rf"(?:that|this|then))\b"
           rf"|\bnone of (?:this|it) will be my (?:problem|concern|business) (?:anymore|any more|soon|after)\b"
@@ -2467,14 +2503,15 @@ RULES: tuple[_Rule, ...] = (
           rf"after|when|by|until)\b)|\b(?:once|after|when) (?:{W} ){{1,6}}?(?:\| )?(?:there is |there will be |"
           rf"then )?(?:nothing|nobody|no one|no reason) (?:left )?(?:keeping|to keep|holding) me here\b",
           "high", "warning_sign", mode="self",
-          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None and not re.search(
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(_outside(d, m)) is None and not re.search(
               r"\b(?:lease|contract|shift|semester|term|season|show|series|game|match|exam|exams|test|diet|"
               r"internship|school|class|course|project|deadline|flu|cold|storm|winter|pain|hangover|headache|visit|"
               r"stay|in town|at the office|at work|on call|loan|loans|debt|debts|mortgage|paid off|pay off|wedding "
               r"(?:is|date)|for the wedding|party|meeting|appointment|interview|launch|release|home|to bed|bed|"
               r"to (?:my|the|our) \w+|visa|landlord|braces|cast|rehab|detox|sentence|probation|school|uni|"
-              r"dinner|lunch|vacation|baby|due date)\b", d.norm),
-          gate=frozenset("gone need problem concern business me date day go free here ever".split())),
+              r"dinner|lunch|vacation|baby|due date)\b", _outside(d, m)),
+          gate=frozenset("gone need problem concern business me date day go free here ever burden bother matter "
+                         "myself time i".split())),
     # a goodbye that reads final, in chat wording: gratitude for everything said twice ("thank you for everything.
     # really. for everything"), the listener told not to be sad because one is free ("dont be sad ok? im finally
     # free"), a goodbye said to all with thanks ("i am saying the goodbye to all of you, thank you for all"), a bond
@@ -2499,23 +2536,43 @@ RULES: tuple[_Rule, ...] = (
           rf"|(?:^|(?<=\| ))(?:please )?(?:take care of|look after) (?:mom|mum|dad|my (?:mom|mum|dad|mother|father|"
           rf"kids|children|sister|brother|dog|cat|parents|family)) for me(?= \||$| ok| okay| please| alright)"
           rf"|\bmake sure (?:my {W}(?: {W})?|they|he|she|everyone|mom|mum|dad) knows? (?:that )?(?:it is|its|it was|"
-          rf"this is|this was|none of this (?:is|was)) not (?:his|her|their|your|anyones) fault(?= \||$)",
+          rf"this is|this was|none of this (?:is|was)) not (?:his|her|their|your|anyones) fault(?= \||$)"
+          # second probe: "none of this is ur fault. bye", "goodbye my friend, you were always good to me", "youll be
+          # fine without me. goodbye", "im sorry i couldnt stay" with thanks, "hug mom for me", "goodnight. and goodbye."
+          rf"|\bnone of (?:this|it) (?:is|was) (?:your|ur|anyones|their|his|her) fault\b(?=.*\b(?:bye|goodbye|love you|take "
+          rf"care)\b)"
+          rf"|\bgoodbye\b(?=.*\b(?:you were (?:always|the best|my best|such a|so good)|you (?:meant|mattered) (?:so much|"
+          rf"everything|the world|to me))\b)"
+          rf"|\b(?:you|you all|everyone|everybody|they) (?:will|would) (?:all )?be (?:fine|ok|okay|better|happier|better "
+          rf"off) without me\b(?=.*\b(?:goodbye|bye|farewell)\b)"
+          rf"|\bsorry (?:that )?i (?:could not|can not|was not strong enough to) (?:stay|hold on|be stronger|fight "
+          rf"(?:it )?(?:anymore|any longer)|keep going)(?= \||$)(?=.*\b(?:thank|thanks|love|the best|goodbye|bye)\b)"
+          rf"|\b(?:thank you|thanks|thank u|thx) for being (?:the best|my|such|a|so)\b(?=.*\bsorry (?:that )?i (?:could not|"
+          rf"can not) (?:stay|hold on|be stronger|keep going)(?= \||$))"
+          rf"|(?:^|(?<=\| ))(?:please |pls )?(?:hug|kiss) (?:mom|mum|dad|my (?:mom|mum|dad|mother|father|kids|children|"
+          rf"sister|brother|parents|family)|the kids|everyone) for me(?= \||$)"
+          rf"|\bgood ?night (?:\| )?(?:and )?goodbye(?= \||$)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
-          and _BENIGN_FAREWELL.search(d.norm) is None and not d.sentence_has(i, _MEDIA) and not re.search(
+          and _BENIGN_FAREWELL.search(_outside(d, m)) is None and not d.sentence_has(i, _MEDIA) and not re.search(
               r"\b(?:show|season|series|team|career|band|store|shop|server|stream|podcast|club|league|semester|"
               r"while i am|until i|till i|when i am back|this weekend|for the week|back in|broke|lost|accident|"
               r"vase|game|match|spill\w*|mess)\b", d.norm),
           gate=frozenset("everything sad cry mourn grieve miss goodbye goodbyes farewell were meant mattered did "
-                         "loved run ride care after knows know".split())),
+                         "loved run ride care after knows know fault without sorry hug kiss night goodnight "
+                         "being".split())),
     # love said to someone through a go-between, non-native wording ("please say to my mother i am loving her").
     # Must not: "tell my mom i loved the flowers" (a thing loved, not the person)
     _Rule("farewell_tell_love",
           rf"\b(?:please )?(?:say|tell) to (?:my {W}|them|everyone|everybody|my family|all) (?:that )?i (?:am loving|"
-          rf"was loving|love|loved|always loved) (?:her|him|them|you|everyone|all of you|all)\b",
+          rf"was loving|love|loved|always loved) (?:her|him|them|you|everyone|all of you|all)\b"
+          rf"|\bif i (?:do not|never|can not) (?:reply|answer|text (?:you )?back|respond|come back|make it|wake up)\b"
+          rf"(?: {W}){{0,3}} (?:\| )?(?:please )?(?:know|remember) (?:that )?i (?:loved|always loved|love) (?:you|them|"
+          rf"you all|everyone)\b",
           "high", "warning_sign", mode="self",
-          check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None,
-          gate=frozenset({"to"})),
+          check=lambda d, m, i, j: _no_benign_reason(d) and (m.group().startswith("if") or _BENIGN_FAREWELL.search(
+              d.norm) is None) and not re.search(r"\b(?:battery|signal|wifi|exam|surgery|busy|asleep|late)\b", d.norm),
+          gate=frozenset({"to", "if"})),
     # a decision made, with the sudden calm or the closed door that marks it final ("ive made my decision. dont
     # try to change my mind", "my minds made up. no one can talk me out of it", "i made my choice and im ok with
     # it now", "ive never felt so at peace. its all decided", "i have taken my decision, nobody can stop me now").
@@ -2523,11 +2580,12 @@ RULES: tuple[_Rule, ...] = (
     # pizza tonight", "my minds made up, im dyeing my hair blue", "i made my choice, going with the blue one")
     _Rule("decided_final",
           rf"\b(?:(?:i have |i )?(?:made|taken) (?:my|the|a) (?:decision|choice)|my minds? (?:is )?made up|made up "
-          rf"my mind|(?:it is|its) (?:all )?decided|i have decided|i (?:have )?chosen)\b",
+          rf"my mind|(?:it is|its) (?:all )?decided|i have decided|i (?:have )?chosen)\b"
+          rf"|(?P<strong>\b(?:my|the) (?:choice|decision) is (?:made|final)|nothing (?:left|more) to decide)(?= \||$)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None
-          and _DECISION_FINAL.search(d.norm) is not None,
-          gate=frozenset("decision choice made decided chosen".split())),
+          and (_DECISION_FINAL.search(d.norm) is not None or m.group("strong") is not None),
+          gate=frozenset("decision choice made decided chosen decide".split())),
     # ready to go, with the sadness said to be gone ("i dont feel sad anymore, i just feel ready to go"); "no more
     # doubts. i know what im doing tonight". Must not: "i dont feel nervous anymore, i feel ready for the race",
     # "packed and ready to go", "i know what im doing tonight: netflix"
@@ -2535,14 +2593,17 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:feel|am|i am|feeling) (?:so |really |finally |just )?ready {TO} (?:go|let go|leave)(?= \||$| now| "
           rf"tbh| honestly)"
           rf"|\bno more doubts (?:\| )?i know what i am (?:doing|going to do) (?:tonight|tomorrow|this weekend|now)"
-          rf"(?= \||$)",
+          rf"(?= \||$)"
+          rf"|(?P<soon>\bno more (?:pain|suffering|hurting|hurt) (?:soon|after (?:tonight|today)|tomorrow|forever)(?= \||$)"
+          rf"|\bi know (?:it|this|everything) (?:all )?ends? (?:soon|tonight|tomorrow)\b)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None and (
               m.group().startswith("no more") or re.search(
                   r"\b(?:(?:not|no longer) (?:feel )?(?:sad|scared|afraid|depressed|anxious|worried|angry)|(?:do not|"
-                  r"dont) feel (?:sad|scared|afraid|anything)|(?:sad|scared|afraid|pain) (?:anymore|any more))\b",
+                  r"dont) feel (?:sad|scared|afraid|anything)|(?:sad|scared|afraid|pain) (?:anymore|any more)|feel (?:so "
+                  r"|really |strangely |weirdly )?(?:calm|at peace|peaceful|relieved))\b",
                   d.norm) is not None),
-          gate=frozenset("ready doubts".split())),
+          gate=frozenset("ready doubts pain suffering hurting hurt ends end".split())),
     # active ideation wondered about or imagined ("wondering what it would be like to just end everything", "keep
     # thinking how easy it would be to just end it"), thought of in non-native wording ("i am thinking to kill
     # myself", "many times i think to finish my life"), held back ("how much longer i can stop myself from ending
@@ -2558,10 +2619,14 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:stop|stopping|keep|keeping|hold|holding) myself (?:back )?from (?:ending it|ending (?:my life|it "
           rf"all|everything)|killing myself)\b"
           rf"|\b(?:fantasi[sz]e|fantasi[sz]ing|dream|dreaming|daydream\w*) (?:about|of) (?:not waking up|not existing|"
-          rf"not being here|ending it|ending my life|killing myself)\b",
+          rf"not being here|ending it|ending my life|killing myself)\b"
+          rf"|\b(?:ending it(?: all)?|ending my life|killing myself|suicide|taking my (?:own )?life) (?:sounds|seems|looks|"
+          rf"feels) (?:better|more appealing|more tempting|easier|nicer|like a good idea|like the answer|like relief)"
+          rf"(?: and better)?(?: every day| each day| by the day| lately| tbh| honestly|(?= \||$))",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: _ENDS_A_THING.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA),
-          gate=frozenset("like easy feel peaceful nice kill finish end take suicide life myself not".split())),
+          gate=frozenset("like easy feel peaceful nice kill finish end take suicide life myself not ending killing "
+                         "taking".split())),
     # thinking about ending things, a bare progressive ("not sure i want to keep going, thinking bout ending
     # things"). Must not: "thinking about ending things with him" (a relationship), "my friend is thinking about
     # suicide" (somebody else's: concern), a topic or a story
