@@ -12,6 +12,12 @@ buried in the middle of a message. Labels come from what each message says about
   over ("2 years since my attempt, doing ok"), and the same-surface hard negatives of each new family (a goodbye
   for now, an everyday deadline, "i'm done with this job", a decision about a job or a haircut);
 - SCOPE: a denial or a calm clause does not clear a risk said in the next clause.
+
+Written in three probes. The first (the lists' heads) came before any family; the second and the third were each
+written after the families before them and run against them first, untuned: the second caught 13 of 42 risk
+messages (main: 13) with 4 of 30 negatives flagged (main: 4); the third 12 of 35 (main: 12), 3 of 24 flagged (main:
+4). Those first readings are the honest estimate of how the families carry to wordings they were not written for;
+each probe was then folded in at family level, and its remaining misses are strict xfails (KNOWN_MISSES).
 """
 from __future__ import annotations
 
@@ -51,6 +57,7 @@ WISH = [  # passive: a wish to be dead or not alive, no act of one's own (C-SSRS
     "being alive is exhausting i just want to not be",
     "i just wanna disappear forever and never come back",
     "kinda hope the cancer comes back tbh",
+    "i want to die so bad lately",
     # a second probe, written after the first families
     "some days i just hope i dont wake up",
     "tbh if i got really sick i wouldnt fight it",
@@ -64,6 +71,15 @@ WISH = [  # passive: a wish to be dead or not alive, no act of one's own (C-SSRS
     "i just dont wanna be here no more",
     "i am not wanting to live anymore",
     "i would not be sad if tomorrow never came for me",
+    # a third probe, measured before its families were written (see the module docstring)
+    "low key wouldnt care if i didnt wake up",
+    "i keep hoping something happens to me so i dont have to be here",
+    "its not that i wanna kill myself i just dont wanna exist",
+    "i just want everything to stop. me included",
+    "honestly would be ok if i never saw another day",
+    "death would be a vacation at this point",
+    "sometimes i ask god to just take me",
+    "im praying i dont wake up",
 ]
 TIMELINE = [  # a time tied to the end, with no act named (warning sign)
     "once the kids are settled i wont need to be around anymore",
@@ -91,6 +107,11 @@ TIMELINE = [  # a time tied to the end, with no act named (warning sign)
     "once i finish writing the letters its time",
     "itll all be over by the weekend, promise",
     "when my lease ends so do i",
+    # a third probe, measured before its families were written (see the module docstring)
+    "2 more weeks. then its finished",
+    "i wont be here for my birthday",
+    "after this weekend you wont hear from me",
+    "once i send the last payment, im done with all of it. for good",
 ]
 FAREWELL = [  # goodbyes that read final (warning sign)
     "thank you for everything. really. for everything",
@@ -125,6 +146,14 @@ FAREWELL = [  # goodbyes that read final (warning sign)
     "im signing off for good. take care",
     "hug mom for me",
     "goodnight. and goodbye.",
+    # a third probe, measured before its families were written (see the module docstring)
+    "i love you all so much. im sorry. goodbye",
+    "this is the last thing ill ever write",
+    "thank you for being there, even at the end",
+    "when youre reading this ill be at peace",
+    "please dont blame yourselves",
+    "just know i tried my best. bye",
+    "im logging off. for good this time",
 ]
 DECIDED = [  # a decision made, a sudden calm (warning sign)
     "ive made my decision. dont try to change my mind",
@@ -149,6 +178,12 @@ DECIDED = [  # a decision made, a sudden calm (warning sign)
     "my choice is made",
     "the decision is final",
     "nothing left to decide",
+    # a third probe, measured before its families were written (see the module docstring)
+    "i finally made up my mind and it feels good",
+    "weirdly i feel better now that i know when",
+    "no one can change this now, its set",
+    "i already decided, its just a matter of time",
+    "ive stopped fighting it. its decided",
 ]
 IDEATION = [  # active thoughts of ending one's life (C-SSRS 2)
     "lately ive been wondering what it would be like to just end everything",
@@ -170,6 +205,12 @@ IDEATION = [  # active thoughts of ending one's life (C-SSRS 2)
     "suicidal again ngl",
     "im having those thoughts again, the kill myself ones",
     "ending it sounds better every day",
+    # a third probe, measured before its families were written (see the module docstring)
+    "been looking at the bridge a lot and thinking",
+    "thinking of just ending my life tbh",
+    "i could just end it, nobody would know",
+    "the urge to end it all is so strong today",
+    "suicide keeps popping up in my head",
 ]
 # (message, category): a negation or a calm clause, then the speaker's risk
 SCOPE = [
@@ -223,6 +264,14 @@ NEGATION = [  # the speaker's own denial, chat style
     "im safe, my therapist knows everything",
     "no suicidal thoughts, just stress",
     "nah im not gonna do smth stupid",
+    # a third probe
+    "lol im not killing myself over a test chill",
+    "no i dont wanna die, i want a burger",
+    "i wont do anything, im just really sad",
+    "i dont wanna end it, i wanna change my life",
+    "im safe now, thank you for checking",
+    "i havent hurt myself, dont worry",
+    "i never tried to kill myself, that was my cousin",
 ]
 PAST_OVER = [  # a past that is over
     "i used to want to die, therapy helped",
@@ -253,6 +302,12 @@ PAST_OVER = [  # a past that is over
     "its been a long road since my attempt but im ok",
     "survived my overdose two years ago and im grateful every day",
     "i once wanted to die. glad i stayed",
+    # a third probe
+    "had an attempt in 2017, today im celebrating 6 years of life",
+    "i used to cut, the scars are old and faded now",
+    "i was going to end it in 2020 but i met my wife",
+    "i wrote a suicide note at 15, now im a counselor",
+    "years ago i gave all my stuff away, i was in a bad place. not now",
 ]
 FAMILY_NEGATIVES = [  # the same surface as a risk family, with an everyday reading
     # wishes
@@ -326,6 +381,19 @@ FAMILY_NEGATIVES = [  # the same surface as a risk family, with an everyday read
     "would be nice to just not exist for a weekend",
     "i dont wanna be here no more, this party is dead",
     "in 2 weeks none of this will matter, the exam is pass fail",
+    # a third probe
+    "after my exams results come out im going out to celebrate",
+    "2 more weeks. then its finished, the renovation i mean",
+    "i wont be here for my birthday, ill be in rome",
+    "after this weekend you wont hear from me, going off grid camping",
+    "its happening friday! the party",
+    "this is the last thing ill ever write on this blog, moving to substack",
+    "please dont blame yourselves for the game, we tried",
+    "i finally made up my mind and it feels good, im going vegan",
+    "i have it all figured out now, the budget works",
+    "been looking at the bridge a lot, its so pretty at sunset",
+    "im logging off for good this time, too much drama on here",
+    "i could just end it with him, nobody would blame me",
 ]
 
 _LEVEL_CATEGORY = {"wish_to_be_dead": "suicidal_ideation", "ideation": "suicidal_ideation",
@@ -343,6 +411,13 @@ _ALSO = {"timeline": ("plan", "intent"), "decided": ("intent", "plan"), "ideatio
 KNOWN_MISSES = [
     ("just waiting for payday so my family gets the money, then im done", "timeline"),
     ("pls give my cat a good home. ty for everything", "farewell"),
+    # the third probe's misses: an exam named beside the timeline is read as its everyday reason; a bare date or
+    # "its happening friday" says nothing final by its words; "figured out" with "dont worry" is everyday too often
+    ("after my exams results come out, im out. permanently", "timeline"),
+    ("the 3rd. thats when", "timeline"),
+    ("its happening friday", "timeline"),
+    ("give the dog a hug from me, always", "farewell"),
+    ("i have it all figured out now. dont worry", "decided"),
 ]
 
 
@@ -366,7 +441,7 @@ def test_each_risk_message_is_a_high_trigger_with_its_level(text, level):
     assert hit is not None and hit["severity"] == "high" and CM.raises_alarm(hit), (text, hit)
     assert hit["level"] == level or hit["level"] in _ALSO[level], (text, hit)
     assert hit["category"] == _LEVEL_CATEGORY.get(hit["level"], "suicidal_ideation") or hit["level"] in (
-        "plan",) and hit["category"] in ("suicide_plan", "suicidal_ideation"), (text, hit)
+        "plan", "method") and hit["category"] in ("suicide_plan", "suicidal_ideation"), (text, hit)
     assert hit["phrase"] and hit["phrase"] in text  # the reviewer reads the words of the message
 
 

@@ -417,7 +417,8 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"|(?:life|things|it|everything) (?:is|are) (?:so |really |pretty )?(?:good|better|great|okay|ok|fine) (?:now|these days)"
                         r"|reached out|talked to someone|been clean|am clean"
                         # eighth round: "now theyre gone", "now im planning my wedding"
-                        r"|now (?:they are|it is|its|those are|the thoughts are) (?:all )?gone|planning (?:my|our) wedding)\b")
+                        r"|now (?:they are|it is|its|those are|the thoughts are) (?:all )?gone|planning (?:my|our) wedding"
+                        r"|met (?:my|the love of my life)|not (?:now|anymore|these days)(?= \||$))\b")
 # said outright to be over: "the thoughts went away", "those urges stopped years ago"
 _OVER = re.compile(r"\b(?:ended|closed|left behind) (?:the|that) (?:part|chapter|period|phase|season|time) of my "
                    r"life\b|\b(?:the )?(?:urges?|thoughts?) (?:to|of|about) [^\s|]+(?: myself)? (?:is|are|has|have) (?:been )?"

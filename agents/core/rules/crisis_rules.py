@@ -1165,7 +1165,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("farewell_final",
           rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b(?! to (?:my|the|this|that|these|those|"
           rf"all)\b)"
-          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b(?! (?:from|on|off) )"
+          rf"|\b(?:signing off|logging off|leaving|gone) (?:\| )?(?:for good|forever|permanently)\b(?! (?:from|on|off) )"
           rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
           rf"to|talking to|speak to|write to) (?:you|anyone)\b"
           rf"|\bi (?:will not|wo not) be (?:talking|texting|messaging|writing) (?:to )?(?:you|anyone) (?:again|anymore|"
@@ -1183,7 +1183,9 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:i am sorry|remember me|thank you for everything|love you all)\b(?=.*\b(?:goodbye|bye)\b)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None
-          and not _to_a_thing(d, j)),
+          and not _to_a_thing(d, j) and not re.search(  # eighth round: "logging off for good, too much drama on here"
+              r"\b(?:on here|this (?:app|site|platform|account|server|forum|sub)|social media|twitter|instagram|tiktok|"
+              r"reddit|discord|facebook|drama)\b", d.norm)),
     _Rule("decided_calm",
           rf"\b(?:do not|no point|no use|there is no point) (?:even )?(?:try|trying|bother|bothering) (?:to |in "
           rf"trying to )?talk(?:ing)? me out of it\b"
@@ -2425,16 +2427,29 @@ RULES: tuple[_Rule, ...] = (
           rf"around)|not existing)\b"
           rf"|\b(?:i am |am |i )not wanting {TO} (?:live|be alive|exist) (?:anymore|any more|no more)(?= \||$)"
           rf"|\bwould not (?:even |really )?be (?:sad|upset|mad|sorry|bothered|unhappy) if tomorrow never (?:came|comes)"
-          rf"(?: for me)?(?= \||$)",
+          rf"(?: for me)?(?= \||$)"
+          # third probe: "would be ok if i never saw another day", "hoping something happens to me", "death would be a
+          # vacation at this point", "i ask god to just take me"
+          rf"|\b(?:would|will) (?:be|feel) (?:so |really |honestly |kinda |kind of |just |totally |actually )?(?:relieved|"
+          rf"glad|happy|fine|ok|okay|at peace|grateful) (?:{W} ){{0,2}}?if i never (?:saw|see|woke up to|wake up to|"
+          rf"lived to see) another (?:day|morning|sunrise|year|birthday)\b"
+          rf"|\b(?:hope|hoping|pray|praying|wish|wishing) (?:that )?(?:something|anything) (?:bad )?(?:happens|will happen|"
+          rf"would happen) to me\b(?! (?:at|in|on|today|this|for|like)\b)"
+          rf"|\b(?:death|dying|being dead) (?:would be|sounds like|feels like|is) (?:a |such a )?(?:vacation|holiday|rest|"
+          rf"break|mercy|blessing|gift|release)\b"
+          rf"|\b(?:ask|asking|asked|beg|begging|begged) (?:god|the universe|jesus|allah) {TO} (?:just )?(?:take me|let me "
+          rf"die|end (?:it|me|my life))\b",
           "high", "suicidal_ideation", mode="self",
-          check=lambda d, m, i, j: not _wake_bounded(d, j) and not d.sentence_has(i, _MEDIA) and re.search(
+          check=lambda d, m, i, j: not ("wake" in m.group() and _wake_bounded(d, j)) and not d.sentence_has(i, _MEDIA)
+          and re.search(
               r"\b(?:game|character|exam|exams|shift|meeting|surgery went|flight|plane (?:lands|landed)|moved|"
               r"cancelled|canceled|postponed|rescheduled)\b", d.norm) is None and (not re.search(
               r"\b(?:fight|resist) it$", m.group()) or re.search(r"\b(?:sick|ill|illness|cancer|disease|happened to me|"
                                                                r"happens to me|my time|dying|death|die)\b", d.norm)),
           gate=frozenset("mind relieved glad happy fine ok okay peace grateful sad upset mad sorry bothered "
                          "unhappy easier better simpler peaceful lighter fight resist rather cool alright wanting "
-                         "tomorrow".split())),
+                         "tomorrow another something anything vacation holiday rest break mercy blessing gift release "
+                         "god universe jesus allah".split())),
     # done with being alive, better dead, wishing not to be living, "i just want to not be" ("im done being
     # alive", "better for me to be dead i think", "i am wishing to not be living anymore"). Must not: "done with
     # living in london", "done with life admin", "better dead than red" (the life, not a thing of it)
@@ -2486,6 +2501,14 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:once|when|after) (?:{W} ){{1,6}}?(?:letters|notes|note|letter|goodbyes|affairs|will) (?:{W} ){{0,3}}?"
           rf"(?:\| )?(?:it is|its|then its|then it is) time(?= \||$)"
           rf"|\b(?:when|once|after) my {W}(?: {W}){{0,2}} (?:ends?|runs out|is over|is up|expires?) so (?:do|will) i\b"
+          # third probe: "after my results come out, im out. permanently", "2 more weeks. then its finished", "after
+          # this weekend you wont hear from me"
+          rf"|\b(?:after|once|when|by) (?:{W} ){{1,7}}?(?:\| )?(?:i am|i will be) (?:out|done|gone)(?: with (?:all of )?(?:it|"
+          rf"this|everything))? (?:\| )?(?:permanently|for good|forever)(?= \||$)"
+          rf"|\b{_NUM8} more (?:days|weeks|nights) (?:\| )?(?:and )?(?:then )?(?:it is|its) (?:all )?(?:finished|over|done)"
+          rf"(?= \||$)"
+          rf"|\b(?:after|from|by) (?:{W} ){{1,3}}?you (?:will not|are not going to) (?:hear from|see) me(?= \||$| again| "
+          rf"anymore| any more)"
           rf"|\bi (?:will|would) not need {TO} be (?:here|around|alive) (?:anymore|any more|much longer|after "
           rf"(?:that|this|then))\b"
           rf"|\bnone of (?:this|it) will be my (?:problem|concern|business) (?:anymore|any more|soon|after)\b"
@@ -2509,9 +2532,10 @@ RULES: tuple[_Rule, ...] = (
               r"stay|in town|at the office|at work|on call|loan|loans|debt|debts|mortgage|paid off|pay off|wedding "
               r"(?:is|date)|for the wedding|party|meeting|appointment|interview|launch|release|home|to bed|bed|"
               r"to (?:my|the|our) \w+|visa|landlord|braces|cast|rehab|detox|sentence|probation|school|uni|"
-              r"dinner|lunch|vacation|baby|due date)\b", _outside(d, m)),
+              r"dinner|lunch|vacation|baby|due date|renovation|build|building|construction|kitchen|bathroom|"
+              r"thesis|essay|book|retail|i mean)\b", _outside(d, m)),
           gate=frozenset("gone need problem concern business me date day go free here ever burden bother matter "
-                         "myself time i".split())),
+                         "myself time i permanently finished over".split())),
     # a goodbye that reads final, in chat wording: gratitude for everything said twice ("thank you for everything.
     # really. for everything"), the listener told not to be sad because one is free ("dont be sad ok? im finally
     # free"), a goodbye said to all with thanks ("i am saying the goodbye to all of you, thank you for all"), a bond
@@ -2551,16 +2575,27 @@ RULES: tuple[_Rule, ...] = (
           rf"can not) (?:stay|hold on|be stronger|keep going)(?= \||$))"
           rf"|(?:^|(?<=\| ))(?:please |pls )?(?:hug|kiss) (?:mom|mum|dad|my (?:mom|mum|dad|mother|father|kids|children|"
           rf"sister|brother|parents|family)|the kids|everyone) for me(?= \||$)"
-          rf"|\bgood ?night (?:\| )?(?:and )?goodbye(?= \||$)",
+          rf"|\bgood ?night (?:\| )?(?:and )?goodbye(?= \||$)"
+          # third probe: "this is the last thing ill ever write", "thank you for being there, even at the end", "when
+          # youre reading this ill be at peace", "please dont blame yourselves", "just know i tried my best. bye"
+          rf"|\b(?:this is|these are) the last (?:thing|things|words?|message|text|post) i (?:will|am going to) ever "
+          rf"(?:write|say|send|post|type)(?= \||$)"
+          rf"|\b(?:thank you|thanks|thank u) for (?:{W} ){{1,4}}?even (?:at|to|until|till) the (?:very )?end(?= \||$)"
+          rf"|\b(?:when|by the time|if) you are reading this (?:\| )?i (?:will|would) (?:already )?(?:be|have) (?:at "
+          rf"peace|gone|dead|free|somewhere better|left)\b"
+          rf"|\b(?:please (?:do not|never)|do not ever) blame (?:yourself|yourselves|anyone|each other)(?= \||$)"
+          rf"|\bdo not blame yourselves(?= \||$)"
+          rf"|\b(?:just )?(?:know|remember) (?:that )?i (?:tried|did) my (?:best|very best)\b(?=.*\b(?:bye|goodbye|love "
+          rf"you|sorry)\b)",
           "high", "warning_sign", mode="self",
-          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
+          check=lambda d, m, i, j: _BENIGN_REASON.search(_outside(d, m)) is None and _LEAVING_BENIGN.search(d.norm) is None
           and _BENIGN_FAREWELL.search(_outside(d, m)) is None and not d.sentence_has(i, _MEDIA) and not re.search(
               r"\b(?:show|season|series|team|career|band|store|shop|server|stream|podcast|club|league|semester|"
               r"while i am|until i|till i|when i am back|this weekend|for the week|back in|broke|lost|accident|"
               r"vase|game|match|spill\w*|mess)\b", d.norm),
           gate=frozenset("everything sad cry mourn grieve miss goodbye goodbyes farewell were meant mattered did "
                          "loved run ride care after knows know fault without sorry hug kiss night goodnight "
-                         "being".split())),
+                         "being ever end reading blame yourselves tried".split())),
     # love said to someone through a go-between, non-native wording ("please say to my mother i am loving her").
     # Must not: "tell my mom i loved the flowers" (a thing loved, not the person)
     _Rule("farewell_tell_love",
@@ -2581,11 +2616,16 @@ RULES: tuple[_Rule, ...] = (
     _Rule("decided_final",
           rf"\b(?:(?:i have |i )?(?:made|taken) (?:my|the|a) (?:decision|choice)|my minds? (?:is )?made up|made up "
           rf"my mind|(?:it is|its) (?:all )?decided|i have decided|i (?:have )?chosen)\b"
-          rf"|(?P<strong>\b(?:my|the) (?:choice|decision) is (?:made|final)|nothing (?:left|more) to decide)(?= \||$)",
+          rf"|(?P<strong>\b(?:(?:my|the) (?:choice|decision) is (?:made|final)|nothing (?:left|more) to decide)(?= \||$)"
+          rf"|\b(?:no one|nobody|nothing) can (?:change|stop) (?:this|it|my mind) (?:now|anymore)(?= \||$| it| its| i )"
+          rf"|\bi already decided(?= (?:\| )?(?:it is|its) (?:just )?a matter of time))"
+          rf"|(?P<calm>\b(?:feel|feeling|am|i am) (?:so much |much |a lot |weirdly |strangely |so |really )?(?:better|lighter|calmer|"
+          rf"calm|relieved|at peace|ok|okay|good) now that i (?:(?:know|have decided) (?:when|how)(?= \||$)|know what i "
+          rf"(?:will|am going to) do|have decided|have chosen|made (?:my|the) (?:decision|choice)|have a plan)\b)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None
-          and (_DECISION_FINAL.search(d.norm) is not None or m.group("strong") is not None),
-          gate=frozenset("decision choice made decided chosen decide".split())),
+          and (_DECISION_FINAL.search(d.norm) is not None or m.group("strong") is not None or m.group("calm") is not None),
+          gate=frozenset("decision choice made decided chosen decide change stop that".split())),
     # ready to go, with the sadness said to be gone ("i dont feel sad anymore, i just feel ready to go"); "no more
     # doubts. i know what im doing tonight". Must not: "i dont feel nervous anymore, i feel ready for the race",
     # "packed and ready to go", "i know what im doing tonight: netflix"
@@ -2622,11 +2662,17 @@ RULES: tuple[_Rule, ...] = (
           rf"not being here|ending it|ending my life|killing myself)\b"
           rf"|\b(?:ending it(?: all)?|ending my life|killing myself|suicide|taking my (?:own )?life) (?:sounds|seems|looks|"
           rf"feels) (?:better|more appealing|more tempting|easier|nicer|like a good idea|like the answer|like relief)"
-          rf"(?: and better)?(?: every day| each day| by the day| lately| tbh| honestly|(?= \||$))",
+          rf"(?: and better)?(?: every day| each day| by the day| lately| tbh| honestly|(?= \||$))"
+          # third probe: "i could just end it, nobody would know", "suicide keeps popping up in my head"
+          rf"|\bi could (?:just |easily )?(?:end it(?: all)?|end my life|take my (?:own )?life)(?= \||$| nobody| no one| "
+          rf"and| tonight| tbh| honestly)"
+          rf"|\b(?:suicide|killing myself|ending it(?: all)?|ending my life|kms) (?:keeps|kept|keeps on|has been|is) "
+          rf"(?:popping up|coming up|creeping in|crossing my mind|coming back) (?:in my (?:head|mind|thoughts)|again|"
+          rf"lately)?\b",
           "high", "suicidal_ideation", mode="self",
           check=lambda d, m, i, j: _ENDS_A_THING.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA),
           gate=frozenset("like easy feel peaceful nice kill finish end take suicide life myself not ending killing "
-                         "taking".split())),
+                         "taking could popping coming creeping crossing".split())),
     # thinking about ending things, a bare progressive ("not sure i want to keep going, thinking bout ending
     # things"). Must not: "thinking about ending things with him" (a relationship), "my friend is thinking about
     # suicide" (somebody else's: concern), a topic or a story
