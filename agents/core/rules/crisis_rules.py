@@ -2675,12 +2675,13 @@ RULES: tuple[_Rule, ...] = (
                          "taking could popping coming creeping crossing".split())),
     # thinking about ending things, a bare progressive ("not sure i want to keep going, thinking bout ending
     # things"). Must not: "thinking about ending things with him" (a relationship), "my friend is thinking about
-    # suicide" (somebody else's: concern), a topic or a story
+    # suicide" (somebody else's: concern), "they taught us to ask whether someone is thinking about suicide" (a
+    # generic subject), a topic or a story
     _Rule("ideation_thinking",
           r"\b(?:thinking|thinkin) (?:about|abt|bout|of) "
           r"(?:ending (?:things|it all|everything|my life)|killing myself|unaliving(?: myself)?|suicide)"
           r"(?= \||$| again| lately| tbh| honestly| ngl| lol| fr| a lot| more)",
-          "high", "suicidal_ideation", mode="self",
+          "high", "suicidal_ideation",  # its subject judged: "whether someone is thinking about suicide" is nobody's
           check=lambda d, m, i, j: _ENDS_A_THING.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA)
           and (not m.group().endswith("ending things") or re.search(  # alone, "ending things" stays medium (end_things)
               r"\b(?:keep going|go on|carry on|no point|give up|giving up|tired of (?:everything|life|living|it all)|"
