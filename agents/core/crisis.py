@@ -321,6 +321,11 @@ _RULE_LEVEL = {
     "harm_bare_now": "self_harm", "arranged_in_case": "arrangements", "farewell_hear_last": "farewell",
     **dict.fromkeys(("arranged_who_gets", "affairs_in_order"), "arrangements"), "no_problem_long": "timeline",
     **dict.fromkeys(("remember_me", "farewell_sorry_love"), "farewell"),
+    # eighth round
+    **dict.fromkeys(("wish_relief", "wish_not_living", "wish_not_here_far"), "wish_to_be_dead"),
+    "timeline_set": "timeline", **dict.fromkeys(("farewell_final_chat", "farewell_tell_love"), "farewell"),
+    **dict.fromkeys(("decided_final", "decided_ready"), "decided"),
+    **dict.fromkeys(("ideation_wonder", "ideation_thinking"), "ideation"),
     "ligature_up": "preparatory", "burden_if_gone": "burden",
     **dict.fromkeys(("harm_marked", "harm_on_surface", "harm_habit", "harm_depth", "harm_pressed", "harm_hidden"),
                     "self_harm"),
@@ -331,7 +336,7 @@ _RULE_LEVEL = {
 }
 # a passive wish stays a wish when the message says "tonight" or "will" (sixth round: "pray my heart stops tonight")
 _PASSIVE_WISH = frozenset({"wish_death_event", "sorry_still_alive", "wish_trade_places", "wish_crash_relief",
-                           "wish_hit_ok", "death_not_bad"})
+                           "wish_hit_ok", "death_not_bad", "wish_relief", "wish_not_living", "wish_not_here_far"})
 _INTENT_CUE = re.compile(r"(?<!not )\b(?:(?<!keeps )(?<!keep )(?<!kept )going to|gonna|about to|ready to|will(?! not)|decided|made up my mind|i mean "
                          r"it|"
                          r"this time|for real|tonight|intention)\b")
@@ -382,7 +387,9 @@ def _level(rule: _Rule, level: Level, doc: _Doc, i: int, j: int) -> str:
 # a past that is over: a past marker, a recovery marker and nothing of now ("I used to self harm, six years
 # clean"; "I tried to kill myself years ago and I'm glad I'm still here"); "... and I feel like doing it again"
 # is no past
-_PAST = re.compile(r"\b(?:used to|i once|years ago|a year ago|when i was|back then|in (?:college|high school|school|my "
+_PAST = re.compile(r"\b(?:used to|i once|years ago|yrs ago|a year ago|last year|"
+                   r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several|many) (?:years?|yrs|"
+                   r"months|weeks) since (?:i|my)|when i was|back then|in (?:college|high school|school|my "
                    r"(?:teens|twenties|thirties|twenties))|as a (?:teen|teenager|kid)|in (?:19|20)\d\d|since then|"
                    r"ever since|"
                    r"back in (?:uni|school|college|the day)|(?:a |two |three |a few |[^\s|]+ )?decades? ago|back when|from when|my old (?:journal|diary|diaries|posts|poems|notes|tweets)|at (?:1[3-9]|[2-5]\d)(?= |$)|"
@@ -408,10 +415,14 @@ _RECOVERED = re.compile(r"\b(?:glad|grateful|proud|doing (?:well|better|great|so
                         r"|i am (?:so |much |way |a lot |so much |doing )?(?:better|good|ok|okay|fine|great)(?: now| these days| today)?(?= \||$| and| but| now| so| tho| though| lol| thank)"
                         r"|(?:life|things|it|everything) (?:got|gets|is getting|has gotten|have gotten|are getting) (?:so much |a lot |way )?better"
                         r"|(?:life|things|it|everything) (?:is|are) (?:so |really |pretty )?(?:good|better|great|okay|ok|fine) (?:now|these days)"
-                        r"|reached out|talked to someone|been clean|am clean)\b")
+                        r"|reached out|talked to someone|been clean|am clean"
+                        # eighth round: "now theyre gone", "now im planning my wedding"
+                        r"|now (?:they are|it is|its|those are|the thoughts are) (?:all )?gone|planning (?:my|our) wedding"
+                        r"|met (?:my|the love of my life)|not (?:now|anymore|these days)(?= \||$))\b")
 # said outright to be over: "the thoughts went away", "those urges stopped years ago"
 _OVER = re.compile(r"\b(?:ended|closed|left behind) (?:the|that) (?:part|chapter|period|phase|season|time) of my "
-                   r"life\b|\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
+                   r"life\b|\b(?:the )?(?:urges?|thoughts?) (?:to|of|about) [^\s|]+(?: myself)? (?:is|are|has|have) (?:been )?"
+                   r"(?:gone|over) (?:since|after|for good|now)\b|\b(?:thoughts|urges?|feelings?|it|they|that|those|cutting|self harm|phase|period|episode|days) "
                    r"(?:all )?(?:went away|have gone|are gone|stopped|faded|passed|ended|left me) (?:after|when|once|"
                    r"years|months|a long|long|since|for good)\b")
 _NOW = re.compile(r"\b(?:again|lately|(?:is|are|came|come|coming) back|last night|yesterday|these days(?! i am (?:[^\s|]+ )?(?:stable|fine|good|happy|well|okay|ok|better|great|doing))|right now|tonight|this week|still (?:want|think|feel)|feel like doing|"
@@ -423,9 +434,14 @@ _NUM = (r"(?:\d+|a|an|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 # any, is the act itself: "I haven't left the house in two months" says nothing of the past being over)
 _SPAN_OVER = re.compile(rf"\b(?:have not|has not|had not|not)(?: (?:done it|done that|done anything like that|cut|cut "
                         rf"myself|self harmed|harmed myself|hurt myself|attempted|tried|relapsed|felt (?:that|like that|"
-                        rf"that way)|had (?:those|the|any|these) (?:thoughts|urges)|thought about it|gone there))? "
+                        rf"that way)|had (?:those|the|any|these) (?:thoughts|urges)|thought about (?:it|ending it|ending my life|suicide|"
+                        rf"killing myself|dying|cutting|self harm|hurting myself)|gone there))? "
                         rf"(?:(?:in|for|since) (?:over |almost |nearly |about |more than |around |well over )?{_NUM} "
                         rf"(?:years?|months|decades?)|(?:in|for) (?:ages|years|forever|a long time|a long while))\b")
+# a clean count since the last act (eighth round): "6 months since i last self harmed!", "3 years since i last cut
+# myself" (weeks or more; "2 days since i last cut" is a streak too young to call over)
+_SINCE_LAST = re.compile(rf"\b(?:{_NUM}|one) (?:years?|yrs|months|weeks) since i last (?:cut|cut myself|self harmed|"
+                         r"harmed myself|hurt myself|burned myself|burnt myself|attempted|tried|relapsed|overdosed|od)\b")
 # a contrast with a present that is well: "(years ago I tried ...) today I ran my first marathon"
 _NOW_WELL = re.compile(r"\b(?:today|now|these days|nowadays|this year) i (?:ran|run|finished|completed|graduated|got "
                        r"(?:married|engaged|promoted|my)|am (?:a|an|married|engaged|healthy|proud|training|studying|"
@@ -439,7 +455,13 @@ def _past_and_over(norm: str) -> bool:
     if _NOW.search(norm):
         return False
     return bool(_PAST.search(norm) and (_RECOVERED.search(norm) or _NOW_WELL.search(norm)) or _OVER.search(norm)
-                or _SPAN_OVER.search(norm))
+                or _SPAN_OVER.search(norm) or _SINCE_LAST.search(norm))
+
+
+# a "now" that opens the hit's own clause (eighth round): "i used to be scared of dying, now i just want to not exist"
+# says the risk of now; a past that is over never clears it
+_NOW_OPENS = re.compile(r"\b(?:now|but now|and now|today|tonight|these days|lately)(?: i)?(?: am)?(?: just| really| only| "
+                        r"still| kinda| honestly)?$")
 
 
 # exasperation that borrows a death frame for a task, a day or a person: "planning the hen do will be the end of
@@ -460,7 +482,7 @@ _EVERYDAY = re.compile(r"\b(?:laptop|computer|pc|phone|printer|wifi|internet|app
                        r"meetings|chair|desk|keys|coffee|sleep|recipe|instructions|ikea|printer|tax|form|leak|bathroom|"
                        r"kitchen|heating|boiler|fridge|car|school run|homework|assignment|project|spreadsheet|code|bug|"
                        r"game|diet|gym|drilling|renovation|renovations|exams|deadline|deadlines|dishes|roommate|flatmate|housemate|"
-                       r"on hold|customer service|hold music|bank|paperwork|admin|parking)\b")
+                       r"on hold|customer service|hold music|bank|paperwork|admin|parking|monday|mondays|alarm)\b")
 _EXASPERATION_RULES = frozenset({"cant_take_anymore", "cant_go_on", "no_point", "not_be_here_eoc"})
 _NOUN_RULES = frozenset({"suicide", "suicidal", "self_harm_noun", "overdose", "unalive"})
 # hyperbole: "I want to die, I sent the email to the wrong person lol" (laughter and an everyday cause)
@@ -492,7 +514,7 @@ def _vetoed(rule: _Rule, doc: _Doc, i: int, j: int) -> bool:
         return doc.sentence_has(i, frozenset({"volunteer", "volunteering", "shift", "work", "working", "training"})) or bool(
             re.search(r"\bfor (?:a|my|our) (?:friend|students|class|clients|patients|team|staff|kids|son|daughter|brother|"
                       r"sister|mum|mom|dad|partner|classmate|colleague|coworker)\b", doc.norm))
-    if _past_and_over(doc.norm):
+    if _past_and_over(doc.norm) and not _NOW_OPENS.search(" ".join(doc.before(i, 4))):
         return True
     if _INSTEAD_OF_DYING.search(doc.norm[:doc.starts[i]].rstrip()):
         return True  # "i dont actually want to die i just want the pain to stop"

@@ -16,6 +16,7 @@ from agents.core.crisis_text import _MEDIA, _Doc, _negated, _subject
 
 # --------------------------------------------------------------------------------------------- rules
 W = r"[^\s|]+"
+_NUM8 = r"(?:\d+|a few|two|three|four|five|six|seven|ten|a couple of|couple of|a couple)"  # eighth round
 MAX_COMPILED = 1024  # compiled patterns kept (RULES has about 140)
 
 
@@ -151,9 +152,14 @@ def _wish_check(doc: _Doc, m: re.Match[str], i: int, j: int) -> bool:
     return not re.match(r"(?:of|for|laughing|from) ", nxt + " ")
 
 
+# a wish bounded in time or to a place online ("stop existing for a while", eighth round: "... on social media")
+_BOUNDED_AFTER = re.compile(r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during|"
+                            r"on (?:social media|twitter|instagram|insta|tiktok|facebook|socials|the internet|this app|"
+                            r"discord|snapchat|here)|online|at (?:work|school|parties|the party))\b")
+
+
 def _eoc_disappear(doc: _Doc, m: re.Match[str], i: int, j: int) -> Level | bool:
-    if re.match(r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
-                " ".join(doc.after(j, 3))):
+    if _BOUNDED_AFTER.match(" ".join(doc.after(j, 3))):
         return False  # bounded in time: "cease to exist until this hangover passes"
     if m.group("forever"):
         return ("high", "suicidal_ideation")
@@ -258,6 +264,12 @@ _BENIGN_REASON = re.compile(r"\b(?:moving|move|moved|new (?:one|job|place|flat|a
 _BENIGN_FAREWELL = re.compile(r"\b(?:for now|for today|for tonight|for the night|see you|talk (?:tomorrow|soon|later)|"
                               r"tomorrow|next week|later|goodnight|good night|bed|off to|gym|class|flight|plane|"
                               r"ttyl|brb|xx|haha|lol|party|birthday|new year|christmas|vacation)\b")
+
+
+def _outside(doc: _Doc, m: re.Match[str]) -> str:
+    """The message without the matched phrase (eighth round): a rule's own words ("by this time next week", "goodnight
+    and goodbye") are not the everyday reason that clears it."""
+    return doc.norm[:m.start()] + " | " + doc.norm[m.end():]
 
 
 def _no_benign_reason(doc: _Doc) -> bool:
@@ -570,7 +582,11 @@ RULES: tuple[_Rule, ...] = (
           rf"\bhop(?:e|ing) (?:that )?i (?:{W} ){{0,4}}?(?:and )?(?:just )?(?:die|do not wake up|never wake up|will "
           rf"not wake up|"
           rf"get hit by a (?:bus|car|truck|train)|do not make it|do not survive|will die)\b{_DIE_EXCL}",
-          "high", "suicidal_ideation", mode="self", negatable=False, check=lambda d, m, i, j: not _wake_bounded(d, j)),
+          "high", "suicidal_ideation", mode="self", negatable=False,
+          check=lambda d, m, i, j: not _wake_bounded(d, j) and not (m.group().endswith("make it") and re.match(
+              r"(?:in|into|on|onto|in time|on time|back|home|there|out|for (?:the|a|my)|past the|to (?:class|work|"
+              r"school|practice|training|the (?:party|meeting|gym|game|match|office|class|wedding|lecture|concert|"
+              r"show|final|finals|team|next round))|to (?:the )?\d+ ?(?:am|pm))\b", " ".join(d.after(j, 3))))),
     _Rule("be_dead",
           rf"\b(?:want|wanted|wanting|wants|wish|need|rather|prefer|better off) {_gap(1)}(?:{TO} )?(?:be |being )?"
           rf"dead\b(?! (?:tired|serious|wrong|right|on|set|last|end|inside|asleep|silent|quiet|honest|broke|"
@@ -593,7 +609,9 @@ RULES: tuple[_Rule, ...] = (
     _Rule("not_be_here",
           rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
           rf"(?:be here|be around|go on|keep going|carry on|continue) {ANYMORE}\b",
-          "high", "suicidal_ideation", negatable=False),
+          "high", "suicidal_ideation", negatable=False,  # eighth round: "..., this party is dead" is a place
+          check=lambda d, m, i, j: not re.search(r"\b(?:this|that) (?:party|place|class|job|town|city|meeting|school|"
+                                                 r"office|club|bar|house|lecture|wedding|queue|line)\b", d.norm)),
     _Rule("not_be_here_eoc",
           rf"\b(?:do not|does not|no longer|not) (?:really |even |just )?(?:want|wish|feel like) {TO} "
           rf"(?:be here|be around|go on|keep going|carry on|continue|try){EOC}",
@@ -921,7 +939,8 @@ RULES: tuple[_Rule, ...] = (
           r"|\bi (?:will|would) not be bothering (?:you|anyone|anybody) (?:again|anymore|any more|ever again)\b"
           r"|\btell (?:my (?:mom|mum|mother|dad|father|parents|family|kids|sister|brother|wife|husband|partner)|"
           r"everyone|"
-          r"them) (?:that )?i (?:love|loved|am sorry|was sorry)\b",
+          r"them) (?:that )?i (?:(?:love|loved) (?:them|her|him|you|everyone|everybody|all|each|you all|all of you|"
+          r"them all)|am sorry|was sorry)\b",
           "high", "warning_sign", mode="self"),
     _Rule("wont_be_here",
           r"\bi (?:will|would) not (?:be (?:here|around|alive)|see|make it to) (?:for |by |in |to |at )?(?:my |the |"
@@ -940,7 +959,8 @@ RULES: tuple[_Rule, ...] = (
           r"|\b(?:soon|then) it (?:will not|wo not) hurt (?:anymore|any more)\b"
           r"|\b(?:at peace|calm|relieved) now that i (?:have )?(?:decided|chosen|know)\b"
           r"|\bready to let go(?= \||$)",
-          "high", "warning_sign", mode="self", check=lambda d, m, i, j: _no_benign_reason(d)),
+          "high", "warning_sign", mode="self",  # eighth round: "ive decided! pizza tonight" is no such decision
+          check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None),
     _Rule("means_at_hand",
           r"\b(?:there (?:is|are)|i have|i have got|got|bought|saved|collected) enough (?:pills|tablets|meds|"
           r"medication|paracetamol|tylenol|painkillers|sleeping pills|insulin)\b"
@@ -1145,7 +1165,7 @@ RULES: tuple[_Rule, ...] = (
     _Rule("farewell_final",
           rf"\b(?:goodbye|bye|farewell) (?:world|forever|for good|cruel world)\b(?! to (?:my|the|this|that|these|those|"
           rf"all)\b)"
-          rf"|\b(?:signing off|logging off|leaving|gone) (?:for good|forever|permanently)\b"
+          rf"|\b(?:signing off|logging off|leaving|gone) (?:\| )?(?:for good|forever|permanently)\b(?! (?:from|on|off) )"
           rf"|\b(?:last time|the last time) (?:i will |i am going to |i am )?(?:text|texting|message|messaging|talk "
           rf"to|talking to|speak to|write to) (?:you|anyone)\b"
           rf"|\bi (?:will not|wo not) be (?:talking|texting|messaging|writing) (?:to )?(?:you|anyone) (?:again|anymore|"
@@ -1163,7 +1183,9 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:i am sorry|remember me|thank you for everything|love you all)\b(?=.*\b(?:goodbye|bye)\b)",
           "high", "warning_sign", mode="self",
           check=lambda d, m, i, j: _no_benign_reason(d) and _BENIGN_FAREWELL.search(d.norm) is None
-          and not _to_a_thing(d, j)),
+          and not _to_a_thing(d, j) and not re.search(  # eighth round: "logging off for good, too much drama on here"
+              r"\b(?:on here|this (?:app|site|platform|account|server|forum|sub)|social media|twitter|instagram|tiktok|"
+              r"reddit|discord|facebook|drama)\b", d.norm)),
     _Rule("decided_calm",
           rf"\b(?:do not|no point|no use|there is no point) (?:even )?(?:try|trying|bother|bothering) (?:to |in "
           rf"trying to )?talk(?:ing)? me out of it\b"
@@ -1175,7 +1197,7 @@ RULES: tuple[_Rule, ...] = (
           rf"hurt|suffer|deal with)\b"
           rf"|\bleav(?:e|ing) this (?:world|earth|life)\b|\bmade peace with (?:leaving|going|dying|it all)\b",
           "high", "warning_sign", mode="self", negatable=False,  # "stopped fighting" is no denial
-          check=lambda d, m, i, j: _no_benign_reason(d) and not re.search(
+          check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None and not re.search(
               r"\b(?:exam|essay|homework|job|diet|recipe|game|match|season|series|book|movie|show|ending of|"
               r"the end of the (?:book|film|movie|show))\b", d.norm)),
     _Rule("given_for_good",
@@ -1994,9 +2016,8 @@ RULES: tuple[_Rule, ...] = (
     _Rule("wish_death_event",
           rf"\b{_WISH_VERB} (?:(?:that|if|for|to|god|so) )?(?:{W} ){{0,3}}?{_DEATH_EVENT}",
           "high", "suicidal_ideation", mode="self",
-          check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not _wake_bounded(d, j) and not re.match(
-              r"(?:until|till|til|for (?:a|the|an) (?:bit|while|day|weekend|week|hour|minute|few)|during)\b",
-              " ".join(d.after(j, 3))) and not re.search(
+          check=lambda d, m, i, j: _WISH_BENIGN.search(d.norm) is None and not _wake_bounded(d, j) and not
+          _BOUNDED_AFTER.match(" ".join(d.after(j, 3))) and not re.search(
               r"\b(?:(?:do|did|does) not|never) (?:hope|pray|wish|want)\b|\b(?:he|she|they|him|her|my (?:dad|mum|mom|"
               r"grandma|grandad|nan|dog|cat)) (?:would |will )?(?:not|never)\b", " ".join(d.before(i, 4) + d.words[i:j])),
           gate=frozenset("hope hopes hoping hoped pray prays praying prayed wish wishing wished ask asking asked beg begging begged would want wanted wanting wants dream dreaming waiting long longing".split())),
@@ -2256,7 +2277,8 @@ RULES: tuple[_Rule, ...] = (
           gate=frozenset("brain mind head thoughts".split())),
     # thinking about dying, over and over ("i keep thinking about dying", "thinking abt not being here")
     _Rule("dying_on_mind",
-          r"\b(?:(?:keep|kept|keeps|always|constantly|been|can not stop|obsessively|just) (?:thinking|think|thought|"
+          r"\b(?:(?:keep|kept|keeps|always|constantly|been|can not stop|obsessively|just|i|i often|i still|i "
+          r"sometimes) (?:thinking|think|thought|"
           r"daydreaming)|thoughts|thought) (?:about|of|abt|bout) (?:dying|being dead|not being (?:here|alive|around)|not existing|not "
           r"waking up|my (?:own )?death|ending things|unaliving(?: myself)?)(?= \||$| again| lately| every| all| "
           r"tbh| honestly| ngl| lol| and| so| more| a lot| tonight| today| rn| right now)",
@@ -2373,6 +2395,298 @@ RULES: tuple[_Rule, ...] = (
           check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(d.norm) is None
           and _BENIGN_FAREWELL.search(d.norm) is None,
           gate=frozenset({"everything"})),
+    # ------------------------------------------------------------------ issue 21, eighth round (chat wordings)
+    # Written from the C-SSRS definitions (a passive wish, active ideation) and the public-health warning signs (a
+    # time named for the end, a goodbye that reads final, a decision made with a sudden calm), in chat wording;
+    # tests/test_crisis_round8.py holds each family's paraphrases and its same-surface hard negatives.
+    #
+    # a passive wish, said as what one would not mind or would be relieved by ("wouldnt mind not being here
+    # anymore", "id be relieved if it was over for good", "wouldnt be sad if i died tomorrow", "happy to not wake
+    # up tomorrow"). Must not: "wouldnt mind not being at work", "relieved if the exam was over", "wouldnt be upset
+    # if my flight got cancelled" (the event is one's own death or not being alive, nothing else)
+    _Rule("wish_relief",
+          rf"\bwould not (?:even |really |honestly )?mind (?:not (?:being (?:here|around|alive)|existing|waking up|"
+          rf"living)|never waking up|just disappearing forever)(?= \||$| anymore| any more| tbh| honestly| ngl| lol| "
+          rf"at all| if| to be honest)"
+          rf"|\b(?:would|will) (?:be|feel) (?:so |really |honestly |kinda |kind of |just |totally |actually )?"
+          rf"(?:relieved|glad|happy|fine|ok|okay|at peace|grateful) (?:{W} ){{0,2}}?if (?:it (?:was|were|is) (?:all )?"
+          rf"over (?:for good|forever|for me)|it all ended(?: for me| for good)?|i (?:was not|were not) (?:alive|"
+          rf"around) (?:anymore|any more)|i (?:did not|never) exist(?:ed)?)(?= \||$| tbh| honestly| ngl| lol| to "
+          rf"be honest)"
+          rf"|\bwould not (?:even |really |honestly )?be (?:sad|upset|mad|sorry|bothered|unhappy) if i (?:died|was "
+          rf"dead|did not wake up|never woke up)\b"
+          rf"|\b(?:happy|glad|relieved|fine|ok|okay|grateful) {TO} (?:just )?(?:not|never) wake up\b"
+          rf"|\b(?:everything|life|things|it all|it) would be (?:so much |much |a lot |way )?(?:easier|better|simpler|"
+          rf"more peaceful|lighter) if i (?:was not|were not) (?:alive|born|around anymore|here anymore)\b"
+          # second probe: "wouldnt fight it if i got sick", "rather not be around anymore", "ok with not waking up",
+          # "not wanting to live anymore" (non-native), "if tomorrow never came for me"
+          rf"|\b(?:would not|will not) (?:even )?(?:fight|resist) it\b"
+          rf"|\brather not (?:be|exist|be here|be around|be alive)(?: anymore| any more| at all)(?= \||$| tbh| "
+          rf"honestly| ngl)"
+          rf"|\b(?:ok|okay|fine|at peace|cool|alright) with (?:not waking up|never waking up|not being (?:here|alive|"
+          rf"around)|not existing)\b"
+          rf"|\b(?:i am |am |i )not wanting {TO} (?:live|be alive|exist) (?:anymore|any more|no more)(?= \||$)"
+          rf"|\bwould not (?:even |really )?be (?:sad|upset|mad|sorry|bothered|unhappy) if tomorrow never (?:came|comes)"
+          rf"(?: for me)?(?= \||$)"
+          # third probe: "would be ok if i never saw another day", "hoping something happens to me", "death would be a
+          # vacation at this point", "i ask god to just take me"
+          rf"|\b(?:would|will) (?:be|feel) (?:so |really |honestly |kinda |kind of |just |totally |actually )?(?:relieved|"
+          rf"glad|happy|fine|ok|okay|at peace|grateful) (?:{W} ){{0,2}}?if i never (?:saw|see|woke up to|wake up to|"
+          rf"lived to see) another (?:day|morning|sunrise|year|birthday)\b"
+          rf"|\b(?:hope|hoping|pray|praying|wish|wishing) (?:that )?(?:something|anything) (?:bad )?(?:happens|will happen|"
+          rf"would happen) to me\b(?! (?:at|in|on|today|this|for|like)\b)"
+          rf"|\b(?:death|dying|being dead) (?:would be|sounds like|feels like|is) (?:a |such a )?(?:vacation|holiday|rest|"
+          rf"break|mercy|blessing|gift|release)\b"
+          rf"|\b(?:ask|asking|asked|beg|begging|begged) (?:god|the universe|jesus|allah) {TO} (?:just )?(?:take me|let me "
+          rf"die|end (?:it|me|my life))\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not ("wake" in m.group() and _wake_bounded(d, j)) and not d.sentence_has(i, _MEDIA)
+          and re.search(
+              r"\b(?:game|character|exam|exams|shift|meeting|surgery went|flight|plane (?:lands|landed)|moved|"
+              r"cancelled|canceled|postponed|rescheduled)\b", d.norm) is None and (not re.search(
+              r"\b(?:fight|resist) it$", m.group()) or re.search(r"\b(?:sick|ill|illness|cancer|disease|happened to me|"
+                                                               r"happens to me|my time|dying|death|die)\b", d.norm)),
+          gate=frozenset("mind relieved glad happy fine ok okay peace grateful sad upset mad sorry bothered "
+                         "unhappy easier better simpler peaceful lighter fight resist rather cool alright wanting "
+                         "tomorrow another something anything vacation holiday rest break mercy blessing gift release "
+                         "god universe jesus allah".split())),
+    # done with being alive, better dead, wishing not to be living, "i just want to not be" ("im done being
+    # alive", "better for me to be dead i think", "i am wishing to not be living anymore"). Must not: "done with
+    # living in london", "done with life admin", "better dead than red" (the life, not a thing of it)
+    _Rule("wish_not_living",
+          rf"\b(?:i am|am|i am so|so|just|honestly) (?:so |just |really |completely |totally )?done (?:with )?"
+          rf"(?:being alive|existing|living)(?= \||$| honestly| tbh| ngl| lol| anymore| any more| i | and)"
+          rf"|\bbetter (?:for (?:me|everyone|everybody) )?(?:to be|if i (?:was|were|am)) dead\b"
+          rf"|\b(?:wish|wishing|want|wanting|wanna|would like) (?:{TO} )?(?:just )?not (?:be )?(?:living|alive|"
+          rf"exist|existing)(?: anymore| any more| no more)?(?= \||$| anymore| honestly| tbh| ngl| lol| i | and)"
+          rf"|\b(?:want|wanna|wish) {TO} (?:just )?(?:not be|stop being)(?= \||$)",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and re.search(
+              r"\b(?:than red|game|character|in (?:london|this|the|my|a)|with (?:my|them|him|her|roommates?|parents)|"
+              r"paycheck|admin|on (?:social media|twitter|instagram|tiktok|facebook|socials|the internet|here)|"
+              r"online|for a (?:while|bit|day|week|weekend))\b", d.norm) is None,
+          gate=frozenset("done dead not stop".split())),
+    # not being here, after a wish and some words ("wish i could fall asleep and just not be here anymore").
+    # Must not: "wish i was not here at work", "wish i could just not be here for this meeting"
+    _Rule("wish_not_here_far",
+          rf"\b(?:wish|want|wanna|wanted|hope|would like|would love) (?:{W} ){{1,6}}?(?:just )?not (?:be|being) "
+          rf"(?:here|around|alive) (?:anymore|any more|at all|forever|for good|ever again)\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and re.search(
+              r"\b(?:at (?:work|school|this|the)|in (?:this|the) (?:meeting|class|office|room|house|city|town|job)|"
+              r"this (?:meeting|party|class|job|town|city|place|school|office)|for (?:this|the) (?:meeting|party|"
+              r"class|exam|dinner|talk)|job|work|school)\b", d.norm) is None,
+          gate=frozenset("here around alive".split())),
+    # a time named for the end, no act named (warning sign: talking about a time): "after my mom's birthday i'll be
+    # gone", "once the rent is paid i can finally be gone", "3 more days and it's over for me", "i wont need to be
+    # here anymore", "by sunday none of this will be my problem anymore", "set a date. the 14th", "get through my
+    # sisters wedding, then i can finally go". Must not: "after christmas i'll be gone to my parents" (a place
+    # or trip), "3 more days and its over, last exam on thursday", "set a date for the wedding", "the project
+    # ships friday", "get through this shift then i can finally go home"
+    _Rule("timeline_set",
+          rf"\b(?:after|once|when|by) (?:{W} ){{1,6}}?(?:\| )?(?:then )?i (?:will|can|am going to|am gonna) "
+          rf"(?:finally )?be gone(?= \||$| for good| forever| tbh| honestly| lol| ngl| and)"
+          rf"|\b(?:the|my) last (?:weekend|week|christmas|birthday|summer|day|night|month|sunday|friday) i (?:will|"
+          rf"am going to) ever (?:have|see|spend)(?= \||$| tbh| honestly| ngl| lol| i )"
+          # second probe: "by this time next week i wont be a problem", "in 2 weeks none of this will matter", "i gave
+          # myself till the end of the month", "once i finish the letters its time", "when my lease ends so do i"
+          rf"|\b(?:by|after|before|in) (?:this time )?(?:next (?:week|month)|tomorrow|tonight|the weekend|monday|tuesday|"
+          rf"wednesday|thursday|friday|saturday|sunday|{_NUM8} (?:days|weeks)) (?:\| )?i (?:will not|am not going to) "
+          rf"be (?:a |your |anyones |)(?:problem|burden|bother)(?= \||$| anymore| any more)"
+          rf"|\b(?:in {_NUM8} (?:days|weeks|hours)|by (?:tomorrow|tonight|the weekend|next week|monday|tuesday|wednesday|"
+          rf"thursday|friday|saturday|sunday)|soon|tomorrow|next week) (?:\| )?none of (?:this|it) (?:will|is going "
+          rf"to) matter(?= \||$)"
+          rf"|\bi (?:have )?(?:gave|given|give) myself (?:until|till|til|to|one more|another|{_NUM8}) (?:{W} ){{0,4}}?"
+          rf"(?:week|weeks|month|months|days|year|birthday|christmas|friday|saturday|sunday|monday)(?= \||$)"
+          rf"|\b(?:once|when|after) (?:{W} ){{1,6}}?(?:letters|notes|note|letter|goodbyes|affairs|will) (?:{W} ){{0,3}}?"
+          rf"(?:\| )?(?:it is|its|then its|then it is) time(?= \||$)"
+          rf"|\b(?:when|once|after) my {W}(?: {W}){{0,2}} (?:ends?|runs out|is over|is up|expires?) so (?:do|will) i\b"
+          # third probe: "after my results come out, im out. permanently", "2 more weeks. then its finished", "after
+          # this weekend you wont hear from me"
+          rf"|\b(?:after|once|when|by) (?:{W} ){{1,7}}?(?:\| )?(?:i am|i will be) (?:out|done|gone)(?: with (?:all of )?(?:it|"
+          rf"this|everything))? (?:\| )?(?:permanently|for good|forever)(?= \||$)"
+          rf"|\b{_NUM8} more (?:days|weeks|nights) (?:\| )?(?:and )?(?:then )?(?:it is|its) (?:all )?(?:finished|over|done)"
+          rf"(?= \||$)"
+          rf"|\b(?:after|from|by) (?:{W} ){{1,3}}?you (?:will not|are not going to) (?:hear from|see) me(?= \||$| again| "
+          rf"anymore| any more)"
+          rf"|\bi (?:will|would) not need {TO} be (?:here|around|alive) (?:anymore|any more|much longer|after "
+          rf"(?:that|this|then))\b"
+          rf"|\bnone of (?:this|it) will be my (?:problem|concern|business) (?:anymore|any more|soon|after)\b"
+          rf"|\b(?:(?:\d+|a few|two|three|four|five|six|couple of|couple) more (?:days|weeks|nights)|until (?:{W} ){{1,5}}?|"
+          rf"till (?:{W} ){{1,5}}?|if nothing changes|and then|then) (?:{W} ){{0,2}}?(?:\| )?(?:and )?(?:then )?"
+          rf"(?:it is|its|that is|thats|it will be|it all) (?:all )?(?:over|it|done) for me(?= \||$| for good| "
+          rf"forever| lol| tbh| honestly| ngl)"
+          rf"|(?:^|(?<=\| )|(?<=\bi )|(?<=\bi have )|(?<=\balready )|(?<=\bfinally ))(?:set|picked|chosen|chose|"
+          rf"decided on|got) (?:a|the|my) (?:date|day)(?: already)?(?= \||$)"
+          rf"|\b(?:get|getting|got) through (?:{W} ){{1,5}}?(?:\| )?(?:and |then |and then )+i can (?:finally )?"
+          rf"(?:go|let go|be gone)(?= \||$)"
+          rf"|\b(?:i will|i can|i will finally|i can finally|then i will|then i can|soon i will) (?:finally )?be "
+          rf"free(?: of (?:all )?(?:this|it)(?: all)?| from (?:all )?(?:this|it)(?: all)?)? (?:for good|forever)\b"
+          rf"|\b(?:nothing|nobody|no one|no reason) (?:left )?(?:keeping|to keep|holding) me here\b(?=.*\b(?:once|"
+          rf"after|when|by|until)\b)|\b(?:once|after|when) (?:{W} ){{1,6}}?(?:\| )?(?:there is |there will be |"
+          rf"then )?(?:nothing|nobody|no one|no reason) (?:left )?(?:keeping|to keep|holding) me here\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _LEAVING_BENIGN.search(_outside(d, m)) is None and not re.search(
+              r"\b(?:lease|contract|shift|semester|term|season|show|series|game|match|exam|exams|test|diet|"
+              r"internship|school|class|course|project|deadline|flu|cold|storm|winter|pain|hangover|headache|visit|"
+              r"stay|in town|at the office|at work|on call|loan|loans|debt|debts|mortgage|paid off|pay off|wedding "
+              r"(?:is|date)|for the wedding|party|meeting|appointment|interview|launch|release|home|to bed|bed|"
+              r"to (?:my|the|our) \w+|visa|landlord|braces|cast|rehab|detox|sentence|probation|school|uni|"
+              r"dinner|lunch|vacation|baby|due date|renovation|build|building|construction|kitchen|bathroom|"
+              r"thesis|essay|book|retail|i mean)\b", _outside(d, m)),
+          gate=frozenset("gone need problem concern business me date day go free here ever burden bother matter "
+                         "myself time i permanently finished over".split())),
+    # a goodbye that reads final, in chat wording: gratitude for everything said twice ("thank you for everything.
+    # really. for everything"), the listener told not to be sad because one is free ("dont be sad ok? im finally
+    # free"), a goodbye said to all with thanks ("i am saying the goodbye to all of you, thank you for all"), a bond
+    # in the past tense and a goodbye ("u were the best friend anyone could ask for. goodbye", "i love u. always
+    # did. goodbye"), "it's been a good run, love you all", "take care of mom for me", "make sure my brother
+    # knows it wasnt his fault". Must not: "thank you for everything, see you monday", "dont be sad, ill be back
+    # in june", "its been a good run guys, the show ends next week", "take care of mom for me while im in london",
+    # "i love u. always did. see u at dinner"
+    _Rule("farewell_final_chat",
+          rf"\b(?:thank you|thanks|thank u|thx) for everything (?:\| )?(?:(?:really|truly|seriously|honestly|i mean it)"
+          rf" (?:\| )?)+(?:for everything|for all of it|every single thing)(?= \||$)"
+          rf"|\b(?:do not|please do not) (?:be sad|cry|mourn|grieve|miss me|cry for me|be sad for me)\b(?: {W}){{0,3}}?"
+          rf" (?:\| )?(?:i am|i will be) (?:finally )?(?:free|at peace|in a better place|somewhere better|not in pain "
+          rf"(?:anymore|any more))(?= \||$)"
+          rf"|\b(?:saying|say|said|to say) (?:the |my )?(?:goodbye|goodbyes|farewell) to (?:all of you|you all|"
+          rf"everyone|everybody|all)\b(?=.*\b(?:thank|thanks|love|sorry|forgive)\b)"
+          rf"|\b(?:you were (?:the best|always (?:there|the best|so good)|my best|such a good|the only)|you (?:meant|"
+          rf"mattered) (?:so much|everything|the world|to me)|always did|i (?:loved|always loved) (?:you|u))\b"
+          rf"(?=(?:(?! see you| talk| tomorrow| later| tonight| dinner).)*\bgoodbye(?= \||$))"
+          rf"|\b(?:it has been|its been|it was|been) (?:a )?(?:good|great|nice|fun|long) (?:run|ride)\b(?=.*\b(?:love "
+          rf"(?:you|u|ya)|goodbye|bye|sorry|take care)\b)"
+          rf"|(?:^|(?<=\| ))(?:please )?(?:take care of|look after) (?:mom|mum|dad|my (?:mom|mum|dad|mother|father|"
+          rf"kids|children|sister|brother|dog|cat|parents|family)) for me(?= \||$| ok| okay| please| alright)"
+          rf"|\bmake sure (?:my {W}(?: {W})?|they|he|she|everyone|mom|mum|dad) knows? (?:that )?(?:it is|its|it was|"
+          rf"this is|this was|none of this (?:is|was)) not (?:his|her|their|your|anyones) fault(?= \||$)"
+          # second probe: "none of this is ur fault. bye", "goodbye my friend, you were always good to me", "youll be
+          # fine without me. goodbye", "im sorry i couldnt stay" with thanks, "hug mom for me", "goodnight. and goodbye."
+          rf"|\bnone of (?:this|it) (?:is|was) (?:your|ur|anyones|their|his|her) fault\b(?=.*\b(?:bye|goodbye|love you|take "
+          rf"care)\b)"
+          rf"|\bgoodbye\b(?=.*\b(?:you were (?:always|the best|my best|such a|so good)|you (?:meant|mattered) (?:so much|"
+          rf"everything|the world|to me))\b)"
+          rf"|\b(?:you|you all|everyone|everybody|they) (?:will|would) (?:all )?be (?:fine|ok|okay|better|happier|better "
+          rf"off) without me\b(?=.*\b(?:goodbye|bye|farewell)\b)"
+          rf"|\bsorry (?:that )?i (?:could not|can not|was not strong enough to) (?:stay|hold on|be stronger|fight "
+          rf"(?:it )?(?:anymore|any longer)|keep going)(?= \||$)(?=.*\b(?:thank|thanks|love|the best|goodbye|bye)\b)"
+          rf"|\b(?:thank you|thanks|thank u|thx) for being (?:the best|my|such|a|so)\b(?=.*\bsorry (?:that )?i (?:could not|"
+          rf"can not) (?:stay|hold on|be stronger|keep going)(?= \||$))"
+          rf"|(?:^|(?<=\| ))(?:please |pls )?(?:hug|kiss) (?:mom|mum|dad|my (?:mom|mum|dad|mother|father|kids|children|"
+          rf"sister|brother|parents|family)|the kids|everyone) for me(?= \||$)"
+          rf"|\bgood ?night (?:\| )?(?:and )?goodbye(?= \||$)"
+          # third probe: "this is the last thing ill ever write", "thank you for being there, even at the end", "when
+          # youre reading this ill be at peace", "please dont blame yourselves", "just know i tried my best. bye"
+          rf"|\b(?:this is|these are) the last (?:thing|things|words?|message|text|post) i (?:will|am going to) ever "
+          rf"(?:write|say|send|post|type)(?= \||$)"
+          rf"|\b(?:thank you|thanks|thank u) for (?:{W} ){{1,4}}?even (?:at|to|until|till) the (?:very )?end(?= \||$)"
+          rf"|\b(?:when|by the time|if) you are reading this (?:\| )?i (?:will|would) (?:already )?(?:be|have) (?:at "
+          rf"peace|gone|dead|free|somewhere better|left)\b"
+          rf"|\b(?:please (?:do not|never)|do not ever) blame (?:yourself|yourselves|anyone|each other)(?= \||$)"
+          rf"|\bdo not blame yourselves(?= \||$)"
+          rf"|\b(?:just )?(?:know|remember) (?:that )?i (?:tried|did) my (?:best|very best)\b(?=.*\b(?:bye|goodbye|love "
+          rf"you|sorry)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _BENIGN_REASON.search(_outside(d, m)) is None and _LEAVING_BENIGN.search(d.norm) is None
+          and _BENIGN_FAREWELL.search(_outside(d, m)) is None and not d.sentence_has(i, _MEDIA) and not re.search(
+              r"\b(?:show|season|series|team|career|band|store|shop|server|stream|podcast|club|league|semester|"
+              r"while i am|until i|till i|when i am back|this weekend|for the week|back in|broke|lost|accident|"
+              r"vase|game|match|spill\w*|mess)\b", d.norm),
+          gate=frozenset("everything sad cry mourn grieve miss goodbye goodbyes farewell were meant mattered did "
+                         "loved run ride care after knows know fault without sorry hug kiss night goodnight "
+                         "being ever end reading blame yourselves tried".split())),
+    # love said to someone through a go-between, non-native wording ("please say to my mother i am loving her").
+    # Must not: "tell my mom i loved the flowers" (a thing loved, not the person)
+    _Rule("farewell_tell_love",
+          rf"\b(?:please )?(?:say|tell) to (?:my {W}|them|everyone|everybody|my family|all) (?:that )?i (?:am loving|"
+          rf"was loving|love|loved|always loved) (?:her|him|them|you|everyone|all of you|all)\b"
+          rf"|\bif i (?:do not|never|can not) (?:reply|answer|text (?:you )?back|respond|come back|make it|wake up)\b"
+          rf"(?: {W}){{0,3}} (?:\| )?(?:please )?(?:know|remember) (?:that )?i (?:loved|always loved|love) (?:you|them|"
+          rf"you all|everyone)\b",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and (m.group().startswith("if") or _BENIGN_FAREWELL.search(
+              d.norm) is None) and not re.search(r"\b(?:battery|signal|wifi|exam|surgery|busy|asleep|late)\b", d.norm),
+          gate=frozenset({"to", "if"})),
+    # a decision made, with the sudden calm or the closed door that marks it final ("ive made my decision. dont
+    # try to change my mind", "my minds made up. no one can talk me out of it", "i made my choice and im ok with
+    # it now", "ive never felt so at peace. its all decided", "i have taken my decision, nobody can stop me now").
+    # Must not: a decision named as everyday ("made my decision, im taking the job in berlin", "ive decided!
+    # pizza tonight", "my minds made up, im dyeing my hair blue", "i made my choice, going with the blue one")
+    _Rule("decided_final",
+          rf"\b(?:(?:i have |i )?(?:made|taken) (?:my|the|a) (?:decision|choice)|my minds? (?:is )?made up|made up "
+          rf"my mind|(?:it is|its) (?:all )?decided|i have decided|i (?:have )?chosen)\b"
+          rf"|(?P<strong>\b(?:(?:my|the) (?:choice|decision) is (?:made|final)|nothing (?:left|more) to decide)(?= \||$)"
+          rf"|\b(?:no one|nobody|nothing) can (?:change|stop) (?:this|it|my mind) (?:now|anymore)(?= \||$| it| its| i )"
+          rf"|\bi already decided(?= (?:\| )?(?:it is|its) (?:just )?a matter of time))"
+          rf"|(?P<calm>\b(?:feel|feeling|am|i am) (?:so much |much |a lot |weirdly |strangely |so |really )?(?:better|lighter|calmer|"
+          rf"calm|relieved|at peace|ok|okay|good) now that i (?:(?:know|have decided) (?:when|how)(?= \||$)|know what i "
+          rf"(?:will|am going to) do|have decided|have chosen|made (?:my|the) (?:decision|choice)|have a plan)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None
+          and (_DECISION_FINAL.search(d.norm) is not None or m.group("strong") is not None or m.group("calm") is not None),
+          gate=frozenset("decision choice made decided chosen decide change stop that".split())),
+    # ready to go, with the sadness said to be gone ("i dont feel sad anymore, i just feel ready to go"); "no more
+    # doubts. i know what im doing tonight". Must not: "i dont feel nervous anymore, i feel ready for the race",
+    # "packed and ready to go", "i know what im doing tonight: netflix"
+    _Rule("decided_ready",
+          rf"\b(?:feel|am|i am|feeling) (?:so |really |finally |just )?ready {TO} (?:go|let go|leave)(?= \||$| now| "
+          rf"tbh| honestly)"
+          rf"|\bno more doubts (?:\| )?i know what i am (?:doing|going to do) (?:tonight|tomorrow|this weekend|now)"
+          rf"(?= \||$)"
+          rf"|(?P<soon>\bno more (?:pain|suffering|hurting|hurt) (?:soon|after (?:tonight|today)|tomorrow|forever)(?= \||$)"
+          rf"|\bi know (?:it|this|everything) (?:all )?ends? (?:soon|tonight|tomorrow)\b)",
+          "high", "warning_sign", mode="self",
+          check=lambda d, m, i, j: _no_benign_reason(d) and _DECISION_BENIGN.search(d.norm) is None and (
+              m.group().startswith("no more") or re.search(
+                  r"\b(?:(?:not|no longer) (?:feel )?(?:sad|scared|afraid|depressed|anxious|worried|angry)|(?:do not|"
+                  r"dont) feel (?:sad|scared|afraid|anything)|(?:sad|scared|afraid|pain) (?:anymore|any more)|feel (?:so "
+                  r"|really |strangely |weirdly )?(?:calm|at peace|peaceful|relieved))\b",
+                  d.norm) is not None),
+          gate=frozenset("ready doubts pain suffering hurting hurt ends end".split())),
+    # active ideation wondered about or imagined ("wondering what it would be like to just end everything", "keep
+    # thinking how easy it would be to just end it"), thought of in non-native wording ("i am thinking to kill
+    # myself", "many times i think to finish my life"), held back ("how much longer i can stop myself from ending
+    # it"), fantasised ("i fantasize about not waking up ever"). Must not: "wondering what it would be like to end
+    # things with him", "thinking to finish my thesis", "stop myself from eating the cake"
+    _Rule("ideation_wonder",
+          rf"\b(?:wonder|wondering|wondered|imagine|imagining|thinking|think|thought) (?:about )?(?:what it would be "
+          rf"like|how easy it would be|how it would feel|how peaceful it would be|how nice it would be) {TO} (?:just )?"
+          rf"(?:end (?:it|it all|everything|my life)|kill myself|die|not exist|not be here|disappear forever)\b"
+          rf"|\b(?:think|thinking|thought|am thinking|was thinking) {TO} (?:kill myself|finish my (?:own )?life|end "
+          rf"my (?:own )?life|finish with my life|take my (?:own )?life|make suicide|do suicide|commit suicide)\b"
+          rf"|\bfinish(?:ing)? (?:with )?my (?:own )?life(?= \||$| tonight| soon| now| because| i | and)"
+          rf"|\b(?:stop|stopping|keep|keeping|hold|holding) myself (?:back )?from (?:ending it|ending (?:my life|it "
+          rf"all|everything)|killing myself)\b"
+          rf"|\b(?:fantasi[sz]e|fantasi[sz]ing|dream|dreaming|daydream\w*) (?:about|of) (?:not waking up|not existing|"
+          rf"not being here|ending it|ending my life|killing myself)\b"
+          rf"|\b(?:ending it(?: all)?|ending my life|killing myself|suicide|taking my (?:own )?life) (?:sounds|seems|looks|"
+          rf"feels) (?:better|more appealing|more tempting|easier|nicer|like a good idea|like the answer|like relief)"
+          rf"(?: and better)?(?: every day| each day| by the day| lately| tbh| honestly|(?= \||$))"
+          # third probe: "i could just end it, nobody would know", "suicide keeps popping up in my head"
+          rf"|\bi could (?:just |easily )?(?:end it(?: all)?|end my life|take my (?:own )?life)(?= \||$| nobody| no one| "
+          rf"and| tonight| tbh| honestly)"
+          rf"|\b(?:suicide|killing myself|ending it(?: all)?|ending my life|kms) (?:keeps|kept|keeps on|has been|is) "
+          rf"(?:popping up|coming up|creeping in|crossing my mind|coming back) (?:in my (?:head|mind|thoughts)|again|"
+          rf"lately)?\b",
+          "high", "suicidal_ideation", mode="self",
+          check=lambda d, m, i, j: _ENDS_A_THING.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA),
+          gate=frozenset("like easy feel peaceful nice kill finish end take suicide life myself not ending killing "
+                         "taking could popping coming creeping crossing".split())),
+    # thinking about ending things, a bare progressive ("not sure i want to keep going, thinking bout ending
+    # things"). Must not: "thinking about ending things with him" (a relationship), "my friend is thinking about
+    # suicide" (somebody else's: concern), "they taught us to ask whether someone is thinking about suicide" (a
+    # generic subject), a topic or a story
+    _Rule("ideation_thinking",
+          r"\b(?:thinking|thinkin) (?:about|abt|bout|of) "
+          r"(?:ending (?:things|it all|everything|my life)|killing myself|unaliving(?: myself)?|suicide)"
+          r"(?= \||$| again| lately| tbh| honestly| ngl| lol| fr| a lot| more)",
+          "high", "suicidal_ideation",  # its subject judged: "whether someone is thinking about suicide" is nobody's
+          check=lambda d, m, i, j: _ENDS_A_THING.search(d.norm) is None and not d.sentence_has(i, _TOPIC | _MEDIA)
+          and (not m.group().endswith("ending things") or re.search(  # alone, "ending things" stays medium (end_things)
+              r"\b(?:keep going|go on|carry on|no point|give up|giving up|tired of (?:everything|life|living|it all)|"
+              r"hopeless|can not do this)\b", d.norm) is not None),
+          gate=frozenset({"thinking", "thinkin"})),
     _Rule("third_reflexive",
           r"\b(?:kill|killed|kills|killing|killin|unalive|unalived|unalives|hang|hanged|hung|shoot|shot|shoots|off|"
           r"offed|end|ended|ends|ending|overdosed on purpose) (?:himself|herself|themselves)\b",
@@ -2385,6 +2699,25 @@ RULES: tuple[_Rule, ...] = (
           r"\b(?:end|ended|ending|ends|take|took|taking|takes) (?:his|her|their) (?:own )?life\b(?! back\b)",
           "medium", "third_party_concern", mode="third"),
 )
+
+
+# ------------------------------------------------------------- issue 21, eighth round: the checks' vocabularies
+# a decision named as everyday: a job, a move, food, a purchase, a look, study, a relationship ("made my decision,
+# im taking the job in berlin", "ive decided! pizza tonight", "i know what i have to do now: study")
+_DECISION_BENIGN = re.compile(r"\b(?:job|offer|move|moving|pizza|food|dinner|lunch|breakfast|takeaway|order|ordering|"
+                              r"hair|dye|dyeing|dying my|tattoo|piercing|car|house|flat|apartment|dress|outfit|colou?r|"
+                              r"blue|red|green|black|pink|(?:the|that|this|other|new|first|second|cheaper|bigger|smaller) one|buy|buying|bought|study|studying|revise|revising|uni|"
+                              r"college|major|course|degree|break up|breaking up|broke up|dump|dumping|divorce|"
+                              r"propose|proposing|quit|quitting|resign\w*|vote|voting|name|puppy|kitten|gym|diet|"
+                              r"vegan|sober|drinking|smoking|cake|pick me up|race|match|game|trip|flight|holiday|"
+                              r"vacation|party|wedding|exam|interview)\b")
+# what makes a decision final: the door closed on others, a calm or readiness now ("dont try to change my mind",
+# "nobody can stop me now", "im ok with it now", "ive never felt so at peace")
+_DECISION_FINAL = re.compile(r"\b(?:(?:do not|dont|please do not) (?:try|bother)|nobody can|no one can|noone can|"
+                             r"(?:can not|cannot|will not|wont) (?:stop|change) me|stop me|talk me out|change my mind|"
+                             r"at peace|peaceful|so calm|calm now|feel calm|ready now|i am ready|not scared|"
+                             r"not afraid|no more doubts|lighter|(?:ok|okay|fine) with it|there is no going back|"
+                             r"no turning back|for the best)\b")
 
 
 # ------------------------------------------------------------- issue 21, fifth round: the checks' vocabularies
@@ -2483,7 +2816,7 @@ def _intent_act_check(d: _Doc, m: re.Match[str]) -> Level | bool:
 
 
 # a farewell addressed to a thing ("bye for good, old car", "goodbye forever, old apartment"): a vocative object
-_THING_ADDRESSED = re.compile(r"^(?:\| )?(?:old |my |dear |sweet |little |you |beloved |lovely )*(?:car|apartment|flat|house|"
+_THING_ADDRESSED = re.compile(r"^(?:\| )?(?:to )?(?:old |my |dear |sweet |little |you |beloved |lovely )*(?:car|apartment|flat|house|"
                               r"home|phone|laptop|job|office|desk|city|town|school|uni|dorm|room|bike|van|jeans|shoes|"
                               r"hair|couch|sofa|bed|mattress|kitchen|garden|street|neighbourhood|neighborhood|team|"
                               r"cubicle|braces|cast|boots|jacket|coat|plant|sweater|hoodie|pc|computer|console)\b")
