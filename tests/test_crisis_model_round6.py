@@ -78,6 +78,8 @@ def test_no_round6_row_is_a_near_duplicate_of_another_row():
 MODEL_CATCHES = [
     ("haven't stopped since thursday, new marks on my hip every evening and theyre getting deeper", "self_harm"),
     ("would be nice to just get sick and not get better tbh", "wish_to_be_dead"),
+    # a known miss of round 6 (flagged, but at the level `means`) until the retrain over rounds 10-11
+    ("sorted who gets my bass guitar and my records. wont be needing any of it", "giving_away"),
 ]
 SAME_SURFACE = [
     "new marks on my hip every evening since thursday, the new jeans are too tight",
@@ -87,11 +89,9 @@ SAME_SURFACE = [
     "sorted who gets my bass guitar and my records when i move to berlin next month",
 ]
 # the retrained model's misses (no rule matches them either): strict, so that catching them is noticed. The
-# overdose scores 0.66 against the threshold 0.881; the giving-away message is flagged, but its level comes
-# out as `means`
+# overdose scored 0.66 against the threshold 0.881 in round 6
 MISSES = [
     ("put away most of my mums diazepam with a can of cider twenty minutes ago, getting drowsy", "attempt"),
-    ("sorted who gets my bass guitar and my records. wont be needing any of it", "giving_away"),
 ]
 
 
@@ -121,7 +121,7 @@ def test_the_same_surface_raises_no_alarm(text, vectors):
     assert not CM.raises_alarm(CM.assess(text, vectors[text])[0])
 
 
-@pytest.mark.xfail(strict=True, reason="round 6: the model misses this overdose and this level")
+@pytest.mark.xfail(strict=True, reason="round 6: the model misses this overdose")
 @pytest.mark.parametrize("text,level", MISSES)
 def test_known_misses(text, level, vectors):
     hit, _ = CM.assess(text, vectors[text])
