@@ -76,13 +76,30 @@ def _class(items: list[tuple[object, object]]) -> Lits | None:
     return frozenset(out) if 0 < len(out) <= MAX_SET else None
 
 
+def _merged(items: list[tuple[object, object]]) -> list[tuple[object, object]]:
+    """The items with each run of literal characters as one item ("myself": one product, not six)."""
+    out: list[tuple[object, object]] = []
+    for op, av in items:
+        if op == _c.LITERAL:
+            if out and out[-1][0] is _TEXT:
+                out[-1] = (_TEXT, out[-1][1] + chr(av))  # type: ignore[operator, arg-type]
+            else:
+                out.append((_TEXT, chr(av)))  # type: ignore[arg-type]
+        else:
+            out.append((op, av))
+    return out
+
+
+_TEXT = object()  # a run of literal characters (an item of _merged)
+
+
 def _seq(items: list[tuple[object, object]]) -> tuple[Lits | None, Lits | None]:
     """(exact strings, requirement) of a sequence of parse items."""
     cands: list[Lits] = []
     run: Lits = frozenset({""})
     whole = True  # the run has covered the whole sequence so far (then it is the sequence's exact set)
-    for item in items:
-        exact, req = _node(item)
+    for item in _merged(items):
+        exact, req = (frozenset({item[1]}), None) if item[0] is _TEXT else _node(item)  # type: ignore[arg-type]
         if req is not None:
             cands.append(req)
         if exact is None:
@@ -111,12 +128,12 @@ def _node(item: tuple[object, object]) -> tuple[Lits | None, Lits | None]:
         _group, add_flags, _del_flags, sub = av  # type: ignore[misc]
         if add_flags & re.IGNORECASE:
             return None, None
-        return _seq(list(sub))
+        return _seq(sub.data)
     if op == getattr(_c, "ATOMIC_GROUP", object()):
-        return _seq(list(av))  # type: ignore[arg-type]
+        return _seq(getattr(av, "data", av))  # type: ignore[arg-type]
     if op == _c.BRANCH:
         _none, branches = av  # type: ignore[misc]
-        parts = [_seq(list(b)) for b in branches]
+        parts = [_seq(b.data) for b in branches]
         exacts = [e for e, _ in parts]
         exact: Lits | None = None
         if all(e is not None for e in exacts):
@@ -130,7 +147,7 @@ def _node(item: tuple[object, object]) -> tuple[Lits | None, Lits | None]:
         return exact, req
     if op in _REPEATS:
         lo, hi, sub = av  # type: ignore[misc]
-        e, r = _seq(list(sub))
+        e, r = _seq(sub.data)
         exact = None
         if e is not None and hi <= MAX_REPEAT:
             acc: Lits | None = frozenset({""})
@@ -160,7 +177,7 @@ def required_literals(pattern: str) -> Lits | None:
     parsed = _p.parse(pattern)
     if parsed.state.flags & re.IGNORECASE:
         return None
-    return _seq(list(parsed))[1]
+    return _seq(parsed.data)[1]
 
 
 def passes(lits: Lits | None, text: str) -> bool:
