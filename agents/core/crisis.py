@@ -72,7 +72,9 @@ How matching works
          over") with no death word or means.
     4. The most severe candidate wins (high before medium, a C-SSRS level or self-harm before a warning sign, an
        attempt taken or in progress before any other level), then the earliest. A rule with a word gate runs only
-       when one of its gate words is in the message (a set test; the gate is implied by the pattern).
+       when one of its gate words is in the message (a set test; the gate is implied by the pattern), and a rule runs only
+       when the normalised text contains one of the literals its pattern requires (derived from the pattern itself,
+       agents/core/crisis_gates.py; a rule added later is gated without anybody writing its gate).
 
 Known limits (documented, not bugs): no alarm for "kys" (aimed at others), "kill me now", "this song
 makes me want to die" (media word right before); humour does not lower the severity ("i want to die
@@ -84,6 +86,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from agents.core.crisis_gates import Gates
 from agents.core.crisis_text import (  # noqa: F401 (parse, typo_candidates... re-exported)
     REAL_WORDS_PATH, TYPO_KEYWORDS, _DENIED_FRAME, _Doc, _FICTION, _MEDIA, _RELATIONS, _negated, _real_words,
     _speaker, _subject, parse, typo_candidates,
@@ -575,12 +578,12 @@ _LETHAL_WORD = re.compile(r"\b(?:die|dying|dead|death|kill|killing|suicid\w*|ove
                           r"heart|not wake|never wake|end it|end my life|enough to|too many|goodbye|forever)\b")
 
 
-def everyday_reading(text: str, warning_sign: bool) -> str | None:
+def everyday_reading(text: str, warning_sign: bool, *, gates: bool = True) -> str | None:
     """Why a message the risk model alone flagged reads as everyday, by the rules' whole-message judgments:
     a past that is over ("... years ago, I'm doing well now"), work or study on the topic (training,
     clients, a lecture), hyperbole (laughter and an everyday cause); and for a warning sign without a death
     word, an everyday reason ("waiting for you on the bridge", "a trip", "a move"); a daily dose ("I took all my pills
-    this morning" with nothing of more than the dose). None: no such reading."""
+    this morning" with nothing of more than the dose). None: no such reading. (`gates`: as in `detect_crisis`.)"""
     if not isinstance(text, str) or not text.strip():
         return None
     doc = parse(text)
@@ -589,7 +592,7 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
     if _EXASPERATION_FRAME.search(doc.norm) and not _DEATH_WORD.search(doc.norm):
         return "exasperation"
     if _EVERYDAY.search(doc.norm) and not _DEATH_WORD.search(doc.norm) and any(
-            rule.name in _EXASPERATION_RULES and regex.search(doc.norm) for rule, regex in _compiled_rules()):
+            rule.name in _EXASPERATION_RULES and regex.search(doc.norm) for rule, regex in _rules_for(doc, gates)):
         return "exasperation"  # "I can't do this anymore, 3 hours on hold with the bank"
     if _WORK_TOPIC.search(doc.norm) and not re.search(r"\b(?:myself|my life|i (?:feel|felt|want|wish|need|am going|"
                                                        r"will|would rather)|i wanna|i am gonna)\b", doc.norm):
@@ -608,21 +611,19 @@ def everyday_reading(text: str, warning_sign: bool) -> str | None:
 _CONTRAST = re.compile(r"\b(?:but|though|although|however|except|yet|still)\b")
 
 
-def denied_by_speaker(text: str) -> bool:
+def denied_by_speaker(text: str, *, gates: bool = True) -> bool:
     """Does the speaker deny what the rules would otherwise read as risk, with nothing else left standing?
     ("I don't wish I was dead, I wish I had a better job", "I'm not going to kill myself, I'm just tired".)
     True when some rule's phrase is negated in the speaker's own voice and no rule hit remains: the learned
-    model, which reads the death words but not the denial, does not overrule it (crisis_model.assess)."""
+    model, which reads the death words but not the denial, does not overrule it (crisis_model.assess).
+    (`gates`: as in `detect_crisis`.)"""
     if not isinstance(text, str) or not text.strip():
         return False
     doc = parse(text)
     if _CONTRAST.search(doc.norm):
         return False  # "I'm not suicidal but I took all my pills": what follows the denial is what matters
     notes: list[str] = []
-    words = set(doc.words)
-    for rule, regex in _compiled_rules():
-        if rule.gate and rule.gate.isdisjoint(words):
-            continue
+    for rule, regex in _rules_for(doc, gates):
         for m in regex.finditer(doc.norm):
             if m.end() > m.start() and _judge(doc, rule, m, notes) is not None:
                 i, j = _words_of(doc, m)
@@ -651,20 +652,43 @@ def _compiled_rules() -> tuple[tuple[_Rule, re.Pattern[str]], ...]:
     return tuple((rule, rule.regex) for rule in RULES)
 
 
-def detect_crisis(text: str) -> dict[str, Any] | None:
+@lru_cache(maxsize=1)
+def _rule_gates() -> Gates:
+    """The derived gates of RULES (agents/core/crisis_gates.py): for each rule, the literals of which any match of
+    its pattern contains one, all found in a message in one pass."""
+    return Gates.build([rule.pattern for rule, _regex in _compiled_rules()])
+
+
+def _rules_for(doc: _Doc, gates: bool = True) -> list[tuple[_Rule, re.Pattern[str]]]:
+    """The rules (in table order) whose regex may match the message: with `gates`, a rule is left out when the
+    normalised text (`doc.norm`, the string its regex runs over) contains none of its pattern's required literals,
+    or none of its hand-written gate words is a word of the message; both only skip rules that cannot match.
+    Without: every rule (tests: the gates change no answer)."""
+    rules = _compiled_rules()
+    if not gates:
+        return list(rules)
+    words = set(doc.words)
+    out = []
+    for k in _rule_gates().open_in(doc.norm):
+        rule, regex = rules[k]
+        if rule.gate and rule.gate.isdisjoint(words):
+            continue  # none of the words any match of the rule contains
+        out.append((rule, regex))
+    return out
+
+
+def detect_crisis(text: str, *, gates: bool = True) -> dict[str, Any] | None:
     """The most severe crisis phrase of `text`, or None. Never raises on a string.
 
-    -> {"severity", "phrase" (the original span), "category" (CATEGORIES), "level" (LEVELS)}."""
+    -> {"severity", "phrase" (the original span), "category" (CATEGORIES), "level" (LEVELS)}.
+    `gates=False` runs every rule on every message (the same answers, slower: tests check the gates by it)."""
     if not isinstance(text, str) or not text.strip():
         return None
     doc = parse(text)
     if not doc.words:
         return None
     best: tuple[tuple[int, bool, bool, int], dict[str, Any]] | None = None
-    words = set(doc.words)
-    for rule, regex in _compiled_rules():
-        if rule.gate and rule.gate.isdisjoint(words):
-            continue  # none of the words any match of the rule contains
+    for rule, regex in _rules_for(doc, gates):
         for m in regex.finditer(doc.norm):
             if m.end() <= m.start():
                 continue
