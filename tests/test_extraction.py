@@ -612,23 +612,28 @@ def test_hypotheticals_never_yield_items(prefix: str, fact: str):
 
 # ============================================================================ latency
 def test_latency_p99_under_10ms():
-    """p99 over the labelled set (plus pathological inputs) of each message's median time over 5 runs: the
-    median filters out scheduler preemption on a busy machine, not the extractor's own cost."""
+    """p99 over the labelled set of each message's median time over 5 runs (the median filters out scheduler
+    preemption on a busy machine, not the extractor's own cost), and every pathological input (kilobytes of
+    repeats: a guard against catastrophic backtracking) under 50 ms. The eight pathological inputs are kept out
+    of the p99: among 356 messages its index fell on the fifth slowest of them (~10 ms on the 2-core build
+    machine, 10.14 ms once in CI), so it measured those inputs against a budget meant for real messages."""
     path = Path(__file__).parent / "data" / "extraction_labelled.jsonl"
     messages = [json.loads(line)["message"] for line in path.read_text().splitlines() if line.strip()]
     pathological = ["I " + "really " * 200 + "love biryani", "my " * 500, "a, " * 600 + "I live in Berlin",
                     "I love " + "and ".join(["pizza"] * 300), "I love biryani, " * 120, "x" * 5000,
                     "I'm Arjun and I work at Infosys. " * 60, "I am " + "very " * 300 + "tired"]
-    medians = []
-    for m in messages + pathological:
+
+    def median_time(m: str) -> float:
         extract(m)  # warm-up
         runs = []
         for _ in range(5):
             t0 = time.perf_counter()
             extract(m)
             runs.append(time.perf_counter() - t0)
-        medians.append(sorted(runs)[2])
-    medians.sort()
+        return sorted(runs)[2]
+
+    medians = sorted(median_time(m) for m in messages)
     p99 = medians[int(0.99 * (len(medians) - 1))]
-    assert p99 < 0.010, f"p99 {p99 * 1000:.2f} ms"
-    assert medians[-1] < 0.050, f"slowest message {medians[-1] * 1000:.2f} ms"
+    assert len(medians) >= 300 and p99 < 0.010, f"p99 {p99 * 1000:.2f} ms"
+    slowest = max(median_time(m) for m in pathological)
+    assert slowest < 0.050, f"slowest pathological message {slowest * 1000:.2f} ms"
