@@ -415,8 +415,16 @@ def redis_password_file(data: Path) -> Path:
 
 
 def _redis_password(data: Path) -> str:
-    """Generated once, kept beside the cache (`<data-dir>/redis-password`, mode 0600)."""
-    return secret_file(redis_password_file(data), 24)
+    """Generated once, kept beside the cache (`<data-dir>/redis-password`, mode 0600). Never one that starts
+    with "-": redis-server reads an argument starting with "--" as the next option's name, so such a
+    password (1 in 4,096 of url-safe ones) left `--requirepass` without a value and Redis refused to start,
+    on every start of that data dir. One kept from before is replaced (the cache starts empty anyway)."""
+    f = redis_password_file(data)
+    password = secret_file(f, 24)
+    while password.startswith("-"):
+        f.unlink()
+        password = secret_file(f, 24)
+    return password
 
 
 RECORD_KEY_FILE = "record-key"
