@@ -71,6 +71,12 @@ def _compiled(p: str) -> re.Pattern[str]:
     return re.compile(p)
 
 
+def _unless_media_or(words: str) -> Check:
+    """A rule's check: not in a sentence about media, and none of `words` (a regex) anywhere in the message."""
+    words_re = re.compile(words)
+    return lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and words_re.search(d.norm) is None
+
+
 def _words_of(doc: _Doc, m: re.Match[str]) -> tuple[int, int]:
     """(first word index, one past the last word index) of a match."""
     return doc.word_at(m.start()), doc.word_at(max(m.start(), m.end() - 1)) + 1
@@ -1268,9 +1274,9 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:fall asleep|sleep|drift off) (?:and stay asleep |and never wake up )?forever\b(?! (?:on|at|in|every|"
           rf"this|when|after|until|till|lol|haha|lmao|tomorrow|today|tonight|like)\b)",
           "high", "suicidal_ideation",
-          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
+          check=_unless_media_or(
               r"\b(?:movie|game|match|exam|concert|holiday|vacation|weekend|show|season|party|trip|episode|release|"
-              r"poem|story|character)\b", d.norm)),
+              r"poem|story|character)\b")),
     _Rule("struck_welcome",
           rf"\b(?:if|hope|hoping|wish|pray) (?:that )?(?:{W} ){{0,4}}?(?:struck|strikes|hit|hits|ran over|runs over|"
           rf"shot|shoots|killed|kills|took|takes|ended|ends|collapsed on|collapses on|fell on|falls on|crushed|crushes) "
@@ -1667,9 +1673,9 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:dying|death|killing myself|suicide|ending it|ending my life) (?:seems|feels|is|looks) like the "
           rf"(?:answer|solution|only way|only option|best option)\b",
           "high", "suicidal_ideation",
-          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
+          check=_unless_media_or(
               r"\b(?:movie|game|exam|concert|holiday|vacation|show|season|party|trip|poem|story|character|wifi|"
-              r"traffic|meeting|lecture|work|job|monday|mondays|class|homework|math|maths)\b", d.norm)),
+              r"traffic|meeting|lecture|work|job|monday|mondays|class|homework|math|maths)\b")),
     _Rule("method_more2",
           rf"\bhow much (?:{W} ){{0,3}}?would be (?:lethal|fatal|deadly|enough)\b"
           rf"|\bdoes (?:hanging|drowning|overdosing|jumping|bleeding out|slitting \w+ wrists) (?:hurt|take long|work)\b"
@@ -1698,8 +1704,8 @@ RULES: tuple[_Rule, ...] = (
           rf"|\b(?:wish|want|wanna|need) (?:i could |{TO} )?(?:just )?(?:evaporate|dissolve|melt away|vanish|disappear|"
           rf"fade away) (?:forever|for good|permanently|and never (?:come back|return|be seen again|be found))\b",
           "high", "suicidal_ideation", mode="self",
-          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and not re.search(
-              r"\b(?:until|till|meeting|class|lecture|party|exam|weekend|holiday|lol|lmao|haha\w*)\b", d.norm)),
+          check=_unless_media_or(
+              r"\b(?:until|till|meeting|class|lecture|party|exam|weekend|holiday|lol|lmao|haha\w*)\b")),
     _Rule("attempt_signs",
           r"\b(?:made|make|making) (?:an |another |a second |a )?(?:suicide )?attempt on my (?:own )?life\b(?! (?:savings|insurance|story|work|hard)\b)"
           r"|\battempted (?:to take )?my (?:own )?life\b",
@@ -2461,10 +2467,10 @@ RULES: tuple[_Rule, ...] = (
           rf"exist|existing)(?: anymore| any more| no more)?(?= \||$| anymore| honestly| tbh| ngl| lol| i | and)"
           rf"|\b(?:want|wanna|wish) {TO} (?:just )?(?:not be|stop being)(?= \||$)",
           "high", "suicidal_ideation", mode="self",
-          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and re.search(
+          check=_unless_media_or(
               r"\b(?:than red|game|character|in (?:london|this|the|my|a)|with (?:my|them|him|her|roommates?|parents)|"
               r"paycheck|admin|on (?:social media|twitter|instagram|tiktok|facebook|socials|the internet|here)|"
-              r"online|for a (?:while|bit|day|week|weekend))\b", d.norm) is None,
+              r"online|for a (?:while|bit|day|week|weekend))\b"),
           gate=frozenset("done dead not stop".split())),
     # not being here, after a wish and some words ("wish i could fall asleep and just not be here anymore").
     # Must not: "wish i was not here at work", "wish i could just not be here for this meeting"
@@ -2472,10 +2478,10 @@ RULES: tuple[_Rule, ...] = (
           rf"\b(?:wish|want|wanna|wanted|hope|would like|would love) (?:{W} ){{1,6}}?(?:just )?not (?:be|being) "
           rf"(?:here|around|alive) (?:anymore|any more|at all|forever|for good|ever again)\b",
           "high", "suicidal_ideation", mode="self",
-          check=lambda d, m, i, j: not d.sentence_has(i, _MEDIA) and re.search(
+          check=_unless_media_or(
               r"\b(?:at (?:work|school|this|the)|in (?:this|the) (?:meeting|class|office|room|house|city|town|job)|"
               r"this (?:meeting|party|class|job|town|city|place|school|office)|for (?:this|the) (?:meeting|party|"
-              r"class|exam|dinner|talk)|job|work|school)\b", d.norm) is None,
+              r"class|exam|dinner|talk)|job|work|school)\b"),
           gate=frozenset("here around alive".split())),
     # a time named for the end, no act named (warning sign: talking about a time): "after my mom's birthday i'll be
     # gone", "once the rent is paid i can finally be gone", "3 more days and it's over for me", "i wont need to be
