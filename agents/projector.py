@@ -594,22 +594,14 @@ def _tracking_row(a: Applied) -> tuple:
     return (a.env.tenant_id, a.env.event_id, a.env.contact_id, a.contact_seq, a.partition, a.offset)
 
 
-MOOT_LEDGER_DELETE = ("DELETE FROM rapport.ledger l USING unnest(%s::text[], %s::text[]) AS u(t, e) "
-                      "WHERE l.tenant_id = u.t AND l.event_id = u.e RETURNING l.tenant_id, l.event_id")
-TOMBSTONES_INSERT = ("INSERT INTO rapport.erased_events (tenant_id, event_key) SELECT * FROM "
-                     "unnest(%s::text[], %s::text[]) ON CONFLICT (tenant_id, event_key) DO NOTHING")
-
-
 async def _record_moot(cur: psycopg.AsyncCursor, moot: list[Applied]) -> None:
     """Events the fold had nothing to apply to (Batch.moot): handled, as an erased contact's are."""
     await cur.execute(PROCESSED_INSERT, columns([
         (a.env.tenant_id, a.env.event_id, tracking_key.erased_tracking_id(a.env.tenant_id, a.env.contact_id), 0,
          a.partition, a.offset) for a in moot]))
-    await cur.execute(MOOT_LEDGER_DELETE, ([a.env.tenant_id for a in moot], [a.env.event_id for a in moot]))
-    gone = await cur.fetchall()
-    if gone:
-        await cur.execute(TOMBSTONES_INSERT, ([t for t, _ in gone],
-                                              [tracking_key.event_tombstone(t, e) for t, e in gone]))
+    for tenant_id, events in groupby(sorted((a.env.tenant_id, a.env.event_id) for a in moot), key=lambda te: te[0]):
+        await _delete_ledger(cur, tenant_id, "DELETE FROM rapport.ledger WHERE tenant_id=%s AND event_id = ANY(%s) "
+                             "RETURNING event_id", (tenant_id, [e for _, e in events]))
 
 
 async def _apply(conn: psycopg.AsyncConnection, batch: Batch) -> None:
