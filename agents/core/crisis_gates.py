@@ -117,9 +117,7 @@ def _seq(items: list[tuple[object, object]]) -> tuple[Lits | None, Lits | None]:
 
 def _node(item: tuple[object, object]) -> tuple[Lits | None, Lits | None]:
     """(exact strings, requirement) of one parse item."""
-    op, av = item
-    if op == _c.LITERAL:
-        return frozenset({chr(av)}), None  # type: ignore[arg-type]
+    op, av = item  # (a literal character never comes here: _merged made it part of a _TEXT run)
     if op == _c.IN:
         return _class(av), None  # type: ignore[arg-type]
     if op in _ZERO_WIDTH:
